@@ -1,0 +1,13 @@
+module github.com/schedbot/schedbot
+
+go 1.26.0
+
+require (
+	github.com/oklog/ulid/v2 v2.1.2
+	go.etcd.io/bbolt v1.5.0
+)
+
+require (
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)

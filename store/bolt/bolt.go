@@ -1,0 +1,214 @@
+// Package bolt is the bbolt implementation of store.Store: one file per
+// orchestrator, conventionally <runtimeRoot>/automation/automation.db.
+package bolt
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Path is where an orchestrator's store lives under its runtime root.
+func Path(runtimeRoot string) string {
+	return filepath.Join(runtimeRoot, "automation", "automation.db")
+}
+
+// Options tune Open. A nil *Options means the defaults.
+type Options struct {
+	// LockTimeout is how long Open waits for a file another process holds
+	// before it returns a *store.LockedError. Default 1s.
+	LockTimeout time.Duration
+	// ReadOnly opens the file for reading only (a shared lock).
+	ReadOnly bool
+}
+
+// Store is a bbolt-backed store.Store.
+type Store struct {
+	db      *bolt.DB
+	path    string
+	pidPath string
+
+	mu      sync.Mutex // guards entropy
+	entropy *ulid.MonotonicEntropy
+}
+
+const schemaVersion = "1"
+
+var (
+	bucketMeta      = []byte("meta")
+	bucketJobs      = []byte("jobs")
+	bucketJobsNext  = []byte("jobs_next")  // nextRunAt(8) + jobId -> nil, enabled jobs only
+	bucketJobsState = []byte("jobs_state") // state 0x00 jobId -> nil
+	bucketJobNames  = []byte("job_names")  // name -> jobId, jobs not deleted
+	bucketRuns      = []byte("runs")
+	bucketRunsJob   = []byte("runs_job")    // jobId 0x00 scheduledAt(8) executionId -> nil
+	bucketQueueIdx  = []byte("queue_index") // itemId -> queue name
+	bucketAudit     = []byte("audit")       // seq(8) -> hash(32) + body
+
+	keyVersion   = []byte("version")
+	keyAuditHead = []byte("audit_head") // seq(8) + hash(32)
+)
+
+func queueBucket(q store.QueueName) []byte { return []byte("queue_" + string(q)) }
+
+// Open opens (creating when absent) the store file at path. A file held by
+// another process is a *store.LockedError after opts.LockTimeout; a file that
+// is not a store, or is damaged, is store.ErrCorrupt.
+func Open(path string, opts *Options) (s *Store, err error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	timeout := opts.LockTimeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+	}
+	// bbolt panics on some damaged files instead of returning an error.
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("open %s: %w: %v", path, store.ErrCorrupt, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:      timeout,
+		ReadOnly:     opts.ReadOnly,
+		FreelistType: bolt.FreelistMapType,
+	})
+	pidPath := path + ".pid"
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		pid := 0
+		if b, rerr := os.ReadFile(pidPath); rerr == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		return nil, &store.LockedError{Path: path, PID: pid}
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
+		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
+		return nil, fmt.Errorf("open %s: %w: %v", path, store.ErrCorrupt, err)
+	case err != nil:
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s = &Store{db: db, path: path, pidPath: pidPath, entropy: ulid.Monotonic(rand.Reader, 0)}
+	if err := s.init(opts.ReadOnly); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if !opts.ReadOnly {
+		// Only read when another Open times out, to name the holder.
+		_ = os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	}
+	return s, nil
+}
+
+func (s *Store) init(readOnly bool) error {
+	all := [][]byte{bucketMeta, bucketJobs, bucketJobsNext, bucketJobsState, bucketJobNames,
+		bucketRuns, bucketRunsJob, bucketQueueIdx, bucketAudit}
+	for _, q := range store.QueueNames {
+		all = append(all, queueBucket(q))
+	}
+	check := func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return fmt.Errorf("%w: no meta bucket (not a schedbot store?)", store.ErrCorrupt)
+		}
+		if v := string(meta.Get(keyVersion)); v != schemaVersion {
+			return fmt.Errorf("%w: schema version %q, want %q", store.ErrCorrupt, v, schemaVersion)
+		}
+		for _, b := range all {
+			if tx.Bucket(b) == nil {
+				return fmt.Errorf("%w: bucket %s missing", store.ErrCorrupt, b)
+			}
+		}
+		return nil
+	}
+	if readOnly {
+		return s.db.View(check)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		fresh := tx.Bucket(bucketMeta) == nil
+		if fresh {
+			// A file with buckets but no meta is someone else's bbolt file.
+			if err := tx.ForEach(func([]byte, *bolt.Bucket) error { return errors.New("foreign") }); err != nil {
+				return fmt.Errorf("%w: a bbolt file that is not a schedbot store", store.ErrCorrupt)
+			}
+			for _, b := range all {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
+			}
+			if err := tx.Bucket(bucketMeta).Put(keyVersion, []byte(schemaVersion)); err != nil {
+				return err
+			}
+		}
+		return check(tx)
+	})
+}
+
+// Close releases the file.
+func (s *Store) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	if !s.db.IsReadOnly() {
+		os.Remove(s.pidPath)
+	}
+	return s.db.Close()
+}
+
+// Path is the file this store uses.
+func (s *Store) Path() string { return s.path }
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.run(ctx, false, fn)
+}
+
+// Update runs fn in a read-write transaction committed with fsync.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.run(ctx, true, fn)
+}
+
+func (s *Store) run(ctx context.Context, write bool, fn func(store.Tx) error) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// A damaged page makes bbolt panic mid-read; report it instead.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %w: %v", s.path, store.ErrCorrupt, r)
+		}
+	}()
+	body := func(btx *bolt.Tx) error { return fn(&tx{b: btx, s: s}) }
+	if write {
+		err = s.db.Update(body)
+	} else {
+		err = s.db.View(body)
+	}
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return store.ErrClosed
+	}
+	return err
+}
+
+func (s *Store) newID(t time.Time) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(t), s.entropy).String()
+}

@@ -1,0 +1,283 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"time"
+)
+
+// JobState is a job's lifecycle state.
+type JobState string
+
+// Job states. Only enabled jobs have a nextRunAt and fire.
+const (
+	JobEnabled  JobState = "enabled"
+	JobPaused   JobState = "paused"
+	JobDisabled JobState = "disabled"
+	JobDeleted  JobState = "deleted"
+)
+
+// JobStates lists every state in listing order.
+var JobStates = []JobState{JobEnabled, JobPaused, JobDisabled, JobDeleted}
+
+// Valid reports whether s is a known state.
+func (s JobState) Valid() bool {
+	for _, k := range JobStates {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Schedule types.
+const (
+	ScheduleCron     = "cron"
+	ScheduleInterval = "interval"
+	ScheduleOnce     = "once"
+)
+
+// Policies.
+const (
+	MisfireFireOnce = "fire_once_on_recovery"
+	MisfireSkip     = "skip_missed"
+	OverlapSkip     = "skip"
+	OverlapAllow    = "allow"
+)
+
+// Action types.
+const (
+	ActionWorkflowStart = "workflow_start"
+	ActionCommandInvoke = "command_invoke"
+)
+
+// Via values of an Actor.
+const (
+	ViaSlack     = "slack"
+	ViaCLI       = "cli"
+	ViaAPI       = "api"
+	ViaScheduler = "scheduler"
+	ViaTerminal  = "terminal"
+)
+
+// Actor is who did something: a person through a channel, or schedbot itself.
+type Actor struct {
+	ChannelProfileID string `json:"channelProfileId,omitempty"`
+	SenderID         string `json:"senderId,omitempty"`
+	Sender           string `json:"sender,omitempty"`
+	MessageID        string `json:"messageId,omitempty"`
+	Via              string `json:"via"`
+}
+
+// Schedule says when a job fires; which fields apply depends on the job's scheduleType.
+type Schedule struct {
+	Cron         string    `json:"cron,omitempty"`
+	Timezone     string    `json:"timezone,omitempty"`
+	EverySeconds int64     `json:"everySeconds,omitempty"`
+	StartAt      time.Time `json:"startAt,omitzero"`
+	RunAt        time.Time `json:"runAt,omitzero"`
+}
+
+// TargetAction is what a job does when it fires.
+type TargetAction struct {
+	Type         string          `json:"type"`
+	WorkflowID   string          `json:"workflowId,omitempty"`
+	Inputs       map[string]any  `json:"inputs,omitempty"`
+	FunctionID   string          `json:"functionId,omitempty"`
+	FunctionArgs json.RawMessage `json:"functionArgs,omitempty"`
+}
+
+// TargetRef is where a job's output goes. It is channel-agnostic.
+type TargetRef struct {
+	Channel          string `json:"channel"`
+	ChannelProfileID string `json:"channelProfileId,omitempty"`
+	ChannelID        string `json:"channelId,omitempty"`
+	ThreadTS         string `json:"threadTs,omitempty"`
+	PostingMode      string `json:"postingMode,omitempty"`
+}
+
+// Posting modes of a TargetRef.
+const (
+	PostChannel = "channel_post"
+	PostThread  = "thread_reply"
+)
+
+// Result is the outcome of a job's latest run.
+type Result struct {
+	ExecutionID string `json:"executionId"`
+	Status      string `json:"status"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Job is a scheduled automation.
+type Job struct {
+	JobID          string       `json:"jobId"`
+	OrchestratorID string       `json:"orchestratorId"`
+	Name           string       `json:"name,omitempty"`
+	CreatedBy      Actor        `json:"createdBy"`
+	ScheduleType   string       `json:"scheduleType"`
+	Schedule       Schedule     `json:"schedule"`
+	EndAt          time.Time    `json:"endAt,omitzero"`
+	TargetAction   TargetAction `json:"targetAction"`
+	TargetRef      *TargetRef   `json:"targetRef,omitempty"`
+	State          JobState     `json:"state"`
+	MisfirePolicy  string       `json:"misfirePolicy"`
+	OverlapPolicy  string       `json:"overlapPolicy"`
+	NextRunAt      time.Time    `json:"nextRunAt,omitzero"`
+	NextRunAtLocal string       `json:"nextRunAtLocal,omitempty"`
+	Description    string       `json:"description"`
+	LastRunAt      time.Time    `json:"lastRunAt,omitzero"`
+	LastResult     *Result      `json:"lastResult,omitempty"`
+	RunCount       int64        `json:"runCount"`
+	CreatedAt      time.Time    `json:"createdAt"`
+	UpdatedAt      time.Time    `json:"updatedAt"`
+}
+
+// Clone returns a deep copy of j, so a before/after pair can be kept.
+func (j *Job) Clone() *Job {
+	b, err := json.Marshal(j)
+	if err != nil {
+		panic("store: job does not marshal: " + err.Error()) // a Job always marshals
+	}
+	var c Job
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic("store: job does not unmarshal: " + err.Error())
+	}
+	return &c
+}
+
+// RunStatus is the state of one run.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunDispatched RunStatus = "dispatched"
+	RunRunning    RunStatus = "running"
+	RunCompleted  RunStatus = "completed"
+	RunFailed     RunStatus = "failed"
+	RunSkipped    RunStatus = "skipped"
+	RunMissed     RunStatus = "missed"
+)
+
+// Run is one execution (or skipped or missed window) of a job.
+type Run struct {
+	ExecutionID  string    `json:"executionId"`
+	JobID        string    `json:"jobId"`
+	ScheduledAt  time.Time `json:"scheduledAt"`
+	DispatchedAt time.Time `json:"dispatchedAt,omitzero"`
+	StartedAt    time.Time `json:"startedAt,omitzero"`
+	CompletedAt  time.Time `json:"completedAt,omitzero"`
+	Status       RunStatus `json:"status"`
+	Reason       string    `json:"reason,omitempty"`
+	Error        string    `json:"error,omitempty"`
+	Manual       bool      `json:"manual,omitempty"`
+	Missed       int       `json:"missed,omitempty"` // windows a missed record stands for
+}
+
+// ExecutionID is the deterministic id of a job's window, so a retried
+// dispatch of the same window is recognised.
+func ExecutionID(jobID string, scheduledAt time.Time) string {
+	return jobID + "@" + scheduledAt.UTC().Format("20060102T150405Z")
+}
+
+// QueueName is one stage of an orchestrator's queue.
+type QueueName string
+
+// Queue stages. Items flow incoming -> processing -> outgoing -> done;
+// an undeliverable item ends in dead.
+const (
+	QueueIncoming   QueueName = "incoming"
+	QueueProcessing QueueName = "processing"
+	QueueOutgoing   QueueName = "outgoing"
+	QueueDone       QueueName = "done"
+	QueueDead       QueueName = "dead"
+)
+
+// QueueNames lists every queue.
+var QueueNames = []QueueName{QueueIncoming, QueueProcessing, QueueOutgoing, QueueDone, QueueDead}
+
+// Valid reports whether q is a known queue.
+func (q QueueName) Valid() bool {
+	for _, k := range QueueNames {
+		if q == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Queue item kinds.
+const (
+	KindMessage = "message"
+	KindTrigger = "trigger"
+	KindReply   = "reply"
+)
+
+// QueueItem is one unit of work in an orchestrator's queue.
+type QueueItem struct {
+	ItemID           string          `json:"itemId"`
+	Queue            QueueName       `json:"queue"`
+	Kind             string          `json:"kind"`
+	OrchestratorID   string          `json:"orchestratorId"`
+	ChannelProfileID string          `json:"channelProfileId,omitempty"`
+	JobID            string          `json:"jobId,omitempty"`
+	ExecutionID      string          `json:"executionId,omitempty"`
+	ScheduledAt      time.Time       `json:"scheduledAt,omitzero"`
+	TriggerAt        time.Time       `json:"triggerAt,omitzero"`
+	InReplyTo        string          `json:"inReplyTo,omitempty"`
+	Payload          json.RawMessage `json:"payload,omitempty"`
+	Attempts         int             `json:"attempts"`
+	NotBefore        time.Time       `json:"notBefore,omitzero"`
+	LastError        string          `json:"lastError,omitempty"`
+	CreatedAt        time.Time       `json:"createdAt"`
+	UpdatedAt        time.Time       `json:"updatedAt"`
+}
+
+// AuditEvent is one append-only record of who did what.
+type AuditEvent struct {
+	Seq            uint64          `json:"seq"`
+	At             time.Time       `json:"at"`
+	OrchestratorID string          `json:"orchestratorId"`
+	Actor          Actor           `json:"actor"`
+	Action         string          `json:"action"`
+	JobID          string          `json:"jobId,omitempty"`
+	ExecutionID    string          `json:"executionId,omitempty"`
+	Detail         string          `json:"detail,omitempty"`
+	Before         json.RawMessage `json:"before,omitempty"`
+	After          json.RawMessage `json:"after,omitempty"`
+	PrevHash       string          `json:"prevHash"`
+	Hash           string          `json:"hash,omitempty"`
+}
+
+// Audit actions.
+const (
+	AuditJobCreated        = "job.created"
+	AuditJobUpdated        = "job.updated"
+	AuditJobPaused         = "job.paused"
+	AuditJobResumed        = "job.resumed"
+	AuditJobDeleted        = "job.deleted"
+	AuditJobDisabled       = "job.disabled"
+	AuditJobTriggered      = "job.triggered"
+	AuditTriggerDue        = "trigger.due"
+	AuditTriggerDispatched = "trigger.dispatched"
+	AuditTriggerSkipped    = "trigger.skipped"
+	AuditTriggerFailed     = "trigger.failed"
+	AuditMisfireRecovered  = "misfire.recovered"
+	AuditMessagePosted     = "message.queued"
+)
+
+// AuditBody is the canonical encoding of ev that its hash covers: every
+// field but Hash, as JSON.
+func AuditBody(ev *AuditEvent) ([]byte, error) {
+	c := *ev
+	c.Hash = ""
+	return json.Marshal(&c)
+}
+
+// AuditHash chains body to the previous record's hash (empty for the first).
+func AuditHash(prev []byte, body []byte) []byte {
+	h := sha256.New()
+	h.Write(prev)
+	h.Write(body)
+	return h.Sum(nil)
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sentinel errors. Callers test them with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrExists   = errors.New("already exists")
+	ErrLocked   = errors.New("store is held by another process")
+	ErrCorrupt  = errors.New("store file is corrupt")
+	ErrClosed   = errors.New("store is closed")
+)
+
+// LockedError says which process holds a store file, when that is known.
+type LockedError struct {
+	Path string
+	PID  int // 0 when unknown
+}
+
+func (e *LockedError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("%s is held by a running schedbot (pid %d); stop it or use its local API", e.Path, e.PID)
+	}
+	return fmt.Sprintf("%s is held by another process", e.Path)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// ChainError names the first audit record whose hash chain does not hold.
+type ChainError struct {
+	Seq    uint64
+	Reason string
+}
+
+func (e *ChainError) Error() string {
+	return fmt.Sprintf("audit record %d: %s", e.Seq, e.Reason)
+}
+
+// Store is one orchestrator's durable state. Writes go through Update so that
+// a job change and its audit event commit together or not at all.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction, committed (durably) when
+	// fn returns nil and rolled back otherwise.
+	Update(ctx context.Context, fn func(Tx) error) error
+	Close() error
+}
+
+// Tx is one transaction. Write methods fail in a View transaction.
+type Tx interface {
+	// JobGet returns the job with id, or ErrNotFound.
+	JobGet(id string) (*Job, error)
+	// JobGetByName returns the job that holds name (deleted jobs hold none), or ErrNotFound.
+	JobGetByName(name string) (*Job, error)
+	// JobPut inserts or replaces a job and keeps its indexes (next run, state,
+	// name) in step. A name held by another job is ErrExists.
+	JobPut(j *Job) error
+	// JobList returns one page of jobs: enabled jobs by nextRunAt, then the
+	// other states in the order of JobStates, each by jobId.
+	JobList(p *JobListParams) (*JobPage, error)
+	// JobCount counts jobs in the given states (all states when none given).
+	JobCount(states ...JobState) (int, error)
+	// JobsDue returns up to limit enabled jobs with nextRunAt at or before t,
+	// earliest first, read from the next-run index.
+	JobsDue(t time.Time, limit int) ([]*Job, error)
+	// JobNextRunAt returns the earliest nextRunAt of any enabled job; ok is
+	// false when no job is due ever.
+	JobNextRunAt() (t time.Time, ok bool, err error)
+
+	// RunPut inserts or replaces a run record.
+	RunPut(r *Run) error
+	// RunGet returns the run with executionID, or ErrNotFound.
+	RunGet(executionID string) (*Run, error)
+	// RunList returns a job's runs, newest scheduled first, at most limit.
+	RunList(jobID string, limit int) ([]*Run, error)
+
+	// QueueAdd stores a new item in item.Queue (incoming when empty),
+	// assigning ItemID when empty. An existing ItemID is ErrExists.
+	QueueAdd(item *QueueItem) error
+	// QueueGet returns the item with id, wherever it is, or ErrNotFound.
+	QueueGet(id string) (*QueueItem, error)
+	// QueuePut rewrites an existing item, moving it to item.Queue.
+	QueuePut(item *QueueItem) error
+	// QueueClaim moves up to limit of the oldest incoming items whose
+	// NotBefore has passed at now into processing and returns them.
+	QueueClaim(now time.Time, limit int) ([]*QueueItem, error)
+	// QueueList returns items of one queue, oldest first.
+	QueueList(p *QueueListParams) ([]*QueueItem, error)
+	// QueueCount counts the items in one queue.
+	QueueCount(q QueueName) (int, error)
+	// QueueDelete removes an item for good.
+	QueueDelete(id string) error
+
+	// AuditAppend appends ev, assigning Seq, PrevHash and Hash (and At when zero).
+	AuditAppend(ev *AuditEvent) error
+	// AuditList returns events matching p, oldest first.
+	AuditList(p *AuditListParams) ([]*AuditEvent, error)
+	// AuditVerify checks the whole hash chain and returns a *ChainError
+	// naming the first record that does not hold; n is how many it checked.
+	AuditVerify() (n int, err error)
+}
+
+// JobListParams filters and pages JobList.
+type JobListParams struct {
+	States    []JobState // empty: every state but deleted
+	CreatedBy string     // senderId; empty: anyone
+	Limit     int        // 1..MaxListLimit; 0 means DefaultListLimit
+	Cursor    string     // from a previous JobPage.NextCursor
+}
+
+// JobPage is one page of a job listing.
+type JobPage struct {
+	Jobs       []*Job `json:"jobs"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// Listing limits.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// QueueListParams selects items of one queue.
+type QueueListParams struct {
+	Queue QueueName
+	Limit int    // 0: DefaultListLimit
+	After string // item id to continue after
+}
+
+// AuditListParams filters AuditList. Zero fields match everything.
+type AuditListParams struct {
+	JobID    string
+	Actor    string // matches senderId or sender
+	Since    time.Time
+	AfterSeq uint64
+	Limit    int // 0: no limit
+}
