@@ -3,6 +3,7 @@ module github.com/schedbot/schedbot
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/oklog/ulid/v2 v2.1.2
 	go.etcd.io/bbolt v1.5.0
 )

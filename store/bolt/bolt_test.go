@@ -1,0 +1,221 @@
+package bolt_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/storetest"
+)
+
+func TestStore(t *testing.T) {
+	storetest.Exercise(t, func(t *testing.T) store.Store {
+		s, err := bolt.Open(filepath.Join(t.TempDir(), "store.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+var t0 = time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
+
+func TestOpen_HeldFileNamesThePID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "automation", "automation.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	_, err = bolt.Open(path, &bolt.Options{LockTimeout: 50 * time.Millisecond})
+	var le *store.LockedError
+	if !errors.As(err, &le) || !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("second Open = %v, want a LockedError", err)
+	}
+	if le.PID != os.Getpid() || !strings.Contains(err.Error(), "held by a running schedbot (pid") {
+		t.Errorf("error = %q (pid %d), want our pid %d", err, le.PID, os.Getpid())
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Error("Open waited far past its lock timeout")
+	}
+}
+
+func TestOpen_PersistsAcrossReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(t.Context(), func(tx store.Tx) error {
+		if err := tx.JobPut(storetest.NewJob("J", t0)); err != nil {
+			return err
+		}
+		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		if _, err := tx.JobGet("J"); err != nil {
+			return err
+		}
+		ev := &store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobPaused}
+		if err := tx.AuditAppend(ev); err != nil {
+			return err
+		}
+		if ev.Seq != 2 {
+			t.Errorf("seq after reopen = %d, want 2", ev.Seq)
+		}
+		_, err := tx.AuditVerify()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen_DamagedFilesAreCorruptNotPanics(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.db")
+	s, err := bolt.Open(good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Update(t.Context(), func(tx store.Tx) error {
+		for i := range 200 {
+			j := storetest.NewJob(string(rune('A'+i%26))+strings.Repeat("x", i), t0.Add(time.Duration(i)*time.Minute))
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s.Close()
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := []byte(strings.Repeat("not a database ", 1000))
+	cases := map[string][]byte{
+		"truncated": data[:len(data)/3],
+		"tiny":      data[:100],
+		"garbage":   garbage,
+	}
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name+".db")
+			if err := os.WriteFile(path, content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := bolt.Open(path, nil)
+			if err == nil {
+				// Some damage only shows on read; it must be an error there.
+				err = s.View(t.Context(), func(tx store.Tx) error {
+					_, err := tx.JobList(&store.JobListParams{States: store.JobStates, Limit: 500})
+					return err
+				})
+				s.Close()
+			}
+			if err == nil {
+				t.Fatal("damaged file opened and read without error")
+			}
+			if !errors.Is(err, store.ErrCorrupt) && !strings.Contains(err.Error(), "invalid") {
+				t.Errorf("error = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func TestOpen_ForeignBoltFileIsRejected(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bbolt.Tx) error { _, err := tx.CreateBucket([]byte("theirs")); return err })
+	db.Close()
+	if _, err := bolt.Open(path, nil); !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("Open(foreign) = %v, want ErrCorrupt", err)
+	}
+}
+
+// tamper rewrites the raw audit records with fn, as someone editing the file would.
+func tamper(t *testing.T, path string, fn func(b *bbolt.Bucket) error) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bbolt.Tx) error { return fn(tx.Bucket([]byte("audit"))) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func seq(n uint64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, n)
+	return k
+}
+
+func TestAuditVerify_FindsTheFirstBadRecord(t *testing.T) {
+	cases := map[string]struct {
+		edit    func(b *bbolt.Bucket) error
+		wantSeq uint64
+	}{
+		"edited": {func(b *bbolt.Bucket) error {
+			v := append([]byte(nil), b.Get(seq(3))...)
+			v = []byte(strings.Replace(string(v), "job.paused", "job.resumed", 1))
+			return b.Put(seq(3), v)
+		}, 3},
+		"removed": {func(b *bbolt.Bucket) error { return b.Delete(seq(2)) }, 2},
+		"last removed": {func(b *bbolt.Bucket) error { return b.Delete(seq(5)) }, 5},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			s, err := bolt.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Update(t.Context(), func(tx store.Tx) error {
+				for range 5 {
+					if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "o", Action: store.AuditJobPaused, JobID: "J"}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			s.Close()
+			tamper(t, path, c.edit)
+			s, err = bolt.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.AuditVerify(); return err })
+			var ce *store.ChainError
+			if !errors.As(err, &ce) {
+				t.Fatalf("AuditVerify = %v, want a ChainError", err)
+			}
+			if ce.Seq != c.wantSeq {
+				t.Errorf("first bad record = %d (%v), want %d", ce.Seq, err, c.wantSeq)
+			}
+		})
+	}
+}

@@ -1,0 +1,643 @@
+// Package storetest is the conformance suite every store.Store
+// implementation must pass. A backend's tests call Exercise with a
+// constructor that returns a fresh, empty store.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Exercise runs the whole suite against stores made by newStore.
+func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"JobPutGetRoundTrip", testJobRoundTrip},
+		{"JobGetMissingIsNotFound", testJobMissing},
+		{"JobNamesAreUniqueUntilDeleted", testJobNames},
+		{"EnabledJobNeedsNextRunAt", testEnabledNeedsNext},
+		{"JobsDueFromIndexInOrder", testJobsDue},
+		{"JobListSortsByNextRunThenState", testJobList},
+		{"JobListPagesWithCursor", testJobListPages},
+		{"JobListFiltersCreator", testJobListCreator},
+		{"JobCountByState", testJobCount},
+		{"RunsPutGetListNewestFirst", testRuns},
+		{"QueueLifecycle", testQueue},
+		{"QueueClaimHonoursNotBefore", testQueueNotBefore},
+		{"AuditAppendChainsAndLists", testAudit},
+		{"UpdateErrorRollsBackEverything", testRollback},
+		{"ViewRejectsWrites", testViewRejectsWrites},
+		{"CanceledContextDoesNothing", testCanceled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, newStore(t))
+		})
+	}
+}
+
+var t0 = time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
+
+// NewJob returns a valid enabled job for tests.
+func NewJob(id string, next time.Time) *store.Job {
+	return &store.Job{
+		JobID:          id,
+		OrchestratorID: "default",
+		CreatedBy:      store.Actor{SenderID: "U1", Sender: "ada", Via: store.ViaCLI},
+		ScheduleType:   store.ScheduleCron,
+		Schedule:       store.Schedule{Cron: "0 9 * * 5", Timezone: "America/New_York"},
+		TargetAction: store.TargetAction{Type: store.ActionCommandInvoke, FunctionID: "message.post",
+			FunctionArgs: json.RawMessage(`{"text":"hello"}`)},
+		State:         store.JobEnabled,
+		MisfirePolicy: store.MisfireFireOnce,
+		OverlapPolicy: store.OverlapSkip,
+		NextRunAt:     next,
+		Description:   "Every Friday at 9:00 AM (America/New_York)",
+		CreatedAt:     t0.Add(-time.Hour),
+		UpdatedAt:     t0.Add(-time.Hour),
+	}
+}
+
+func mustUpdate(t *testing.T, s store.Store, fn func(store.Tx) error) {
+	t.Helper()
+	if err := s.Update(t.Context(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustView(t *testing.T, s store.Store, fn func(store.Tx) error) {
+	t.Helper()
+	if err := s.View(t.Context(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustPut(t *testing.T, s store.Store, jobs ...*store.Job) {
+	t.Helper()
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, j := range jobs {
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func ids(jobs []*store.Job) []string {
+	out := []string{}
+	for _, j := range jobs {
+		out = append(out, j.JobID)
+	}
+	return out
+}
+
+func testJobRoundTrip(t *testing.T, s store.Store) {
+	want := NewJob("J1", t0)
+	want.Name = "standup"
+	want.EndAt = t0.Add(48 * time.Hour)
+	want.TargetRef = &store.TargetRef{Channel: "slack", ChannelID: "C1", PostingMode: store.PostChannel}
+	want.LastResult = &store.Result{ExecutionID: "J1@x", Status: "completed"}
+	mustPut(t, s, want)
+	var got *store.Job
+	mustView(t, s, func(tx store.Tx) (err error) { got, err = tx.JobGet("J1"); return })
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("JobGet (-want +got):\n%s", d)
+	}
+	mustView(t, s, func(tx store.Tx) (err error) { got, err = tx.JobGetByName("standup"); return })
+	if got.JobID != "J1" {
+		t.Errorf("JobGetByName = %s, want J1", got.JobID)
+	}
+}
+
+func testJobMissing(t *testing.T, s store.Store) {
+	err := s.View(t.Context(), func(tx store.Tx) error { _, err := tx.JobGet("nope"); return err })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("JobGet(missing) = %v, want ErrNotFound", err)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.JobGetByName("nope"); return err })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("JobGetByName(missing) = %v, want ErrNotFound", err)
+	}
+}
+
+func testJobNames(t *testing.T, s store.Store) {
+	a := NewJob("A", t0)
+	a.Name = "backup"
+	mustPut(t, s, a)
+	b := NewJob("B", t0)
+	b.Name = "backup"
+	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobPut(b) })
+	if !errors.Is(err, store.ErrExists) {
+		t.Fatalf("second job named backup: %v, want ErrExists", err)
+	}
+	// Renaming frees the old name.
+	a.Name = "nightly"
+	mustPut(t, s, a)
+	mustPut(t, s, b)
+	// A deleted job gives its name up.
+	b.State, b.NextRunAt = store.JobDeleted, time.Time{}
+	mustPut(t, s, b)
+	c := NewJob("C", t0)
+	c.Name = "backup"
+	mustPut(t, s, c)
+	mustView(t, s, func(tx store.Tx) error {
+		j, err := tx.JobGetByName("backup")
+		if err != nil || j.JobID != "C" {
+			return fmt.Errorf("backup -> %v, %v; want C", j, err)
+		}
+		if _, err := tx.JobGetByName("nightly"); err != nil {
+			return err
+		}
+		return nil
+	})
+}
+
+func testEnabledNeedsNext(t *testing.T, s store.Store) {
+	j := NewJob("J", time.Time{})
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobPut(j) }); err == nil {
+		t.Fatal("enabled job without nextRunAt was stored")
+	}
+	j.State = "weird"
+	j.NextRunAt = t0
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobPut(j) }); err == nil {
+		t.Fatal("job with unknown state was stored")
+	}
+}
+
+func testJobsDue(t *testing.T, s store.Store) {
+	mustPut(t, s,
+		NewJob("late", t0.Add(2*time.Hour)),
+		NewJob("early", t0.Add(-time.Hour)),
+		NewJob("now", t0),
+	)
+	// Moving a job moves its index entry; pausing removes it.
+	moved := NewJob("moved", t0.Add(-2*time.Hour))
+	mustPut(t, s, moved)
+	moved.NextRunAt = t0.Add(3 * time.Hour)
+	mustPut(t, s, moved)
+	paused := NewJob("paused", t0.Add(-3*time.Hour))
+	mustPut(t, s, paused)
+	paused.State, paused.NextRunAt = store.JobPaused, time.Time{}
+	mustPut(t, s, paused)
+
+	mustView(t, s, func(tx store.Tx) error {
+		due, err := tx.JobsDue(t0, 10)
+		if err != nil {
+			return err
+		}
+		if d := cmp.Diff([]string{"early", "now"}, ids(due)); d != "" {
+			t.Errorf("JobsDue(t0) (-want +got):\n%s", d)
+		}
+		due, _ = tx.JobsDue(t0.Add(24*time.Hour), 1)
+		if d := cmp.Diff([]string{"early"}, ids(due)); d != "" {
+			t.Errorf("JobsDue limit 1 (-want +got):\n%s", d)
+		}
+		next, ok, err := tx.JobNextRunAt()
+		if err != nil || !ok || !next.Equal(t0.Add(-time.Hour)) {
+			t.Errorf("JobNextRunAt = %v %v %v, want %v", next, ok, err, t0.Add(-time.Hour))
+		}
+		return nil
+	})
+}
+
+func testJobList(t *testing.T, s store.Store) {
+	p := NewJob("P", time.Time{})
+	p.State = store.JobPaused
+	d := NewJob("D", time.Time{})
+	d.State = store.JobDisabled
+	x := NewJob("X", time.Time{})
+	x.State = store.JobDeleted
+	mustPut(t, s, NewJob("B", t0.Add(time.Hour)), p, d, x, NewJob("A", t0.Add(2*time.Hour)), NewJob("C", t0))
+	cases := []struct {
+		states []store.JobState
+		want   []string
+	}{
+		{nil, []string{"C", "B", "A", "P", "D"}},
+		{[]store.JobState{store.JobDeleted}, []string{"X"}},
+		{[]store.JobState{store.JobPaused, store.JobEnabled}, []string{"C", "B", "A", "P"}},
+		{store.JobStates, []string{"C", "B", "A", "P", "D", "X"}},
+	}
+	for _, c := range cases {
+		mustView(t, s, func(tx store.Tx) error {
+			page, err := tx.JobList(&store.JobListParams{States: c.states})
+			if err != nil {
+				return err
+			}
+			if diff := cmp.Diff(c.want, ids(page.Jobs)); diff != "" {
+				t.Errorf("JobList(%v) (-want +got):\n%s", c.states, diff)
+			}
+			if page.NextCursor != "" {
+				t.Errorf("JobList(%v) has a next cursor on the only page", c.states)
+			}
+			return nil
+		})
+	}
+}
+
+func testJobListPages(t *testing.T, s store.Store) {
+	var jobs []*store.Job
+	var want []string
+	for i := range 7 {
+		j := NewJob(fmt.Sprintf("E%d", i), t0.Add(time.Duration(i)*time.Minute))
+		jobs = append(jobs, j)
+		want = append(want, j.JobID)
+	}
+	for i := range 4 {
+		j := NewJob(fmt.Sprintf("P%d", i), time.Time{})
+		j.State = store.JobPaused
+		jobs = append(jobs, j)
+		want = append(want, j.JobID)
+	}
+	mustPut(t, s, jobs...)
+	var got []string
+	cursor := ""
+	pages := 0
+	for {
+		var page *store.JobPage
+		mustView(t, s, func(tx store.Tx) (err error) {
+			page, err = tx.JobList(&store.JobListParams{Limit: 3, Cursor: cursor})
+			return
+		})
+		pages++
+		if len(page.Jobs) > 3 {
+			t.Fatalf("page of %d, limit 3", len(page.Jobs))
+		}
+		got = append(got, ids(page.Jobs)...)
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+		if pages > 10 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("pages joined (-want +got):\n%s", d)
+	}
+	err := s.View(t.Context(), func(tx store.Tx) error {
+		_, err := tx.JobList(&store.JobListParams{Cursor: "garbage"})
+		return err
+	})
+	if err == nil {
+		t.Error("JobList with a garbage cursor succeeded")
+	}
+}
+
+func testJobListCreator(t *testing.T, s store.Store) {
+	a := NewJob("A", t0)
+	b := NewJob("B", t0.Add(time.Minute))
+	b.CreatedBy.SenderID = "U2"
+	mustPut(t, s, a, b)
+	mustView(t, s, func(tx store.Tx) error {
+		page, err := tx.JobList(&store.JobListParams{CreatedBy: "U2"})
+		if err != nil {
+			return err
+		}
+		if d := cmp.Diff([]string{"B"}, ids(page.Jobs)); d != "" {
+			t.Errorf("CreatedBy U2 (-want +got):\n%s", d)
+		}
+		return nil
+	})
+}
+
+func testJobCount(t *testing.T, s store.Store) {
+	p := NewJob("P", time.Time{})
+	p.State = store.JobPaused
+	x := NewJob("X", time.Time{})
+	x.State = store.JobDeleted
+	mustPut(t, s, NewJob("A", t0), NewJob("B", t0), p, x)
+	mustView(t, s, func(tx store.Tx) error {
+		for _, c := range []struct {
+			states []store.JobState
+			want   int
+		}{
+			{nil, 4},
+			{[]store.JobState{store.JobEnabled}, 2},
+			{[]store.JobState{store.JobEnabled, store.JobPaused, store.JobDisabled}, 3},
+		} {
+			n, err := tx.JobCount(c.states...)
+			if err != nil {
+				return err
+			}
+			if n != c.want {
+				t.Errorf("JobCount(%v) = %d, want %d", c.states, n, c.want)
+			}
+		}
+		return nil
+	})
+}
+
+func testRuns(t *testing.T, s store.Store) {
+	var want []string
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for i := range 5 {
+			at := t0.Add(time.Duration(i) * time.Hour)
+			r := &store.Run{ExecutionID: store.ExecutionID("J", at), JobID: "J", ScheduledAt: at, Status: store.RunDispatched}
+			want = append([]string{r.ExecutionID}, want...)
+			if err := tx.RunPut(r); err != nil {
+				return err
+			}
+		}
+		// Another job's runs never show up.
+		return tx.RunPut(&store.Run{ExecutionID: "K@1", JobID: "K", ScheduledAt: t0, Status: store.RunCompleted})
+	})
+	// Rewriting a run changes it in place.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		r, err := tx.RunGet(store.ExecutionID("J", t0))
+		if err != nil {
+			return err
+		}
+		r.Status, r.Error = store.RunFailed, "boom"
+		return tx.RunPut(r)
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		runs, err := tx.RunList("J", 10)
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, r := range runs {
+			got = append(got, r.ExecutionID)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("RunList (-want +got):\n%s", d)
+		}
+		if runs[4].Status != store.RunFailed || runs[4].Error != "boom" {
+			t.Errorf("rewritten run = %+v", runs[4])
+		}
+		runs, _ = tx.RunList("J", 2)
+		if len(runs) != 2 {
+			t.Errorf("RunList limit 2 gave %d", len(runs))
+		}
+		if _, err := tx.RunGet("missing"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("RunGet(missing) = %v", err)
+		}
+		return nil
+	})
+}
+
+func testQueue(t *testing.T, s store.Store) {
+	var first, second store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) error {
+		first = store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", JobID: "J", ExecutionID: "J@1"}
+		if err := tx.QueueAdd(&first); err != nil {
+			return err
+		}
+		second = store.QueueItem{Kind: store.KindMessage, OrchestratorID: "default", Payload: json.RawMessage(`{"text":"hi"}`)}
+		return tx.QueueAdd(&second)
+	})
+	if first.ItemID == "" || first.Queue != store.QueueIncoming || first.CreatedAt.IsZero() {
+		t.Fatalf("QueueAdd did not fill id, queue and time: %+v", first)
+	}
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.QueueAdd(&first) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("QueueAdd of an existing id = %v, want ErrExists", err)
+	}
+	counts := func() map[store.QueueName]int {
+		m := map[store.QueueName]int{}
+		mustView(t, s, func(tx store.Tx) error {
+			for _, q := range store.QueueNames {
+				n, err := tx.QueueCount(q)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					m[q] = n
+				}
+			}
+			return nil
+		})
+		return m
+	}
+	if d := cmp.Diff(map[store.QueueName]int{store.QueueIncoming: 2}, counts()); d != "" {
+		t.Errorf("after add (-want +got):\n%s", d)
+	}
+	var claimed []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(t0, 1); return })
+	if len(claimed) != 1 || claimed[0].ItemID != first.ItemID || claimed[0].Queue != store.QueueProcessing {
+		t.Fatalf("QueueClaim = %+v, want the oldest item in processing", claimed)
+	}
+	if d := cmp.Diff(map[store.QueueName]int{store.QueueIncoming: 1, store.QueueProcessing: 1}, counts()); d != "" {
+		t.Errorf("after claim (-want +got):\n%s", d)
+	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		it, err := tx.QueueGet(first.ItemID)
+		if err != nil {
+			return err
+		}
+		it.Queue, it.Attempts = store.QueueOutgoing, 2
+		return tx.QueuePut(it)
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueOutgoing})
+		if err != nil {
+			return err
+		}
+		if len(items) != 1 || items[0].ItemID != first.ItemID || items[0].Attempts != 2 {
+			t.Errorf("outgoing = %+v", items)
+		}
+		got, err := tx.QueueGet(second.ItemID)
+		if err != nil {
+			return err
+		}
+		if string(got.Payload) != `{"text":"hi"}` {
+			t.Errorf("payload = %s", got.Payload)
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.QueueDelete(first.ItemID) })
+	if d := cmp.Diff(map[store.QueueName]int{store.QueueIncoming: 1}, counts()); d != "" {
+		t.Errorf("after delete (-want +got):\n%s", d)
+	}
+	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.QueueDelete(first.ItemID) })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("QueueDelete twice = %v, want ErrNotFound", err)
+	}
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.QueuePut(&store.QueueItem{ItemID: "ghost", Queue: store.QueueDone})
+	})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("QueuePut of an unknown item = %v, want ErrNotFound", err)
+	}
+	// Paging through a queue.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for range 4 {
+			if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "default"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		p1, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueIncoming, Limit: 3})
+		if err != nil {
+			return err
+		}
+		p2, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueIncoming, Limit: 3, After: p1[2].ItemID})
+		if err != nil {
+			return err
+		}
+		if len(p1) != 3 || len(p2) != 2 || p1[0].ItemID != second.ItemID {
+			t.Errorf("pages of 3: %d then %d, first %s", len(p1), len(p2), p1[0].ItemID)
+		}
+		return nil
+	})
+}
+
+func testQueueNotBefore(t *testing.T, s store.Store) {
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", NotBefore: t0.Add(time.Minute)})
+	})
+	var got []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = tx.QueueClaim(t0, 10); return })
+	if len(got) != 0 {
+		t.Fatalf("claimed %d items before their NotBefore", len(got))
+	}
+	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = tx.QueueClaim(t0.Add(time.Minute), 10); return })
+	if len(got) != 1 {
+		t.Fatalf("claimed %d items at NotBefore, want 1", len(got))
+	}
+}
+
+func testAudit(t *testing.T, s store.Store) {
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for i, a := range []string{store.AuditJobCreated, store.AuditJobPaused, store.AuditJobCreated} {
+			ev := &store.AuditEvent{
+				At:             t0.Add(time.Duration(i) * time.Hour),
+				OrchestratorID: "default",
+				Actor:          store.Actor{SenderID: fmt.Sprintf("U%d", i%2), Sender: "ada", Via: store.ViaCLI},
+				Action:         a,
+				JobID:          fmt.Sprintf("J%d", i%2),
+			}
+			if err := tx.AuditAppend(ev); err != nil {
+				return err
+			}
+			if ev.Seq != uint64(i+1) || len(ev.Hash) != 64 {
+				t.Errorf("event %d: seq %d hash %q", i, ev.Seq, ev.Hash)
+			}
+			if i == 0 && ev.PrevHash != "" {
+				t.Errorf("first event has prevHash %q", ev.PrevHash)
+			}
+		}
+		return nil
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		all, err := tx.AuditList(nil)
+		if err != nil {
+			return err
+		}
+		if len(all) != 3 {
+			t.Fatalf("AuditList = %d events, want 3", len(all))
+		}
+		for i := 1; i < 3; i++ {
+			if all[i].PrevHash != all[i-1].Hash {
+				t.Errorf("event %d prevHash %s, previous hash %s", i+1, all[i].PrevHash, all[i-1].Hash)
+			}
+		}
+		for _, c := range []struct {
+			p    store.AuditListParams
+			want []uint64
+		}{
+			{store.AuditListParams{JobID: "J0"}, []uint64{1, 3}},
+			{store.AuditListParams{Actor: "U1"}, []uint64{2}},
+			{store.AuditListParams{Actor: "ada", Limit: 2}, []uint64{1, 2}},
+			{store.AuditListParams{Since: t0.Add(90 * time.Minute)}, []uint64{3}},
+			{store.AuditListParams{AfterSeq: 1}, []uint64{2, 3}},
+		} {
+			evs, err := tx.AuditList(&c.p)
+			if err != nil {
+				return err
+			}
+			var got []uint64
+			for _, ev := range evs {
+				got = append(got, ev.Seq)
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("AuditList(%+v) (-want +got):\n%s", c.p, d)
+			}
+		}
+		n, err := tx.AuditVerify()
+		if err != nil || n != 3 {
+			t.Errorf("AuditVerify = %d, %v; want 3, nil", n, err)
+		}
+		return nil
+	})
+}
+
+func testRollback(t *testing.T, s store.Store) {
+	boom := errors.New("boom")
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		if err := tx.JobPut(NewJob("J", t0)); err != nil {
+			return err
+		}
+		if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated, JobID: "J"}); err != nil {
+			return err
+		}
+		if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default"}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update = %v, want boom", err)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.JobGet("J"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("job survived a rolled-back transaction: %v", err)
+		}
+		if evs, _ := tx.AuditList(nil); len(evs) != 0 {
+			t.Errorf("%d audit events survived a rollback", len(evs))
+		}
+		if n, _ := tx.QueueCount(store.QueueIncoming); n != 0 {
+			t.Errorf("%d queue items survived a rollback", n)
+		}
+		if _, ok, _ := tx.JobNextRunAt(); ok {
+			t.Error("next-run index entry survived a rollback")
+		}
+		return nil
+	})
+	// The chain continues from the last committed event.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		ev := &store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated}
+		if err := tx.AuditAppend(ev); err != nil {
+			return err
+		}
+		if ev.Seq != 1 {
+			t.Errorf("seq after rollback = %d, want 1", ev.Seq)
+		}
+		return nil
+	})
+}
+
+func testViewRejectsWrites(t *testing.T, s store.Store) {
+	err := s.View(t.Context(), func(tx store.Tx) error { return tx.JobPut(NewJob("J", t0)) })
+	if err == nil {
+		t.Fatal("JobPut in a View succeeded")
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.JobGet("J"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("write in a View is visible: %v", err)
+		}
+		return nil
+	})
+}
+
+func testCanceled(t *testing.T, s store.Store) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	called := false
+	err := s.Update(ctx, func(tx store.Tx) error { called = true; return tx.JobPut(NewJob("J", t0)) })
+	if !errors.Is(err, context.Canceled) || called {
+		t.Errorf("Update with a canceled context = %v (fn called: %v)", err, called)
+	}
+}
