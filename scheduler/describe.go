@@ -1,0 +1,295 @@
+package scheduler
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Describe says in English when the spec fires, in its own zone:
+// "Every weekday at 8:30 AM", "Every 15 minutes", "Once on Fri 27 Nov 2026 at 9:00 AM".
+func (sp *Spec) Describe() string {
+	var s string
+	switch sp.Type {
+	case "cron":
+		s = sp.Cron.Describe()
+	case "interval":
+		s = describeEvery(sp.Every)
+	case "once":
+		t := sp.RunAt.In(sp.Loc)
+		s = "Once on " + t.Format("Mon 2 Jan 2006") + " at " + clock(t.Hour(), t.Minute())
+	}
+	if !sp.End.IsZero() {
+		s += ", until " + sp.End.In(sp.Loc).Format("Mon 2 Jan 2006") + " " + clock(sp.End.In(sp.Loc).Hour(), sp.End.In(sp.Loc).Minute())
+	}
+	return s
+}
+
+// DescribeWithZone is Describe followed by the zone name in parentheses,
+// the form stored as a Job's description.
+func (sp *Spec) DescribeWithZone() string {
+	return sp.Describe() + " (" + sp.Loc.String() + ")"
+}
+
+func describeEvery(d time.Duration) string {
+	secs := int64(d / time.Second)
+	units := []struct {
+		n    int64
+		name string
+	}{{7 * 86400, "week"}, {86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}}
+	for _, u := range units {
+		if secs%u.n == 0 {
+			if k := secs / u.n; k != 1 {
+				return fmt.Sprintf("Every %d %ss", k, u.name)
+			}
+			return "Every " + u.name
+		}
+	}
+	return "Every " + d.String()
+}
+
+func clock(h, m int) string {
+	ap := "AM"
+	if h >= 12 {
+		ap = "PM"
+	}
+	h12 := h % 12
+	if h12 == 0 {
+		h12 = 12
+	}
+	return fmt.Sprintf("%d:%02d %s", h12, m, ap)
+}
+
+func members(set uint64, lo, hi int) []int {
+	var out []int
+	for v := lo; v <= hi; v++ {
+		if has(set, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func full(set uint64, lo, hi int) bool { return len(members(set, lo, hi)) == hi-lo+1 }
+
+// step reports whether set is exactly lo, lo+k, lo+2k… up to hi for some k > 1.
+func step(set uint64, lo, hi int) (int, bool) {
+	m := members(set, lo, hi)
+	if len(m) < 2 || m[0] != lo {
+		return 0, false
+	}
+	k := m[1] - m[0]
+	for i := range m {
+		if m[i] != lo+i*k {
+			return 0, false
+		}
+	}
+	if m[len(m)-1]+k <= hi {
+		return 0, false
+	}
+	return k, k > 1
+}
+
+func join(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+var dayNames = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+var monthNames = []string{"", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+// days describes the day fields twice: as the head of a sentence ("Every
+// weekday") and as a trailing qualifier ("on weekdays"); both empty for
+// every day.
+func (c *Cron) days() (head, tail string) {
+	dows := members(c.dow, 0, 6)
+	doms := members(c.dom, 1, 31)
+	months := members(c.month, 1, 12)
+	allDow, allDom, allMonth := len(dows) == 7, len(doms) == 31, len(months) == 12
+	var monthPart string
+	if !allMonth {
+		var names []string
+		for _, m := range months {
+			names = append(names, monthNames[m])
+		}
+		monthPart = join(names)
+	}
+	var dowHead, dowTail string
+	if !allDow {
+		switch fmt.Sprint(dows) {
+		case "[1 2 3 4 5]":
+			dowHead, dowTail = "every weekday", "on weekdays"
+		case "[0 6]":
+			dowHead, dowTail = "every Saturday and Sunday", "on weekends"
+		default:
+			var names, plural []string
+			for _, d := range dows {
+				names = append(names, dayNames[d])
+				plural = append(plural, dayNames[d]+"s")
+			}
+			dowHead, dowTail = "every "+join(names), "on "+join(plural)
+		}
+	}
+	var domPart string
+	if !allDom || (!c.domStar && allDow) {
+		if k, ok := step(c.dom, 1, 31); ok && c.domStar {
+			domPart = fmt.Sprintf("every %d days of the month", k)
+		} else {
+			var ords []string
+			for _, d := range doms {
+				ords = append(ords, ordinal(d))
+			}
+			domPart = "the " + join(ords)
+		}
+	}
+	inMonths := ""
+	if monthPart != "" {
+		inMonths = " in " + monthPart
+	}
+	switch {
+	case domPart == "" && dowHead == "":
+		if monthPart == "" {
+			return "every day", ""
+		}
+		return "every day in " + monthPart, "every day in " + monthPart
+	case domPart == "":
+		return dowHead + inMonths, dowTail + inMonths
+	}
+	ofMonth := " of every month"
+	if monthPart != "" {
+		ofMonth = " of " + monthPart
+	}
+	if dowHead == "" || c.domStar || c.dowStar {
+		// AND semantics with a day-of-week list only narrows the dates.
+		s := "on " + domPart + ofMonth
+		if dowHead != "" {
+			s += " when it is a " + join(dayNamesOf(dows))
+		}
+		return s, s
+	}
+	s := "on " + domPart + ofMonth + " and " + dowHead + inMonths
+	return s, s
+}
+
+func dayNamesOf(dows []int) []string {
+	var out []string
+	for _, d := range dows {
+		out = append(out, dayNames[d])
+	}
+	return out
+}
+
+// Describe says in English when c fires, in its zone's wall time.
+func (c *Cron) Describe() string {
+	head, tail := c.days()
+	mins := members(c.minute, 0, 59)
+	hours := members(c.hour, 0, 23)
+	allMin, allHour := full(c.minute, 0, 59), full(c.hour, 0, 23)
+	withTail := func(s string) string {
+		if tail == "" {
+			return s
+		}
+		return s + " " + tail
+	}
+	_, hourStep := step(c.hour, 0, 23)
+	// Fixed times of day: "Every weekday at 8:30 AM".
+	if len(mins)*len(hours) <= 6 && !allHour && !(hourStep && len(mins) == 1) {
+		var times []string
+		for _, h := range hours {
+			for _, m := range mins {
+				times = append(times, clock(h, m))
+			}
+		}
+		return capitalize(head) + " at " + join(times)
+	}
+	hourWindow := ""
+	if !allHour {
+		if k, ok := step(c.hour, 0, 23); ok {
+			hourWindow = fmt.Sprintf("every %d hours", k)
+		} else if contiguous(hours) {
+			hourWindow = "from " + clock(hours[0], 0) + " to " + clock(hours[len(hours)-1], 59)
+		}
+	}
+	switch {
+	case allMin && allHour:
+		return withTail("Every minute")
+	case allMin && hourWindow != "" && !strings.HasPrefix(hourWindow, "every"):
+		return withTail("Every minute " + hourWindow)
+	}
+	if k, ok := step(c.minute, 0, 59); ok {
+		s := fmt.Sprintf("Every %d minutes", k)
+		switch {
+		case allHour:
+			return withTail(s)
+		case hourWindow != "" && !strings.HasPrefix(hourWindow, "every"):
+			return withTail(s + " " + hourWindow)
+		}
+	}
+	if len(mins) == 1 {
+		at := fmt.Sprintf(" at %d minutes past", mins[0])
+		if mins[0] == 0 {
+			at = " on the hour"
+		}
+		switch {
+		case allHour && mins[0] == 0:
+			return withTail("Every hour")
+		case allHour:
+			return withTail("Every hour" + at)
+		case strings.HasPrefix(hourWindow, "every"):
+			return withTail("E" + hourWindow[1:] + at)
+		case hourWindow != "":
+			return withTail("Every hour" + at + " " + hourWindow)
+		}
+	}
+	// Anything else, stated field by field.
+	s := "At minute " + listOf(mins) + " past hour " + listOf(hours)
+	if allHour {
+		s = "At minute " + listOf(mins) + " of every hour"
+	}
+	return withTail(s)
+}
+
+func contiguous(v []int) bool {
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[i-1]+1 {
+			return false
+		}
+	}
+	return len(v) > 1
+}
+
+func listOf(v []int) string {
+	var s []string
+	for _, x := range v {
+		s = append(s, strconv.Itoa(x))
+	}
+	return join(s)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,139 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Interval bounds (DESIGN.md section 4).
+const (
+	MinInterval = 60 * time.Second
+	MaxInterval = 366 * 24 * time.Hour
+)
+
+// InvalidError is a schedule that breaks a rule; Field is the argument path
+// ("schedule.cron") and Rule what is wrong with it.
+type InvalidError struct{ Field, Rule string }
+
+func (e *InvalidError) Error() string { return e.Field + ": " + e.Rule }
+
+// Spec is a job's schedule, ready to compute fire instants.
+type Spec struct {
+	Type  string
+	Loc   *time.Location
+	Cron  *Cron
+	Every time.Duration
+	Start time.Time // interval anchor: fires at Start + k*Every
+	RunAt time.Time
+	End   time.Time // exclusive; zero: none
+}
+
+// LoadLocation loads an IANA zone, refusing the empty name and "Local"
+// (whose meaning depends on the machine).
+func LoadLocation(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA timezone", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("unknown timezone %q (want an IANA id such as America/New_York)", name)
+	}
+	return loc, nil
+}
+
+// NewSpec checks a schedule's shape and returns its Spec. It does not check
+// that the schedule lies in the future; see Validate.
+func NewSpec(scheduleType string, s store.Schedule, endAt time.Time) (*Spec, error) {
+	sp := &Spec{Type: scheduleType, End: endAt, Loc: time.UTC}
+	if s.Timezone != "" {
+		loc, err := LoadLocation(s.Timezone)
+		if err != nil {
+			return nil, &InvalidError{"schedule.timezone", err.Error()}
+		}
+		sp.Loc = loc
+	}
+	switch scheduleType {
+	case store.ScheduleCron:
+		if s.EverySeconds != 0 || !s.RunAt.IsZero() || !s.StartAt.IsZero() {
+			return nil, &InvalidError{"schedule", "a cron schedule takes only cron and timezone"}
+		}
+		if s.Timezone == "" {
+			return nil, &InvalidError{"schedule.timezone", "required for a cron schedule (an IANA id such as America/New_York)"}
+		}
+		c, err := ParseCron(s.Cron)
+		if err != nil {
+			return nil, &InvalidError{"schedule.cron", err.Error()}
+		}
+		sp.Cron = c
+	case store.ScheduleInterval:
+		if s.Cron != "" || !s.RunAt.IsZero() {
+			return nil, &InvalidError{"schedule", "an interval schedule takes only everySeconds, startAt and timezone"}
+		}
+		d := time.Duration(s.EverySeconds) * time.Second
+		if s.EverySeconds < int64(MinInterval/time.Second) || s.EverySeconds > int64(MaxInterval/time.Second) {
+			return nil, &InvalidError{"schedule.everySeconds", fmt.Sprintf("must be between 60 and %d (366 days), got %d", int64(MaxInterval/time.Second), s.EverySeconds)}
+		}
+		if s.StartAt.IsZero() {
+			return nil, &InvalidError{"schedule.startAt", "required for an interval schedule"}
+		}
+		sp.Every, sp.Start = d, s.StartAt.UTC()
+	case store.ScheduleOnce:
+		if s.Cron != "" || s.EverySeconds != 0 || !s.StartAt.IsZero() {
+			return nil, &InvalidError{"schedule", "a once schedule takes only runAt and timezone"}
+		}
+		if s.RunAt.IsZero() {
+			return nil, &InvalidError{"schedule.runAt", "required for a once schedule (RFC 3339)"}
+		}
+		sp.RunAt = s.RunAt.UTC()
+	default:
+		return nil, &InvalidError{"scheduleType", fmt.Sprintf("must be cron, interval or once, got %q", scheduleType)}
+	}
+	return sp, nil
+}
+
+// Next returns the first fire instant strictly after after and before End;
+// ok is false when there is none.
+func (sp *Spec) Next(after time.Time) (t time.Time, ok bool) {
+	switch sp.Type {
+	case store.ScheduleCron:
+		t, ok = sp.Cron.Next(after, sp.Loc)
+	case store.ScheduleInterval:
+		if after.Before(sp.Start) {
+			t, ok = sp.Start, true
+		} else {
+			k := after.Sub(sp.Start)/sp.Every + 1
+			t, ok = sp.Start.Add(k*sp.Every), true
+		}
+	case store.ScheduleOnce:
+		t, ok = sp.RunAt, sp.RunAt.After(after)
+	}
+	if ok && !sp.End.IsZero() && !t.Before(sp.End) {
+		return time.Time{}, false
+	}
+	return t.UTC(), ok
+}
+
+// NextN returns up to n fire instants after after.
+func (sp *Spec) NextN(after time.Time, n int) []time.Time {
+	var out []time.Time
+	for len(out) < n {
+		t, ok := sp.Next(after)
+		if !ok {
+			break
+		}
+		out = append(out, t)
+		after = t
+	}
+	return out
+}
+
+// Local formats t as a wall time in the spec's zone, with no offset, as the
+// Job's nextRunAtLocal.
+func (sp *Spec) Local(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(sp.Loc).Format("2006-01-02T15:04:05")
+}
