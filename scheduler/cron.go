@@ -234,7 +234,9 @@ func wallOf(t time.Time) wall {
 	return wall{y, int(mo), d, h, mi}
 }
 
-func (w wall) time() time.Time { return time.Date(w.y, time.Month(w.mo), w.d, w.h, w.mi, 0, 0, time.UTC) }
+func (w wall) time() time.Time {
+	return time.Date(w.y, time.Month(w.mo), w.d, w.h, w.mi, 0, 0, time.UTC)
+}
 
 // searchYears bounds every search: the rarest schedule that fires at all
 // (29 February on a given weekday with AND semantics) repeats within 28 years.

@@ -183,7 +183,7 @@ func TestAuditVerify_FindsTheFirstBadRecord(t *testing.T) {
 			v = []byte(strings.Replace(string(v), "job.paused", "job.resumed", 1))
 			return b.Put(seq(3), v)
 		}, 3},
-		"removed": {func(b *bbolt.Bucket) error { return b.Delete(seq(2)) }, 2},
+		"removed":      {func(b *bbolt.Bucket) error { return b.Delete(seq(2)) }, 2},
 		"last removed": {func(b *bbolt.Bucket) error { return b.Delete(seq(5)) }, 5},
 	}
 	for name, c := range cases {
