@@ -1,0 +1,492 @@
+// Package config loads schedbot's YAML configuration (DESIGN.md section 8):
+// orchestrators, channel profiles and workflows, with an embedded default
+// of one orchestrator "default" and a terminal profile. Load rejects unknown
+// keys, unknown references, duplicate ids and bad timezones, naming the
+// field path ("channel_profiles.team.orchestrator_id: unknown orchestrator \"ops\"").
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	_ "time/tzdata" // zones validate the same on every machine
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Config is the whole configuration.
+type Config struct {
+	Orchestrators   map[string]*Orchestrator   `yaml:"orchestrators"`
+	ChannelProfiles map[string]*ChannelProfile `yaml:"channel_profiles"`
+	Selector        Selector                   `yaml:"selector"`
+	Slack           Slack                      `yaml:"slack"`
+	Server          Server                     `yaml:"server"`
+
+	// Source says where the config came from: a file path or "embedded default".
+	Source string `yaml:"-"`
+}
+
+// Orchestrator is one scope with its own store, functions and workflows.
+type Orchestrator struct {
+	ID          string               `yaml:"-"`
+	RuntimeRoot string               `yaml:"runtime_root"`
+	Timezone    string               `yaml:"timezone"`
+	Functions   []string             `yaml:"functions"`
+	MaxJobs     int                  `yaml:"max_jobs"`
+	Workflows   map[string]*Workflow `yaml:"workflows"`
+}
+
+// Workflow is an ordered list of function calls.
+type Workflow struct {
+	Steps []Step `yaml:"steps"`
+}
+
+// Step is one function call of a workflow; string args are templates.
+type Step struct {
+	Function string         `yaml:"function"`
+	Args     map[string]any `yaml:"args"`
+}
+
+// ChannelProfile maps where a message came from to one orchestrator.
+type ChannelProfile struct {
+	ID             string        `yaml:"-"`
+	Channel        string        `yaml:"channel"`
+	OrchestratorID string        `yaml:"orchestrator_id"`
+	Slack          *SlackProfile `yaml:"slack"`
+	Timezone       string        `yaml:"timezone"`
+	Admins         []string      `yaml:"admins"`
+}
+
+// SlackProfile says which Slack team and channels a profile covers.
+type SlackProfile struct {
+	TeamID   string   `yaml:"team_id"`
+	Channels []string `yaml:"channels"`
+}
+
+// Selector configures how text becomes a call.
+type Selector struct {
+	Mode string `yaml:"mode"`
+	LLM  LLM    `yaml:"llm"`
+}
+
+// LLM configures an OpenAI-compatible endpoint; the key comes from the
+// environment variable APIKeyEnv names, never from this file.
+type LLM struct {
+	BaseURL   string   `yaml:"base_url"`
+	Model     string   `yaml:"model"`
+	APIKeyEnv string   `yaml:"api_key_env"`
+	Timeout   Duration `yaml:"timeout"`
+}
+
+// Slack configures the Slack adapter; tokens come from the environment.
+type Slack struct {
+	Mode       string `yaml:"mode"`
+	APIURL     string `yaml:"api_url"`
+	HTTPListen string `yaml:"http_listen"`
+}
+
+// Server configures the daemon's local endpoints.
+type Server struct {
+	Socket        string `yaml:"socket"`
+	MetricsListen string `yaml:"metrics_listen"`
+}
+
+// Duration is a time.Duration written as "30s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration such as 30s", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Channel kinds.
+const (
+	ChannelSlack    = "slack"
+	ChannelTerminal = "terminal"
+)
+
+// Defaults for fields left out.
+const (
+	DefaultMaxJobs  = 10000
+	DefaultTimezone = "UTC"
+	EnvConfig       = "SCHEDBOT_CONFIG"
+	EnvSlackAPIURL  = "SCHEDBOT_SLACK_API_URL"
+)
+
+// DefaultFunctions is the function allowlist of an orchestrator that names none.
+var DefaultFunctions = []string{"schedule.*", "message.post"}
+
+// Find picks the config as DESIGN.md section 8 says: the file named by flag,
+// else $SCHEDBOT_CONFIG, else ./schedbot.yaml if present, else the embedded
+// default with its data under dataDir (./.schedbot when empty).
+func Find(flagPath, dataDir string) (*Config, error) {
+	path := flagPath
+	if path == "" {
+		path = os.Getenv(EnvConfig)
+	}
+	if path == "" {
+		if _, err := os.Stat("schedbot.yaml"); err == nil {
+			path = "schedbot.yaml"
+		}
+	}
+	if path != "" {
+		if dataDir != "" {
+			return nil, errors.New("--data applies to the embedded default only; set runtime_root in " + path)
+		}
+		return Load(path)
+	}
+	return Default(dataDir)
+}
+
+// Default returns the embedded default with its data under dataDir
+// (./.schedbot when empty).
+func Default(dataDir string) (*Config, error) {
+	if dataDir == "" {
+		dataDir = ".schedbot"
+	}
+	c, err := Parse(defaultYAML, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("embedded default: %w", err)
+	}
+	c.Source = "embedded default"
+	return c, nil
+}
+
+// Load reads and validates the file at path. Relative paths in it are
+// relative to the file's directory.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	c, err := Parse(data, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Source = path
+	return c, nil
+}
+
+// Parse decodes YAML, fills defaults, resolves relative paths against
+// baseDir and validates.
+func Parse(data []byte, baseDir string) (*Config, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("parse: the file is empty")
+		}
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if len(root.Content) == 0 {
+		return nil, errors.New("parse: the file is empty")
+	}
+	if err := checkKeys(root.Content[0], reflect.TypeOf(Config{}), ""); err != nil {
+		return nil, err
+	}
+	var c Config
+	if err := root.Content[0].Decode(&c); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	c.fill(baseDir)
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// checkKeys walks a mapping node against the struct type it decodes into and
+// names the first key the type does not have, with its path.
+func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil // type mismatches are the decoder's to report
+	}
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch t.Kind() {
+	case reflect.Map:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := checkKeys(n.Content[i+1], t.Elem(), join(n.Content[i].Value)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		fields := map[string]reflect.Type{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if tag := strings.Split(f.Tag.Get("yaml"), ",")[0]; tag != "" && tag != "-" {
+				fields[tag] = f.Type
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			ft, ok := fields[k]
+			if !ok {
+				known := make([]string, 0, len(fields))
+				for name := range fields {
+					known = append(known, name)
+				}
+				sort.Strings(known)
+				return fmt.Errorf("%s: unknown key (line %d; known: %s)", join(k), n.Content[i].Line, strings.Join(known, ", "))
+			}
+			if err := checkKeys(n.Content[i+1], ft, join(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Config) fill(baseDir string) {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(baseDir, p)
+	}
+	for id, o := range c.Orchestrators {
+		if o == nil {
+			o = &Orchestrator{}
+			c.Orchestrators[id] = o
+		}
+		o.ID = id
+		if o.RuntimeRoot == "" {
+			o.RuntimeRoot = id
+		}
+		o.RuntimeRoot = abs(o.RuntimeRoot)
+		if o.Timezone == "" {
+			o.Timezone = DefaultTimezone
+		}
+		if o.Functions == nil {
+			o.Functions = slices.Clone(DefaultFunctions)
+		}
+		if o.MaxJobs == 0 {
+			o.MaxJobs = DefaultMaxJobs
+		}
+	}
+	for id, p := range c.ChannelProfiles {
+		if p == nil {
+			p = &ChannelProfile{}
+			c.ChannelProfiles[id] = p
+		}
+		p.ID = id
+	}
+	if c.Selector.Mode == "" {
+		c.Selector.Mode = "rules"
+	}
+	if c.Selector.LLM.APIKeyEnv == "" {
+		c.Selector.LLM.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	if c.Selector.LLM.Timeout == 0 {
+		c.Selector.LLM.Timeout = Duration(30 * time.Second)
+	}
+	if c.Slack.Mode == "" {
+		c.Slack.Mode = "socket"
+	}
+	if c.Slack.HTTPListen == "" {
+		c.Slack.HTTPListen = "127.0.0.1:3000"
+	}
+	if c.Server.Socket == "" {
+		c.Server.Socket = "schedbot.sock"
+	}
+	c.Server.Socket = abs(c.Server.Socket)
+}
+
+var (
+	idPattern       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	functionPattern = regexp.MustCompile(`^(\*|[a-z][a-z0-9_]*(\.([a-z][a-z0-9_]*|\*))*)$`)
+)
+
+// Validate checks every rule and reports all broken ones, each with its
+// field path, sorted.
+func (c *Config) Validate() error {
+	var errs []string
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, path+": "+fmt.Sprintf(format, args...))
+	}
+	zone := func(path, name string) {
+		if name == "" {
+			return
+		}
+		if _, err := time.LoadLocation(name); err != nil || name == "Local" {
+			bad(path, "unknown timezone %q (want an IANA id such as Europe/London)", name)
+		}
+	}
+	if len(c.Orchestrators) == 0 {
+		bad("orchestrators", "at least one orchestrator is required")
+	}
+	roots := map[string]string{}
+	for _, id := range sortedKeys(c.Orchestrators) {
+		o := c.Orchestrators[id]
+		p := "orchestrators." + id
+		if !idPattern.MatchString(id) {
+			bad(p, "id must be 1-64 letters, digits, '.', '_' or '-'")
+		}
+		root := filepath.Clean(o.RuntimeRoot)
+		if other, ok := roots[root]; ok {
+			bad(p+".runtime_root", "same directory as orchestrators.%s (each orchestrator needs its own)", other)
+		}
+		roots[root] = id
+		zone(p+".timezone", o.Timezone)
+		if o.MaxJobs < 0 {
+			bad(p+".max_jobs", "must be positive, got %d", o.MaxJobs)
+		}
+		for i, f := range o.Functions {
+			if !functionPattern.MatchString(f) {
+				bad(fmt.Sprintf("%s.functions[%d]", p, i), "%q is not a function id or pattern such as schedule.*", f)
+			}
+		}
+		for _, wid := range sortedKeys(o.Workflows) {
+			w := o.Workflows[wid]
+			wp := p + ".workflows." + wid
+			if !idPattern.MatchString(wid) {
+				bad(wp, "id must be 1-64 letters, digits, '.', '_' or '-'")
+			}
+			if w == nil || len(w.Steps) == 0 {
+				bad(wp+".steps", "at least one step is required")
+				continue
+			}
+			for i, s := range w.Steps {
+				sp := fmt.Sprintf("%s.steps[%d].function", wp, i)
+				switch {
+				case s.Function == "":
+					bad(sp, "required")
+				case !MatchFunction(o.Functions, s.Function):
+					bad(sp, "%q is not in this orchestrator's functions", s.Function)
+				}
+			}
+		}
+	}
+	for _, id := range sortedKeys(c.ChannelProfiles) {
+		pr := c.ChannelProfiles[id]
+		p := "channel_profiles." + id
+		if !idPattern.MatchString(id) {
+			bad(p, "id must be 1-64 letters, digits, '.', '_' or '-'")
+		}
+		switch pr.Channel {
+		case ChannelSlack:
+			if pr.Slack == nil || pr.Slack.TeamID == "" {
+				bad(p+".slack.team_id", "required for a slack profile")
+			}
+		case ChannelTerminal:
+			if pr.Slack != nil {
+				bad(p+".slack", "only for a slack profile")
+			}
+		case "":
+			bad(p+".channel", "required (slack or terminal)")
+		default:
+			bad(p+".channel", "must be slack or terminal, got %q", pr.Channel)
+		}
+		switch {
+		case pr.OrchestratorID == "":
+			bad(p+".orchestrator_id", "required")
+		case c.Orchestrators[pr.OrchestratorID] == nil:
+			bad(p+".orchestrator_id", "unknown orchestrator %q", pr.OrchestratorID)
+		}
+		zone(p+".timezone", pr.Timezone)
+	}
+	switch c.Selector.Mode {
+	case "rules":
+	case "llm", "hybrid":
+		if c.Selector.LLM.BaseURL == "" {
+			bad("selector.llm.base_url", "required when selector.mode is %s", c.Selector.Mode)
+		}
+		if c.Selector.LLM.Model == "" {
+			bad("selector.llm.model", "required when selector.mode is %s", c.Selector.Mode)
+		}
+	default:
+		bad("selector.mode", "must be rules, llm or hybrid, got %q", c.Selector.Mode)
+	}
+	if c.Slack.Mode != "socket" && c.Slack.Mode != "http" {
+		bad("slack.mode", "must be socket or http, got %q", c.Slack.Mode)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	sort.Strings(errs)
+	return errors.New(strings.Join(errs, "\n"))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// MatchFunction reports whether id is allowed by patterns: an exact id,
+// "prefix.*" for every function under prefix, or "*" for all.
+func MatchFunction(patterns []string, id string) bool {
+	for _, p := range patterns {
+		if p == "*" || p == id {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(id, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Orchestrator returns the orchestrator with id, or an error naming the known ones.
+func (c *Config) Orchestrator(id string) (*Orchestrator, error) {
+	if o := c.Orchestrators[id]; o != nil {
+		return o, nil
+	}
+	return nil, fmt.Errorf("unknown orchestrator %q (known: %s)", id, strings.Join(sortedKeys(c.Orchestrators), ", "))
+}
+
+// Profile returns the channel profile with id, or an error naming the known ones.
+func (c *Config) Profile(id string) (*ChannelProfile, error) {
+	if p := c.ChannelProfiles[id]; p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("unknown channel profile %q (known: %s)", id, strings.Join(sortedKeys(c.ChannelProfiles), ", "))
+}
+
+// OrchestratorIDs lists the orchestrators, sorted.
+func (c *Config) OrchestratorIDs() []string { return sortedKeys(c.Orchestrators) }
+
+// DefaultOrchestrator is the one to use when a command names none: the
+// only orchestrator, or the one called "default".
+func (c *Config) DefaultOrchestrator() (*Orchestrator, error) {
+	if len(c.Orchestrators) == 1 {
+		for _, o := range c.Orchestrators {
+			return o, nil
+		}
+	}
+	if o := c.Orchestrators["default"]; o != nil {
+		return o, nil
+	}
+	return nil, fmt.Errorf("several orchestrators (%s): name one with --orchestrator", strings.Join(sortedKeys(c.Orchestrators), ", "))
+}
+
+// String formats d as a Go duration ("30s").
+func (d Duration) String() string { return time.Duration(d).String() }
