@@ -80,8 +80,6 @@ func TestLoad_DesignExample(t *testing.T) {
 	}
 }
 
-
-
 func TestParse_RejectsWithFieldPath(t *testing.T) {
 	cases := map[string]string{
 		"unknown top key":      "orchestrators: {a: {}}\nfoo: 1\n",
