@@ -1,0 +1,5 @@
+package functions_test
+
+import stdctx "context"
+
+func context() stdctx.Context { return stdctx.Background() }

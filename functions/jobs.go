@@ -1,0 +1,291 @@
+package functions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/store"
+)
+
+// Bounds on what a job may hold (DESIGN.md section 4).
+const (
+	MaxNameLen     = 80
+	MaxTextLen     = 4000
+	MaxInputsBytes = 16 << 10
+	GraceRunAt     = 60 * time.Second
+	MaxAhead       = 10 * 365 * 24 * time.Hour
+	NextRunsShown  = 3
+)
+
+var (
+	jobIDPattern    = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
+	namePattern     = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} _.:'-]*$`)
+	identPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	channelPattern  = regexp.MustCompile(`^(#[a-z0-9][a-z0-9_-]{0,79}|[CGDU][A-Z0-9]{2,20})$`)
+	threadTSPattern = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{1,8}$`)
+)
+
+// JobResult is what the job functions return: the job as stored, and its
+// next fire instants for the confirmation a person reads.
+type JobResult struct {
+	Job      *store.Job   `json:"job"`
+	NextRuns []time.Time  `json:"nextRuns"`
+	Runs     []*store.Run `json:"runs,omitempty"`
+}
+
+func (c *Call) orch() Orchestrator { return c.r.deps.Orchestrator }
+
+// jobSpec is the Spec of a job's schedule; timezone defaults to the
+// orchestrator's for interval and once jobs, and is required for cron.
+func jobSpec(j *store.Job) (*scheduler.Spec, error) {
+	return scheduler.NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
+}
+
+func invalid(err error) error {
+	var ie *scheduler.InvalidError
+	if errors.As(err, &ie) {
+		return &FieldError{Field: ie.Field, Rule: ie.Rule}
+	}
+	return err
+}
+
+// checkSchedule validates a job's schedule against now, fills defaults
+// (zone, interval anchor) and returns its spec.
+func (c *Call) checkSchedule(j *store.Job) (*scheduler.Spec, error) {
+	if j.ScheduleType != store.ScheduleCron && j.Schedule.Timezone == "" {
+		j.Schedule.Timezone = c.orch().Timezone
+	}
+	if j.ScheduleType == store.ScheduleInterval && j.Schedule.StartAt.IsZero() {
+		j.Schedule.StartAt = c.Now
+	}
+	j.Schedule.StartAt = j.Schedule.StartAt.UTC()
+	j.Schedule.RunAt = j.Schedule.RunAt.UTC()
+	j.EndAt = j.EndAt.UTC()
+	sp, err := jobSpec(j)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	limit := c.Now.Add(MaxAhead)
+	switch j.ScheduleType {
+	case store.ScheduleOnce:
+		if j.Schedule.RunAt.Before(c.Now.Add(-GraceRunAt)) {
+			return nil, fieldErr("schedule.runAt", "%s is in the past (now is %s)", j.Schedule.RunAt.Format(time.RFC3339), c.Now.Format(time.RFC3339))
+		}
+		if j.Schedule.RunAt.After(limit) {
+			return nil, fieldErr("schedule.runAt", "more than 10 years ahead")
+		}
+	case store.ScheduleInterval:
+		if j.Schedule.StartAt.After(limit) {
+			return nil, fieldErr("schedule.startAt", "more than 10 years ahead")
+		}
+	}
+	if !j.EndAt.IsZero() {
+		if !j.EndAt.After(c.Now) {
+			return nil, fieldErr("endAt", "%s is not in the future", j.EndAt.Format(time.RFC3339))
+		}
+		if j.EndAt.After(limit) {
+			return nil, fieldErr("endAt", "more than 10 years ahead")
+		}
+	}
+	return sp, nil
+}
+
+// firstRun is the job's next fire after now. A once job inside the
+// past-grace window fires now.
+func firstRun(sp *scheduler.Spec, now time.Time) (time.Time, bool) {
+	if sp.Type == store.ScheduleOnce && !sp.RunAt.After(now) {
+		return now, sp.End.IsZero() || now.Before(sp.End)
+	}
+	return sp.Next(now)
+}
+
+// arm sets the job's derived fields from its schedule: description and,
+// when enabled, nextRunAt (an error when it never fires again).
+func (c *Call) arm(j *store.Job, sp *scheduler.Spec) error {
+	j.Description = sp.DescribeWithZone()
+	j.NextRunAt, j.NextRunAtLocal = time.Time{}, ""
+	if j.State != store.JobEnabled {
+		return nil
+	}
+	next, ok := firstRun(sp, c.Now)
+	if !ok {
+		if !j.EndAt.IsZero() {
+			return fieldErr("endAt", "the schedule does not fire before %s", j.EndAt.Format(time.RFC3339))
+		}
+		return fieldErr("schedule", "never fires after %s", c.Now.Format(time.RFC3339))
+	}
+	j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
+	return nil
+}
+
+func (c *Call) result(j *store.Job) *JobResult {
+	res := &JobResult{Job: j, NextRuns: []time.Time{}}
+	if j.State != store.JobEnabled {
+		return res
+	}
+	sp, err := jobSpec(j)
+	if err != nil {
+		return res
+	}
+	res.NextRuns = append(res.NextRuns, j.NextRunAt)
+	res.NextRuns = append(res.NextRuns, sp.NextN(j.NextRunAt, NextRunsShown-1)...)
+	return res
+}
+
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return nil
+	case utf8.RuneCountInString(name) > MaxNameLen:
+		return fieldErr("name", "at most %d characters", MaxNameLen)
+	case jobIDPattern.MatchString(name):
+		return fieldErr("name", "must not look like a job id")
+	case !namePattern.MatchString(name):
+		return fieldErr("name", "letters, digits, spaces and _ . : ' - only, starting with a letter or digit")
+	}
+	return nil
+}
+
+func (c *Call) checkAction(a *store.TargetAction) error {
+	switch a.Type {
+	case store.ActionWorkflowStart:
+		if a.FunctionID != "" || len(a.FunctionArgs) > 0 {
+			return fieldErr("targetAction", "workflow_start takes workflowId and inputs only")
+		}
+		if a.WorkflowID == "" {
+			return fieldErr("targetAction.workflowId", "is required for workflow_start")
+		}
+		if !c.orch().Workflows[a.WorkflowID] {
+			return fieldErr("targetAction.workflowId", "no workflow %q in orchestrator %q", a.WorkflowID, c.orch().ID)
+		}
+		if b, _ := json.Marshal(a.Inputs); len(b) > MaxInputsBytes {
+			return fieldErr("targetAction.inputs", "%d bytes, at most %d", len(b), MaxInputsBytes)
+		}
+	case store.ActionCommandInvoke:
+		if a.WorkflowID != "" || a.Inputs != nil {
+			return fieldErr("targetAction", "command_invoke takes functionId and functionArgs only")
+		}
+		if a.FunctionID == "" {
+			return fieldErr("targetAction.functionId", "is required for command_invoke")
+		}
+		e, err := c.r.lookup(a.FunctionID)
+		if err != nil {
+			return fieldErr("targetAction.functionId", "%v", err)
+		}
+		args := a.FunctionArgs
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		raw, err := e.parseArgs(args)
+		if err == nil {
+			err = e.check(c, raw)
+		}
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return fieldErr(joinPath("targetAction.functionArgs", fe.Field), "%s", fe.Rule)
+		} else if err != nil {
+			return fieldErr("targetAction.functionArgs", "%v", err)
+		}
+		a.FunctionArgs = raw
+	default:
+		return fieldErr("targetAction.type", "must be workflow_start or command_invoke, got %q", a.Type)
+	}
+	return nil
+}
+
+func checkRef(ref *store.TargetRef) error {
+	if ref == nil {
+		return nil
+	}
+	switch ref.Channel {
+	case "slack":
+		if ref.ChannelID == "" {
+			return fieldErr("targetRef.channelId", "is required for slack")
+		}
+		if !channelPattern.MatchString(ref.ChannelID) {
+			return fieldErr("targetRef.channelId", "%q is neither a Slack channel id (C024BE91L) nor a #name", ref.ChannelID)
+		}
+	case "terminal":
+	default:
+		return fieldErr("targetRef.channel", "must be slack or terminal, got %q", ref.Channel)
+	}
+	if ref.ChannelProfileID != "" && !identPattern.MatchString(ref.ChannelProfileID) {
+		return fieldErr("targetRef.channelProfileId", "not a profile id")
+	}
+	switch ref.PostingMode {
+	case "":
+		ref.PostingMode = store.PostChannel
+	case store.PostChannel:
+	case store.PostThread:
+		if ref.ThreadTS == "" {
+			return fieldErr("targetRef.threadTs", "is required when postingMode is thread_reply")
+		}
+	default:
+		return fieldErr("targetRef.postingMode", "must be channel_post or thread_reply")
+	}
+	if ref.ThreadTS != "" && !threadTSPattern.MatchString(ref.ThreadTS) {
+		return fieldErr("targetRef.threadTs", "%q is not a Slack message ts (1700000000.000100)", ref.ThreadTS)
+	}
+	return nil
+}
+
+func checkJobID(id string) error {
+	if !jobIDPattern.MatchString(id) {
+		return fieldErr("jobId", "%q is not a job id (26 characters, as schedule.list shows)", id)
+	}
+	return nil
+}
+
+// getJob loads a job of this orchestrator; deleted jobs count as missing
+// unless withDeleted.
+func getJob(tx store.Tx, id string, withDeleted bool) (*store.Job, error) {
+	if err := checkJobID(id); err != nil {
+		return nil, err
+	}
+	j, err := tx.JobGet(id)
+	if err != nil {
+		return nil, err
+	}
+	if j.State == store.JobDeleted && !withDeleted {
+		return nil, fmt.Errorf("job %s: %w (deleted)", id, store.ErrNotFound)
+	}
+	return j, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// audit appends one event for a job change in the caller's transaction.
+func (c *Call) audit(tx store.Tx, action string, j *store.Job, before *store.Job, detail string) error {
+	ev := &store.AuditEvent{
+		At: c.Now, OrchestratorID: c.orch().ID, Actor: c.Actor, Action: action, Detail: detail,
+	}
+	if j != nil {
+		ev.JobID = j.JobID
+		ev.After = mustJSON(j)
+	}
+	if before != nil {
+		ev.Before = mustJSON(before)
+	}
+	if err := tx.AuditAppend(ev); err != nil {
+		return fmt.Errorf("append audit event: %w", err)
+	}
+	return nil
+}
+
+func (c *Call) logChange(action string, j *store.Job) {
+	c.r.log.Info("job changed", slog.String("orchestrator", c.orch().ID), slog.String("action", action),
+		slog.String("jobId", j.JobID), slog.String("state", string(j.State)),
+		slog.String("actor", c.Actor.Sender), slog.String("via", c.Actor.Via))
+}

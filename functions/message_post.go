@@ -1,0 +1,64 @@
+package functions
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"strings"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+//go:embed message_post.json
+var messagePostSchema []byte
+
+// MessagePostArgs are message.post's arguments; the queue worker reads
+// them back from an outgoing item's payload.
+type MessagePostArgs struct {
+	Text      string           `json:"text"`
+	TargetRef *store.TargetRef `json:"targetRef,omitempty"`
+}
+
+// MessagePostResult is what message.post returns.
+type MessagePostResult struct {
+	ItemID string          `json:"itemId"`
+	Queue  store.QueueName `json:"queue"`
+}
+
+func messagePost() Spec[MessagePostArgs] {
+	return Spec[MessagePostArgs]{ID: "message.post", Schema: messagePostSchema, Handle: postMessage, Check: checkMessage}
+}
+
+func checkMessage(_ *Call, a *MessagePostArgs) error {
+	if strings.TrimSpace(a.Text) == "" {
+		return fieldErr("text", "is blank")
+	}
+	return checkRef(a.TargetRef)
+}
+
+// postMessage queues the text for delivery in the outgoing queue, where a
+// channel's deliverer picks it up.
+func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) {
+	if err := checkMessage(c, a); err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	item := &store.QueueItem{
+		Queue: store.QueueOutgoing, Kind: store.KindReply, OrchestratorID: c.orch().ID,
+		ChannelProfileID: c.Actor.ChannelProfileID, Payload: payload, CreatedAt: c.Now, UpdatedAt: c.Now,
+	}
+	err = c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+		if err := tx.QueueAdd(item); err != nil {
+			return err
+		}
+		return tx.AuditAppend(&store.AuditEvent{At: c.Now, OrchestratorID: c.orch().ID, Actor: c.Actor,
+			Action: store.AuditMessagePosted, Detail: "item " + item.ItemID})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &MessagePostResult{ItemID: item.ItemID, Queue: item.Queue}, nil
+}

@@ -1,0 +1,448 @@
+package functions
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Errors a call can end in. Validation failures are *FieldError, which
+// unwraps to ErrInvalidArgs.
+var (
+	ErrInvalidArgs     = errors.New("invalid arguments")
+	ErrUnknownFunction = errors.New("unknown function")
+	ErrNotAllowed      = errors.New("function not available")
+	ErrQuota           = errors.New("job quota reached")
+	ErrConflict        = errors.New("conflict")
+)
+
+// FieldError is a validation failure: the argument path and the rule broken.
+type FieldError struct{ Field, Rule string }
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Rule }
+func (e *FieldError) Unwrap() error { return ErrInvalidArgs }
+
+func fieldErr(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Rule: fmt.Sprintf(format, args...)}
+}
+
+// MaxArgsBytes bounds the JSON arguments of one call.
+const MaxArgsBytes = 64 << 10
+
+// Orchestrator is what the functions need to know of the orchestrator
+// their registry serves.
+type Orchestrator struct {
+	ID        string
+	Timezone  string          // default zone for interval and once schedules
+	MaxJobs   int             // quota of jobs not deleted
+	Functions []string        // allowlist patterns ("schedule.*")
+	Workflows map[string]bool // ids of the workflows it defines
+}
+
+// Deps are a registry's collaborators.
+type Deps struct {
+	Store        store.Store
+	Orchestrator Orchestrator
+	Now          func() time.Time // default time.Now
+	Logger       *slog.Logger     // default: discard
+	// ChangedFunc is called after a committed change to a job's schedule or
+	// state, to wake the scheduler. It must not block.
+	ChangedFunc func()
+	// AllowedFunc decides whether a function id is in the allowlist; the
+	// default matches Orchestrator.Functions patterns.
+	AllowedFunc func(id string) bool
+}
+
+// Request is one call: a function, its JSON args, and who is calling.
+type Request struct {
+	Function string          `json:"function"`
+	Args     json.RawMessage `json:"args"`
+	Actor    store.Actor     `json:"-"`
+}
+
+// Spec declares one function: its id, JSON schema (one file beside the
+// handler) and handler. Args are decoded strictly into T.
+type Spec[T any] struct {
+	ID     string
+	Schema []byte
+	Handle func(ctx context.Context, c *Call, args *T) (any, error)
+	// Check validates args without executing, for nested validation of a
+	// job's command_invoke arguments. Optional.
+	Check func(c *Call, args *T) error
+}
+
+// Call is the context of one invocation.
+type Call struct {
+	Actor store.Actor
+	Now   time.Time
+	r     *Registry
+}
+
+type entry struct {
+	id     string
+	raw    []byte
+	schema *jsonschema.Schema
+	desc   string
+	call   func(ctx context.Context, c *Call, args json.RawMessage) (any, error)
+	check  func(c *Call, args json.RawMessage) error
+}
+
+// Registry is one orchestrator's set of functions.
+type Registry struct {
+	deps    Deps
+	entries map[string]*entry
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	entropy io.Reader
+}
+
+// NewRegistry returns a registry with every built-in function registered.
+// Calls are still limited to the orchestrator's allowlist.
+func NewRegistry(d Deps) *Registry {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.ChangedFunc == nil {
+		d.ChangedFunc = func() {}
+	}
+	r := &Registry{deps: d, entries: map[string]*entry{}, log: d.Logger,
+		entropy: ulid.Monotonic(rand.Reader, 0)}
+	if r.deps.AllowedFunc == nil {
+		r.deps.AllowedFunc = func(id string) bool { return matchFunction(d.Orchestrator.Functions, id) }
+	}
+	MustRegister(r, scheduleCreate())
+	MustRegister(r, scheduleList())
+	MustRegister(r, scheduleShow())
+	MustRegister(r, scheduleUpdate())
+	MustRegister(r, schedulePause())
+	MustRegister(r, scheduleResume())
+	MustRegister(r, scheduleDelete())
+	MustRegister(r, scheduleRunNow())
+	MustRegister(r, messagePost())
+	return r
+}
+
+func matchFunction(patterns []string, id string) bool {
+	for _, p := range patterns {
+		if p == "*" || p == id {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(id, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+var printer = message.NewPrinter(language.English)
+
+// MustRegister adds s to r. It panics on a duplicate id or a schema that
+// does not compile: both are programming errors found at startup.
+func MustRegister[T any](r *Registry, s Spec[T]) {
+	if _, dup := r.entries[s.ID]; dup {
+		panic("functions: duplicate function " + s.ID)
+	}
+	schema, desc, err := compileSchema(s.ID, s.Schema)
+	if err != nil {
+		panic("functions: schema of " + s.ID + ": " + err.Error())
+	}
+	decode := func(raw json.RawMessage) (*T, error) {
+		var args T
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&args); err != nil {
+			return nil, decodeError(err)
+		}
+		if dec.More() {
+			return nil, fieldErr("args", "trailing data after the JSON object")
+		}
+		return &args, nil
+	}
+	r.entries[s.ID] = &entry{
+		id: s.ID, raw: s.Schema, schema: schema, desc: desc,
+		call: func(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
+			args, err := decode(raw)
+			if err != nil {
+				return nil, err
+			}
+			return s.Handle(ctx, c, args)
+		},
+		check: func(c *Call, raw json.RawMessage) error {
+			args, err := decode(raw)
+			if err != nil || s.Check == nil {
+				return err
+			}
+			return s.Check(c, args)
+		},
+	}
+}
+
+func compileSchema(id string, raw []byte) (*jsonschema.Schema, string, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, "", err
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	url := id + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, "", err
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, "", err
+	}
+	var meta struct {
+		Description string `json:"description"`
+	}
+	json.Unmarshal(raw, &meta)
+	return sch, meta.Description, nil
+}
+
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fieldErr(orArgs(te.Field), "must be a %s", te.Type)
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fieldErr(strings.Trim(f, `"`), "unknown field")
+	}
+	var pe *time.ParseError
+	if errors.As(err, &pe) {
+		return fieldErr("args", "a time is not RFC 3339 (2026-11-27T14:00:00Z): %q", pe.Value)
+	}
+	return fieldErr("args", "%v", err)
+}
+
+func orArgs(path string) string {
+	if path == "" {
+		return "args"
+	}
+	return path
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// schemaError turns a schema failure into one FieldError: an unknown field
+// first (the most useful thing to fix), else the first failure found.
+func schemaError(ve *jsonschema.ValidationError) *FieldError {
+	var leaves []*jsonschema.ValidationError
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, e)
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	leaf := leaves[0]
+	for _, l := range leaves {
+		if _, ok := l.ErrorKind.(*kind.AdditionalProperties); ok {
+			leaf = l
+			break
+		}
+	}
+	path := strings.Join(leaf.InstanceLocation, ".")
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.Required:
+		return fieldErr(joinPath(path, k.Missing[0]), "is required")
+	case *kind.AdditionalProperties:
+		return fieldErr(joinPath(path, k.Properties[0]), "unknown field")
+	case *kind.Enum:
+		var opts []string
+		for _, w := range k.Want {
+			opts = append(opts, fmt.Sprint(w))
+		}
+		return fieldErr(orArgs(path), "must be one of %s, got %v", strings.Join(opts, ", "), k.Got)
+	case *kind.Type:
+		return fieldErr(orArgs(path), "must be %s, got %s", strings.Join(k.Want, " or "), k.Got)
+	case *kind.MaxLength:
+		return fieldErr(orArgs(path), "at most %d characters, got %d", k.Want, k.Got)
+	case *kind.MinLength:
+		return fieldErr(orArgs(path), "at least %d characters, got %d", k.Want, k.Got)
+	case *kind.Minimum:
+		return fieldErr(orArgs(path), "must be at least %s, got %s", k.Want.RatString(), k.Got.RatString())
+	case *kind.Maximum:
+		return fieldErr(orArgs(path), "must be at most %s, got %s", k.Want.RatString(), k.Got.RatString())
+	case *kind.Format:
+		if k.Want == "date-time" {
+			return fieldErr(orArgs(path), "must be an RFC 3339 date-time such as 2026-11-27T14:00:00Z, got %v", k.Got)
+		}
+		return fieldErr(orArgs(path), "must be a %s, got %v", k.Want, k.Got)
+	case *kind.MinProperties:
+		return fieldErr(orArgs(path), "needs at least %d fields, got %d", k.Want, k.Got)
+	}
+	return fieldErr(orArgs(path), "%s", leaf.ErrorKind.LocalizedString(printer))
+}
+
+// parseArgs checks size, JSON syntax, the schema and path traversal.
+func (e *entry) parseArgs(raw json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if len(raw) > MaxArgsBytes {
+		return nil, fieldErr("args", "%d bytes, at most %d", len(raw), MaxArgsBytes)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fieldErr("args", "not valid JSON: %v", err)
+	}
+	if err := e.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, schemaError(ve)
+		}
+		return nil, fieldErr("args", "%v", err)
+	}
+	if err := checkStrings(inst, ""); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// checkStrings refuses path traversal and file references in any string
+// argument: no argument names a file, so none has a reason to look like one.
+func checkStrings(v any, path string) error {
+	switch x := v.(type) {
+	case string:
+		if strings.Contains(x, "../") || strings.Contains(x, `..\`) || x == ".." ||
+			strings.HasPrefix(strings.ToLower(x), "file:") {
+			return fieldErr(orArgs(path), "path traversal and file references are not allowed")
+		}
+		if strings.ContainsRune(x, 0) {
+			return fieldErr(orArgs(path), "contains a NUL character")
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := checkStrings(k, path); err != nil {
+				return err
+			}
+			if err := checkStrings(e, joinPath(path, k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkStrings(e, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Registry) lookup(id string) (*entry, error) {
+	e := r.entries[id]
+	if e == nil {
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownFunction, id, strings.Join(r.IDs(), ", "))
+	}
+	if !r.deps.AllowedFunc(id) {
+		return nil, fmt.Errorf("%w: %q is not among the functions of orchestrator %q", ErrNotAllowed, id, r.deps.Orchestrator.ID)
+	}
+	return e, nil
+}
+
+// Call validates and executes one request. Every failure names what was
+// wrong and changes nothing.
+func (r *Registry) Call(ctx context.Context, req Request) (result any, err error) {
+	e, err := r.lookup(req.Function)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := e.parseArgs(req.Args)
+	if err != nil {
+		return nil, err
+	}
+	if req.Actor.Via == "" {
+		return nil, errors.New("call without an actor: Request.Actor.Via is required")
+	}
+	c := &Call{Actor: req.Actor, Now: r.deps.Now().UTC().Truncate(time.Second), r: r}
+	return e.call(ctx, c, raw)
+}
+
+// Validate checks a request as Call would, without executing it.
+func (r *Registry) Validate(req Request) error {
+	e, err := r.lookup(req.Function)
+	if err != nil {
+		return err
+	}
+	raw, err := e.parseArgs(req.Args)
+	if err != nil {
+		return err
+	}
+	return e.check(&Call{Actor: req.Actor, Now: r.deps.Now().UTC().Truncate(time.Second), r: r}, raw)
+}
+
+// IDs lists every registered function, sorted.
+func (r *Registry) IDs() []string {
+	ids := make([]string, 0, len(r.entries))
+	for id := range r.entries {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Allowed lists the registered functions the orchestrator may call, sorted.
+func (r *Registry) Allowed() []string {
+	var out []string
+	for _, id := range r.IDs() {
+		if r.deps.AllowedFunc(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Tool describes a function for an LLM: its name, description and the JSON
+// schema of its parameters, the same schema the server validates with.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Tools returns the allowed functions as tool definitions, sorted by name.
+func (r *Registry) Tools() []Tool {
+	var out []Tool
+	for _, id := range r.Allowed() {
+		e := r.entries[id]
+		out = append(out, Tool{Name: id, Description: e.desc, Parameters: e.raw})
+	}
+	return out
+}
+
+func (r *Registry) newID(t time.Time) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(t), r.entropy).String()
+}

@@ -1,0 +1,112 @@
+package functions
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+//go:embed schedule_create.json
+var scheduleCreateSchema []byte
+
+type scheduleCreateArgs struct {
+	OrchestratorID string             `json:"orchestratorId"`
+	Name           string             `json:"name"`
+	ScheduleType   string             `json:"scheduleType"`
+	Schedule       store.Schedule     `json:"schedule"`
+	EndAt          time.Time          `json:"endAt"`
+	TargetAction   store.TargetAction `json:"targetAction"`
+	TargetRef      *store.TargetRef   `json:"targetRef"`
+	MisfirePolicy  string             `json:"misfirePolicy"`
+	OverlapPolicy  string             `json:"overlapPolicy"`
+}
+
+func scheduleCreate() Spec[scheduleCreateArgs] {
+	return Spec[scheduleCreateArgs]{
+		ID: "schedule.create", Schema: scheduleCreateSchema,
+		Handle: func(ctx context.Context, c *Call, a *scheduleCreateArgs) (any, error) { return c.createJob(ctx, a) },
+		Check: func(c *Call, a *scheduleCreateArgs) error {
+			_, err := c.newJob(a)
+			return err
+		},
+	}
+}
+
+// newJob builds and validates the job a create call asks for.
+func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
+	if a.OrchestratorID != "" && a.OrchestratorID != c.orch().ID {
+		return nil, fieldErr("orchestratorId", "%q is not the orchestrator of this request (%q); it comes from the channel profile", a.OrchestratorID, c.orch().ID)
+	}
+	if err := checkName(a.Name); err != nil {
+		return nil, err
+	}
+	j := &store.Job{
+		JobID:          c.r.newID(c.Now),
+		OrchestratorID: c.orch().ID,
+		Name:           a.Name,
+		CreatedBy:      c.Actor,
+		ScheduleType:   a.ScheduleType,
+		Schedule:       a.Schedule,
+		EndAt:          a.EndAt,
+		TargetAction:   a.TargetAction,
+		TargetRef:      a.TargetRef,
+		State:          store.JobEnabled,
+		MisfirePolicy:  a.MisfirePolicy,
+		OverlapPolicy:  a.OverlapPolicy,
+		CreatedAt:      c.Now,
+		UpdatedAt:      c.Now,
+	}
+	if j.MisfirePolicy == "" {
+		j.MisfirePolicy = store.MisfireFireOnce
+	}
+	if j.OverlapPolicy == "" {
+		j.OverlapPolicy = store.OverlapSkip
+	}
+	sp, err := c.checkSchedule(j)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAction(&j.TargetAction); err != nil {
+		return nil, err
+	}
+	if err := checkRef(j.TargetRef); err != nil {
+		return nil, err
+	}
+	if err := c.arm(j, sp); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult, error) {
+	j, err := c.newJob(a)
+	if err != nil {
+		return nil, err
+	}
+	err = c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+		n, err := tx.JobCount(store.JobEnabled, store.JobPaused, store.JobDisabled)
+		if err != nil {
+			return err
+		}
+		if max := c.orch().MaxJobs; max > 0 && n >= max {
+			return fmt.Errorf("%w: orchestrator %q has %d jobs, its max_jobs; delete some first", ErrQuota, c.orch().ID, n)
+		}
+		if err := tx.JobPut(j); err != nil {
+			if errors.Is(err, store.ErrExists) {
+				return fieldErr("name", "%q is already the name of another job", j.Name)
+			}
+			return err
+		}
+		return c.audit(tx, store.AuditJobCreated, j, nil, j.Description)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.logChange(store.AuditJobCreated, j)
+	c.r.deps.ChangedFunc()
+	return c.result(j), nil
+}

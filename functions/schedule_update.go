@@ -1,0 +1,153 @@
+package functions
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+//go:embed schedule_update.json
+var scheduleUpdateSchema []byte
+
+// Opt is a patch field: Set when the key was present, Null when it was null.
+type Opt[T any] struct {
+	Set, Null bool
+	V         T
+}
+
+// UnmarshalJSON records presence; encoding/json calls it for null too.
+func (o *Opt[T]) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		o.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &o.V)
+}
+
+type scheduleUpdateArgs struct {
+	JobID         string                  `json:"jobId"`
+	Name          Opt[string]             `json:"name"`
+	ScheduleType  Opt[string]             `json:"scheduleType"`
+	Schedule      Opt[store.Schedule]     `json:"schedule"`
+	EndAt         Opt[time.Time]          `json:"endAt"`
+	TargetAction  Opt[store.TargetAction] `json:"targetAction"`
+	TargetRef     Opt[store.TargetRef]    `json:"targetRef"`
+	MisfirePolicy Opt[string]             `json:"misfirePolicy"`
+	OverlapPolicy Opt[string]             `json:"overlapPolicy"`
+}
+
+func scheduleUpdate() Spec[scheduleUpdateArgs] {
+	return Spec[scheduleUpdateArgs]{
+		ID: "schedule.update", Schema: scheduleUpdateSchema,
+		Handle: func(ctx context.Context, c *Call, a *scheduleUpdateArgs) (any, error) {
+			return c.change(ctx, a.JobID, store.AuditJobUpdated, func(j *store.Job) (bool, error) { return c.patch(j, a) })
+		},
+		Check: func(c *Call, a *scheduleUpdateArgs) error { return checkJobID(a.JobID) },
+	}
+}
+
+// patch applies an update to j; the schedule, when touched, is validated
+// again and the next run recomputed from now.
+func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
+	if a.Name.Set {
+		if err := checkName(a.Name.V); err != nil {
+			return false, err
+		}
+		j.Name = a.Name.V
+	}
+	rearm := false
+	if a.ScheduleType.Set {
+		if !a.Schedule.Set {
+			return false, fieldErr("schedule", "is required when scheduleType changes")
+		}
+		j.ScheduleType = a.ScheduleType.V
+		rearm = true
+	}
+	if a.Schedule.Set {
+		j.Schedule = a.Schedule.V
+		rearm = true
+	}
+	if a.EndAt.Set {
+		j.EndAt = a.EndAt.V // zero when null: no end
+		rearm = true
+	}
+	if a.TargetAction.Set {
+		j.TargetAction = a.TargetAction.V
+		if err := c.checkAction(&j.TargetAction); err != nil {
+			return false, err
+		}
+	}
+	if a.TargetRef.Set {
+		j.TargetRef = nil
+		if !a.TargetRef.Null {
+			ref := a.TargetRef.V
+			if err := checkRef(&ref); err != nil {
+				return false, err
+			}
+			j.TargetRef = &ref
+		}
+	}
+	if a.MisfirePolicy.Set {
+		j.MisfirePolicy = a.MisfirePolicy.V
+	}
+	if a.OverlapPolicy.Set {
+		j.OverlapPolicy = a.OverlapPolicy.V
+	}
+	if rearm {
+		// A disabled job (a once job that ran, or one past its end) given a
+		// new schedule runs again: that is what changing it asks for.
+		if j.State == store.JobDisabled {
+			j.State = store.JobEnabled
+		}
+		sp, err := c.checkSchedule(j)
+		if err != nil {
+			return false, err
+		}
+		if err := c.arm(j, sp); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// change runs fn on a job and stores the result with its audit event in
+// one transaction. fn reports whether it changed anything; an unchanged
+// job is returned as it is, with no event.
+func (c *Call) change(ctx context.Context, id, action string, fn func(j *store.Job) (bool, error)) (*JobResult, error) {
+	var out *store.Job
+	changed := false
+	err := c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+		j, err := getJob(tx, id, false)
+		if err != nil {
+			return err
+		}
+		before := j.Clone()
+		if changed, err = fn(j); err != nil || !changed {
+			out = j
+			return err
+		}
+		j.UpdatedAt = c.Now
+		if err := tx.JobPut(j); err != nil {
+			if errors.Is(err, store.ErrExists) {
+				return fieldErr("name", "%q is already the name of another job", j.Name)
+			}
+			return err
+		}
+		out = j
+		return c.audit(tx, action, j, before, j.Description)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		c.logChange(action, out)
+		c.r.deps.ChangedFunc()
+	}
+	return c.result(out), nil
+}
