@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/user"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/bolt"
+)
+
+// orch is one orchestrator opened for a command: its config, store and
+// function registry.
+type orch struct {
+	cfg   *config.Orchestrator
+	store *bolt.Store
+	reg   *functions.Registry
+}
+
+func (o *orch) Close() error { return o.store.Close() }
+
+func loadConfig(c commonFlags) (*config.Config, error) {
+	cfg, err := config.Find(c.config, c.data)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFunctions(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// checkFunctions rejects an allowlist entry or workflow step that names a
+// function schedbot does not have; config cannot know the registry.
+func checkFunctions(cfg *config.Config) error {
+	known := functions.NewRegistry(functions.Deps{}).IDs()
+	var errs []string
+	for _, id := range cfg.OrchestratorIDs() {
+		o := cfg.Orchestrators[id]
+		for i, p := range o.Functions {
+			if !matchesAny(p, known) {
+				errs = append(errs, fmt.Sprintf("orchestrators.%s.functions[%d]: %q matches no function (known: %s)", id, i, p, strings.Join(known, ", ")))
+			}
+		}
+		for _, wid := range sortedKeys(o.Workflows) {
+			for i, s := range o.Workflows[wid].Steps {
+				if !matchesAny(s.Function, known) {
+					errs = append(errs, fmt.Sprintf("orchestrators.%s.workflows.%s.steps[%d].function: unknown function %q", id, wid, i, s.Function))
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("config %s:\n%s", cfg.Source, strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+func matchesAny(pattern string, ids []string) bool {
+	for _, id := range ids {
+		if config.MatchFunction([]string{pattern}, id) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// pickOrchestrator resolves --orchestrator and --profile: a profile names
+// its orchestrator, and naming another one as well is a usage error.
+func pickOrchestrator(cfg *config.Config, orchID, profileID string) (*config.Orchestrator, *config.ChannelProfile, error) {
+	var prof *config.ChannelProfile
+	if profileID != "" {
+		p, err := cfg.Profile(profileID)
+		if err != nil {
+			return nil, nil, usagef("--profile: %v", err)
+		}
+		prof = p
+		if orchID != "" && orchID != p.OrchestratorID {
+			return nil, nil, usagef("--orchestrator %q conflicts with profile %q, which belongs to %q", orchID, profileID, p.OrchestratorID)
+		}
+		orchID = p.OrchestratorID
+	}
+	if orchID == "" {
+		o, err := cfg.DefaultOrchestrator()
+		if err != nil {
+			return nil, nil, usagef("%v", err)
+		}
+		return o, prof, nil
+	}
+	o, err := cfg.Orchestrator(orchID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, prof, nil
+}
+
+func storePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) }
+
+// openOrch opens an orchestrator's store and builds its registry.
+func openOrch(o *config.Orchestrator, log *slog.Logger) (*orch, error) {
+	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	workflows := map[string]bool{}
+	for id := range o.Workflows {
+		workflows[id] = true
+	}
+	reg := functions.NewRegistry(functions.Deps{
+		Store: st,
+		Orchestrator: functions.Orchestrator{
+			ID: o.ID, Timezone: o.Timezone, MaxJobs: o.MaxJobs, Functions: o.Functions, Workflows: workflows,
+		},
+		Logger: log,
+	})
+	return &orch{cfg: o, store: st, reg: reg}, nil
+}
+
+// cliActor is the person at the terminal: the OS user, via cli.
+func cliActor(profileID string) store.Actor {
+	a := store.Actor{ChannelProfileID: profileID, Via: store.ViaCLI, SenderID: fmt.Sprint(os.Getuid())}
+	if u, err := user.Current(); err == nil {
+		a.Sender = u.Username
+	} else if name := os.Getenv("USER"); name != "" {
+		a.Sender = name
+	}
+	return a
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

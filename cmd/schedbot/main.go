@@ -1,0 +1,136 @@
+// Command schedbot is the one binary: the daemon, the CLI that calls any
+// function, the audit log reviewer and the cron tools.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errSilent) {
+			fmt.Fprintln(os.Stderr, "schedbot: "+err.Error())
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// Exit codes: 0 ok, 1 the operation failed, 2 usage.
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// usageError is a mistake in how schedbot was called.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// errSilent ends a command that has already said why it failed.
+var errSilent = errors.New("failed")
+
+func exitCode(err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+const usage = `schedbot — a conversational scheduling agent
+
+Usage:
+  schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--json]
+  schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
+  schedbot audit verify [--orchestrator ID]
+  schedbot cron next --tz IANA [--after RFC3339] [--count N] EXPR
+  schedbot cron describe [--tz IANA] EXPR
+  schedbot functions [--orchestrator ID] [--json]
+  schedbot version
+
+Every command takes --config FILE (or $SCHEDBOT_CONFIG; else ./schedbot.yaml if
+present; else the embedded default) and --data DIR (the embedded default's data
+directory, ./.schedbot by default).
+
+Exit status: 0 ok, 1 the operation failed, 2 usage.
+`
+
+// Run runs one schedbot command with args (without the program name).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "call":
+		return runCall(ctx, rest, stdout, stderr)
+	case "audit":
+		return runAudit(ctx, rest, stdout, stderr)
+	case "cron":
+		return runCron(ctx, rest, stdout, stderr)
+	case "functions":
+		return runFunctions(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		return runVersion(stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usagef("unknown command %q", cmd)
+}
+
+// parseFlags parses flags that may stand before, between or after the
+// positional arguments (stopping at "--"), and returns the positionals.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%s", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("schedbot "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// commonFlags are the flags every command that reads the config takes.
+type commonFlags struct {
+	config, data string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "config file (default $SCHEDBOT_CONFIG, ./schedbot.yaml, or the embedded default)")
+	fs.StringVar(&c.data, "data", "", "data directory of the embedded default (default ./.schedbot)")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
