@@ -1,0 +1,33 @@
+# schedbot — see README.md. Every target works on a fresh machine with Go 1.26.
+GO      ?= go
+BIN     ?= bin/schedbot
+FUZZTIME ?= 10s
+ARGS    ?= call schedule.list
+
+.PHONY: build test bench lint fuzz run clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/schedbot
+
+test:
+	$(GO) test -race ./...
+
+# Benchmarks behind the figures in the issues' closing notes.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# A short run of each fuzz target (go test -fuzz takes one target at a time).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzCronNext$$' -fuzztime $(FUZZTIME) ./scheduler
+	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
+
+# Runs schedbot on the embedded default: make run ARGS='call schedule.list'
+run:
+	$(GO) run ./cmd/schedbot $(ARGS)
+
+clean:
+	rm -rf bin
