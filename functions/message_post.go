@@ -42,20 +42,31 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 	if err := checkMessage(c, a); err != nil {
 		return nil, err
 	}
+	item := &store.QueueItem{
+		Queue: store.QueueOutgoing, Kind: store.KindReply, OrchestratorID: c.orch().ID,
+		ChannelProfileID: c.Actor.ChannelProfileID, CreatedAt: c.Now, UpdatedAt: c.Now,
+	}
+	if o := c.Origin; o != nil {
+		// From a job's run: to the job's target, correlated with the run.
+		item.JobID, item.ExecutionID = o.JobID, o.ExecutionID
+		if a.TargetRef == nil {
+			a.TargetRef = o.TargetRef
+		}
+		if o.ProfileID != "" {
+			item.ChannelProfileID = o.ProfileID
+		}
+	}
 	payload, err := json.Marshal(a)
 	if err != nil {
 		return nil, err
 	}
-	item := &store.QueueItem{
-		Queue: store.QueueOutgoing, Kind: store.KindReply, OrchestratorID: c.orch().ID,
-		ChannelProfileID: c.Actor.ChannelProfileID, Payload: payload, CreatedAt: c.Now, UpdatedAt: c.Now,
-	}
-	err = c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+	item.Payload = payload
+	err = c.update(ctx, func(tx store.Tx) error {
 		if err := tx.QueueAdd(item); err != nil {
 			return err
 		}
 		return tx.AuditAppend(&store.AuditEvent{At: c.Now, OrchestratorID: c.orch().ID, Actor: c.Actor,
-			Action: store.AuditMessagePosted, Detail: "item " + item.ItemID})
+			Action: store.AuditMessagePosted, JobID: item.JobID, ExecutionID: item.ExecutionID, Detail: "item " + item.ItemID})
 	})
 	if err != nil {
 		return nil, err

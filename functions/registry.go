@@ -76,6 +76,17 @@ type Request struct {
 	Function string          `json:"function"`
 	Args     json.RawMessage `json:"args"`
 	Actor    store.Actor     `json:"-"`
+	// Origin is set when a job's run makes the call; message.post then
+	// delivers to the job's target and is correlated with the run.
+	Origin *Origin `json:"-"`
+}
+
+// Origin is the job run on whose behalf a function is called.
+type Origin struct {
+	JobID       string
+	ExecutionID string
+	TargetRef   *store.TargetRef // the job's; nil: where it was created
+	ProfileID   string           // the channel profile the job came from
 }
 
 // Spec declares one function: its id, JSON schema (one file beside the
@@ -91,9 +102,35 @@ type Spec[T any] struct {
 
 // Call is the context of one invocation.
 type Call struct {
-	Actor store.Actor
-	Now   time.Time
-	r     *Registry
+	Actor  store.Actor
+	Now    time.Time
+	Origin *Origin
+	r      *Registry
+	tx     store.Tx // set by CallTx: every read and write goes through it
+}
+
+// update runs fn in the caller's transaction (CallTx) or a new one.
+func (c *Call) update(ctx context.Context, fn func(store.Tx) error) error {
+	if c.tx != nil {
+		return fn(c.tx)
+	}
+	return c.r.deps.Store.Update(ctx, fn)
+}
+
+// view runs fn in the caller's transaction (CallTx) or a new read one.
+func (c *Call) view(ctx context.Context, fn func(store.Tx) error) error {
+	if c.tx != nil {
+		return fn(c.tx)
+	}
+	return c.r.deps.Store.View(ctx, fn)
+}
+
+// changed wakes the scheduler after a committed change; inside CallTx the
+// caller commits, so it calls NotifyChanged itself.
+func (c *Call) changed() {
+	if c.tx == nil {
+		c.r.deps.ChangedFunc()
+	}
 }
 
 type entry struct {
@@ -371,9 +408,24 @@ func (r *Registry) lookup(id string) (*entry, error) {
 	return e, nil
 }
 
-// Call validates and executes one request. Every failure names what was
-// wrong and changes nothing.
-func (r *Registry) Call(ctx context.Context, req Request) (result any, err error) {
+// Call validates and executes one request in its own transaction. Every
+// failure names what was wrong and changes nothing.
+func (r *Registry) Call(ctx context.Context, req Request) (any, error) {
+	return r.call(ctx, nil, req)
+}
+
+// CallTx executes req inside the caller's write transaction tx, so that its
+// effects commit (or roll back) with the caller's. When it returns an error
+// the caller must roll tx back: the handler may have written part of its
+// change. After committing, the caller calls NotifyChanged.
+func (r *Registry) CallTx(ctx context.Context, tx store.Tx, req Request) (any, error) {
+	return r.call(ctx, tx, req)
+}
+
+// NotifyChanged wakes whoever watches for job changes (the scheduler).
+func (r *Registry) NotifyChanged() { r.deps.ChangedFunc() }
+
+func (r *Registry) call(ctx context.Context, tx store.Tx, req Request) (any, error) {
 	e, err := r.lookup(req.Function)
 	if err != nil {
 		return nil, err
@@ -385,7 +437,7 @@ func (r *Registry) Call(ctx context.Context, req Request) (result any, err error
 	if req.Actor.Via == "" {
 		return nil, errors.New("call without an actor: Request.Actor.Via is required")
 	}
-	c := &Call{Actor: req.Actor, Now: r.deps.Now().UTC().Truncate(time.Second), r: r}
+	c := &Call{Actor: req.Actor, Now: r.deps.Now().UTC().Truncate(time.Second), Origin: req.Origin, r: r, tx: tx}
 	return e.call(ctx, c, raw)
 }
 

@@ -87,7 +87,7 @@ func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult
 	if err != nil {
 		return nil, err
 	}
-	err = c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+	err = c.update(ctx, func(tx store.Tx) error {
 		n, err := tx.JobCount(store.JobEnabled, store.JobPaused, store.JobDisabled)
 		if err != nil {
 			return err
@@ -107,6 +107,6 @@ func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult
 		return nil, err
 	}
 	c.logChange(store.AuditJobCreated, j)
-	c.r.deps.ChangedFunc()
+	c.changed()
 	return c.result(j), nil
 }

@@ -32,7 +32,7 @@ func listJobs(ctx context.Context, c *Call, a *scheduleListArgs) (any, error) {
 		p.States = []store.JobState{store.JobState(a.State)}
 	}
 	var page *store.JobPage
-	err := c.r.deps.Store.View(ctx, func(tx store.Tx) (err error) {
+	err := c.view(ctx, func(tx store.Tx) (err error) {
 		page, err = tx.JobList(p)
 		return err
 	})

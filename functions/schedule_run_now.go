@@ -19,11 +19,6 @@ type RunNowResult struct {
 	ItemID string     `json:"itemId"`
 }
 
-// TriggerPayload is the payload of a trigger queue item.
-type TriggerPayload struct {
-	Manual bool `json:"manual,omitempty"`
-}
-
 func scheduleRunNow() Spec[jobIDArgs] {
 	return Spec[jobIDArgs]{ID: "schedule.run_now", Schema: scheduleRunNowSchema, Check: checkJobIDArgs, Handle: runNow}
 }
@@ -32,7 +27,7 @@ func scheduleRunNow() Spec[jobIDArgs] {
 // the job's schedule and nextRunAt are left as they are.
 func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 	var res RunNowResult
-	err := c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+	err := c.update(ctx, func(tx store.Tx) error {
 		j, err := getJob(tx, a.JobID, false)
 		if err != nil {
 			return err
@@ -46,7 +41,7 @@ func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 		if err := tx.RunPut(run); err != nil {
 			return err
 		}
-		payload, _ := json.Marshal(TriggerPayload{Manual: true})
+		payload, _ := json.Marshal(store.TriggerPayload{Manual: true})
 		item := &store.QueueItem{
 			ItemID: itemID, Kind: store.KindTrigger, OrchestratorID: j.OrchestratorID,
 			ChannelProfileID: c.Actor.ChannelProfileID, JobID: j.JobID, ExecutionID: run.ExecutionID,
@@ -56,6 +51,7 @@ func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 			return fmt.Errorf("queue trigger: %w", err)
 		}
 		j.LastRunAt, j.RunCount, j.UpdatedAt = c.Now, j.RunCount+1, c.Now
+		j.LastResult = &store.Result{ExecutionID: run.ExecutionID, Status: string(store.RunDispatched)}
 		if err := tx.JobPut(j); err != nil {
 			return err
 		}
@@ -72,6 +68,6 @@ func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 		return nil, err
 	}
 	c.logChange(store.AuditJobTriggered, res.Job)
-	c.r.deps.ChangedFunc()
+	c.changed()
 	return &res, nil
 }

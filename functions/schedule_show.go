@@ -25,7 +25,7 @@ func showJob(ctx context.Context, c *Call, a *scheduleShowArgs) (any, error) {
 		n = *a.Runs
 	}
 	var res *JobResult
-	err := c.r.deps.Store.View(ctx, func(tx store.Tx) error {
+	err := c.view(ctx, func(tx store.Tx) error {
 		j, err := getJob(tx, a.JobID, true)
 		if err != nil {
 			return err

@@ -122,7 +122,7 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 func (c *Call) change(ctx context.Context, id, action string, fn func(j *store.Job) (bool, error)) (*JobResult, error) {
 	var out *store.Job
 	changed := false
-	err := c.r.deps.Store.Update(ctx, func(tx store.Tx) error {
+	err := c.update(ctx, func(tx store.Tx) error {
 		j, err := getJob(tx, id, false)
 		if err != nil {
 			return err
@@ -147,7 +147,7 @@ func (c *Call) change(ctx context.Context, id, action string, fn func(j *store.J
 	}
 	if changed {
 		c.logChange(action, out)
-		c.r.deps.ChangedFunc()
+		c.changed()
 	}
 	return c.result(out), nil
 }

@@ -233,6 +233,11 @@ type QueueItem struct {
 	UpdatedAt        time.Time       `json:"updatedAt"`
 }
 
+// TriggerPayload is the payload of a trigger queue item.
+type TriggerPayload struct {
+	Manual bool `json:"manual,omitempty"`
+}
+
 // AuditEvent is one append-only record of who did what.
 type AuditEvent struct {
 	Seq            uint64          `json:"seq"`
@@ -264,6 +269,10 @@ const (
 	AuditTriggerFailed     = "trigger.failed"
 	AuditMisfireRecovered  = "misfire.recovered"
 	AuditMessagePosted     = "message.queued"
+	AuditTriggerDuplicate  = "trigger.duplicate"
+	AuditDeliveryFailed    = "delivery.dead_lettered"
+	AuditSchedulerStarted  = "scheduler.started"
+	AuditSchedulerStopped  = "scheduler.stopped"
 )
 
 // AuditBody is the canonical encoding of ev that its hash covers: every
