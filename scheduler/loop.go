@@ -1,0 +1,361 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Options tune a Scheduler. A nil *Options means the defaults.
+type Options struct {
+	OrchestratorID string
+	Logger         *slog.Logger
+	// Batch is the most jobs fired in one transaction. Default 2000.
+	Batch int
+	// Grace is how late a window may fire and still count as on time;
+	// later than that, the job's misfire policy applies. Default 1 minute.
+	Grace time.Duration
+	// MaxWait is the safety-net wake interval. Default 1 minute.
+	MaxWait time.Duration
+	// DispatchedFunc is called after a commit, once per fired window, with
+	// how late it fired. It must not block.
+	DispatchedFunc func(j *store.Job, r *store.Run, lateness time.Duration)
+	// RecordedFunc is called after a commit for every run record written
+	// (dispatched, skipped, missed). It must not block.
+	RecordedFunc func(r *store.Run)
+	// ArmedFunc is called each time the loop arms its timer, with the
+	// instant it will wake at. For tests and benchmarks.
+	ArmedFunc func(at time.Time)
+}
+
+// Scheduler fires one orchestrator's due jobs by writing trigger items into
+// its incoming queue. It never runs an action itself.
+type Scheduler struct {
+	st   store.Store
+	opt  Options
+	log  *slog.Logger
+	wake chan struct{}
+}
+
+// New returns a scheduler over st.
+func New(st store.Store, opts *Options) *Scheduler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.OrchestratorID == "" {
+		o.OrchestratorID = "default"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Batch <= 0 {
+		o.Batch = 2000
+	}
+	if o.Grace <= 0 {
+		o.Grace = time.Minute
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = time.Minute
+	}
+	return &Scheduler{st: st, opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)), wake: make(chan struct{}, 1)}
+}
+
+// Wake makes Run look at the store again. It never blocks.
+func (s *Scheduler) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+var schedulerActor = store.Actor{Via: store.ViaScheduler, Sender: "schedbot", SenderID: "scheduler"}
+
+// Run fires due jobs until ctx is done. On start it first applies each
+// job's misfire policy to windows that passed while schedbot was down.
+// Between wakes it sleeps until the earliest nextRunAt (read from the
+// store's index, not a scan), at most MaxWait, or until Wake.
+func (s *Scheduler) Run(ctx context.Context) error {
+	if err := s.auditLifecycle(ctx, store.AuditSchedulerStarted); err != nil {
+		return err
+	}
+	s.log.Info("scheduler started")
+	defer func() {
+		// ctx is done by now; the stop event still deserves to be written.
+		if err := s.auditLifecycle(context.WithoutCancel(ctx), store.AuditSchedulerStopped); err != nil {
+			s.log.Error("record scheduler stop", slog.Any("error", err))
+		}
+		s.log.Info("scheduler stopped")
+	}()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		if _, err := s.FireDue(ctx, time.Now()); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// A store error is logged and retried at the next wake; the
+			// loop must outlive a full disk or a busy file.
+			s.log.Error("fire due jobs", slog.Any("error", err))
+		}
+		wait := s.opt.MaxWait
+		var next time.Time
+		var ok bool
+		err := s.st.View(ctx, func(tx store.Tx) (err error) {
+			next, ok, err = tx.JobNextRunAt()
+			return err
+		})
+		if err != nil && ctx.Err() == nil {
+			s.log.Error("read next run", slog.Any("error", err))
+		}
+		if ok {
+			wait = min(max(time.Until(next), 0), wait)
+		}
+		if s.opt.ArmedFunc != nil {
+			s.opt.ArmedFunc(time.Now().Add(wait))
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		case <-s.wake:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+	}
+}
+
+func (s *Scheduler) auditLifecycle(ctx context.Context, action string) error {
+	return s.st.Update(ctx, func(tx store.Tx) error {
+		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor, Action: action})
+	})
+}
+
+// fired is what one window's dispatch produced, reported after commit.
+type fired struct {
+	job      *store.Job
+	run      *store.Run
+	lateness time.Duration
+}
+
+// FireDue fires every job due at now, in transactions of at most Batch
+// jobs, and returns how many windows it dispatched.
+func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
+	now = now.UTC()
+	total := 0
+	for {
+		var out []fired
+		var records []*store.Run
+		n := 0
+		err := s.st.Update(ctx, func(tx store.Tx) error {
+			out, records = out[:0], records[:0]
+			jobs, err := tx.JobsDue(now, s.opt.Batch)
+			if err != nil {
+				return err
+			}
+			n = len(jobs)
+			for _, j := range jobs {
+				f, recs, err := s.fireJob(tx, j, now)
+				if err != nil {
+					return fmt.Errorf("fire job %s: %w", j.JobID, err)
+				}
+				if f != nil {
+					out = append(out, *f)
+				}
+				records = append(records, recs...)
+			}
+			return nil
+		})
+		if err != nil {
+			return total, err
+		}
+		for _, f := range out {
+			s.log.Info("trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
+				slog.Time("scheduledAt", f.run.ScheduledAt), slog.Duration("lateness", f.lateness))
+			if s.opt.DispatchedFunc != nil {
+				s.opt.DispatchedFunc(f.job, f.run, f.lateness)
+			}
+		}
+		if s.opt.RecordedFunc != nil {
+			for _, r := range records {
+				s.opt.RecordedFunc(r)
+			}
+		}
+		total += len(out)
+		if n < s.opt.Batch {
+			return total, nil
+		}
+	}
+}
+
+// maxCounted bounds how many missed windows are counted one by one.
+const maxCounted = 1_000_000
+
+// fireJob handles one due job in tx: it applies the misfire and overlap
+// policies, writes the run record, the trigger item and the audit events,
+// and moves the job on to its next window (or disables it).
+func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, []*store.Run, error) {
+	sp, err := NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
+	if err != nil {
+		before := j.Clone()
+		// A stored job that no longer parses (say, a zone removed from
+		// tzdata) is disabled, not retried forever.
+		j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
+		j.LastResult = &store.Result{Status: string(store.RunFailed), Error: err.Error()}
+		j.UpdatedAt = now
+		if err := tx.JobPut(j); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, s.audit(tx, now, store.AuditJobDisabled, j, before, "schedule no longer valid: "+err.Error())
+	}
+	// Count the windows due: the scheduled one and any later ones up to now.
+	count := 1
+	last := j.NextRunAt
+	for count < maxCounted {
+		t, ok := sp.Next(last)
+		if !ok || t.After(now) {
+			break
+		}
+		count++
+		last = t
+	}
+	onTime := now.Sub(last) <= s.opt.Grace
+	var fire time.Time // the window to dispatch; zero: none
+	var records []*store.Run
+	switch {
+	case count == 1 && onTime:
+		fire = last
+	case j.MisfirePolicy == store.MisfireSkip:
+		missed := count
+		if onTime {
+			fire, missed = last, count-1
+		}
+		if missed > 0 {
+			r := &store.Run{ExecutionID: store.ExecutionID(j.JobID, j.NextRunAt), JobID: j.JobID, ScheduledAt: j.NextRunAt,
+				CompletedAt: now, Status: store.RunMissed, Missed: missed,
+				Reason: fmt.Sprintf("skip_missed: %d window(s) passed while schedbot was not running", missed)}
+			if existing, err := tx.RunGet(r.ExecutionID); err == nil && existing.Status != store.RunMissed {
+				r = nil // this window was dispatched before; nothing was missed
+			} else if err := tx.RunPut(r); err != nil {
+				return nil, nil, err
+			}
+			if r != nil {
+				records = append(records, r)
+				if err := s.audit(tx, now, store.AuditMisfireRecovered, j, nil, r.Reason); err != nil {
+					return nil, nil, err
+				}
+				s.log.Warn("misfire recovered", slog.String("jobId", j.JobID), slog.String("policy", j.MisfirePolicy), slog.Int("missed", missed))
+			}
+		}
+	default: // fire_once_on_recovery: one fire now for the latest window
+		fire = last
+		detail := fmt.Sprintf("fire_once_on_recovery: %d window(s) due, the latest %s fired %s late", count, last.Format(time.RFC3339), now.Sub(last).Round(time.Second))
+		if err := s.audit(tx, now, store.AuditMisfireRecovered, j, nil, detail); err != nil {
+			return nil, nil, err
+		}
+		s.log.Warn("misfire recovered", slog.String("jobId", j.JobID), slog.String("policy", store.MisfireFireOnce), slog.Int("due", count))
+	}
+
+	var out *fired
+	if !fire.IsZero() {
+		f, rec, err := s.dispatch(tx, j, fire, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = f
+		if rec != nil {
+			records = append(records, rec)
+		}
+	}
+	// Back on the grid: the first window after now.
+	next, ok := sp.Next(now)
+	if !ok {
+		j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
+	} else {
+		j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
+	}
+	j.UpdatedAt = now
+	if err := tx.JobPut(j); err != nil {
+		return nil, nil, err
+	}
+	if j.State == store.JobDisabled {
+		reason := "no run after this one"
+		if !j.EndAt.IsZero() {
+			reason = "past its end " + j.EndAt.Format(time.RFC3339)
+		}
+		if err := s.audit(tx, now, store.AuditJobDisabled, j, nil, reason); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, records, nil
+}
+
+// dispatch writes one window's run record and trigger item, unless the
+// window was already dispatched (its executionId exists) or the previous
+// run is still going and the job's overlap policy is skip.
+func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (*fired, *store.Run, error) {
+	execID := store.ExecutionID(j.JobID, window)
+	if _, err := tx.RunGet(execID); err == nil {
+		return nil, nil, nil // dispatched before (a clock step back); never twice
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, nil, err
+	}
+	if j.OverlapPolicy != store.OverlapAllow && j.LastResult != nil && j.LastResult.ExecutionID != "" {
+		prev, err := tx.RunGet(j.LastResult.ExecutionID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, nil, err
+		}
+		if prev != nil && (prev.Status == store.RunDispatched || prev.Status == store.RunRunning) {
+			r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
+				Status: store.RunSkipped, Reason: "previous_still_running"}
+			if err := tx.RunPut(r); err != nil {
+				return nil, nil, err
+			}
+			ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+				Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
+				Detail: "previous run " + prev.ExecutionID + " is still " + string(prev.Status)}
+			return nil, r, tx.AuditAppend(ev)
+		}
+	}
+	r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, DispatchedAt: now, Status: store.RunDispatched}
+	if err := tx.RunPut(r); err != nil {
+		return nil, nil, err
+	}
+	payload, _ := json.Marshal(store.TriggerPayload{})
+	item := &store.QueueItem{
+		Kind: store.KindTrigger, OrchestratorID: j.OrchestratorID, ChannelProfileID: j.CreatedBy.ChannelProfileID,
+		JobID: j.JobID, ExecutionID: execID, ScheduledAt: window, TriggerAt: now, Payload: payload,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if err := tx.QueueAdd(item); err != nil {
+		return nil, nil, err
+	}
+	j.LastRunAt, j.RunCount = now, j.RunCount+1
+	j.LastResult = &store.Result{ExecutionID: execID, Status: string(store.RunDispatched)}
+	ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+		Action: store.AuditTriggerDispatched, JobID: j.JobID, ExecutionID: execID,
+		Detail: "window " + window.Format(time.RFC3339)}
+	if err := tx.AuditAppend(ev); err != nil {
+		return nil, nil, err
+	}
+	return &fired{job: j, run: r, lateness: now.Sub(window)}, r, nil
+}
+
+func (s *Scheduler) audit(tx store.Tx, now time.Time, action string, j *store.Job, before *store.Job, detail string) error {
+	ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor, Action: action, JobID: j.JobID, Detail: detail}
+	if before != nil {
+		ev.Before, _ = json.Marshal(before)
+		ev.After, _ = json.Marshal(j)
+	}
+	return tx.AuditAppend(ev)
+}

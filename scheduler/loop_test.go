@@ -1,0 +1,434 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/bolt"
+)
+
+func newTestStore(t *testing.T) store.Store {
+	t.Helper()
+	st, err := bolt.Open(filepath.Join(t.TempDir(), "automation.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+var actor = store.Actor{Via: store.ViaCLI, Sender: "ada", SenderID: "1000"}
+
+// registry creates jobs the way people do, with "now" from the clock
+// (fake inside a synctest bubble).
+func registry(st store.Store, wake func()) *functions.Registry {
+	return functions.NewRegistry(functions.Deps{Store: st, ChangedFunc: wake, Orchestrator: functions.Orchestrator{
+		ID: "default", Timezone: "UTC", MaxJobs: 100000, Functions: []string{"schedule.*", "message.post"}}})
+}
+
+func mustCreate(t *testing.T, reg *functions.Registry, args string) *store.Job {
+	t.Helper()
+	res, err := reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: json.RawMessage(args), Actor: actor})
+	if err != nil {
+		t.Fatalf("create %s: %v", args, err)
+	}
+	return res.(*functions.JobResult).Job
+}
+
+func cronJob(expr, tz string, extra string) string {
+	return fmt.Sprintf(`{"scheduleType":"cron","schedule":{"cron":%q,"timezone":%q},%s
+		"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`, expr, tz, extra)
+}
+
+func mustCreateJob(t *testing.T, st store.Store, expr, tz string) *store.Job {
+	t.Helper()
+	return mustCreate(t, registry(st, nil), cronJob(expr, tz, ""))
+}
+
+func triggers(t *testing.T, st store.Store) []*store.QueueItem {
+	t.Helper()
+	var items []*store.QueueItem
+	err := st.View(t.Context(), func(tx store.Tx) (err error) {
+		items, err = tx.QueueList(&store.QueueListParams{Queue: store.QueueIncoming, Limit: 100000})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func requireTriggers(t *testing.T, st store.Store, want ...string) {
+	t.Helper()
+	got := []string{}
+	for _, it := range triggers(t, st) {
+		got = append(got, it.ScheduledAt.UTC().Format(time.RFC3339))
+	}
+	if want == nil {
+		want = []string{}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("trigger windows (-want +got):\n%s", d)
+	}
+}
+
+func runs(t *testing.T, st store.Store, jobID string) []*store.Run {
+	t.Helper()
+	var rs []*store.Run
+	if err := st.View(t.Context(), func(tx store.Tx) (err error) { rs, err = tx.RunList(jobID, 1000); return }); err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func getJob(t *testing.T, st store.Store, id string) *store.Job {
+	t.Helper()
+	var j *store.Job
+	if err := st.View(t.Context(), func(tx store.Tx) (err error) { j, err = tx.JobGet(id); return }); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func auditActions(t *testing.T, st store.Store, jobID string) []string {
+	t.Helper()
+	var evs []*store.AuditEvent
+	if err := st.View(t.Context(), func(tx store.Tx) (err error) {
+		evs, err = tx.AuditList(&store.AuditListParams{JobID: jobID})
+		return
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Action)
+	}
+	return out
+}
+
+func startLoop(t *testing.T, s *scheduler.Scheduler) (stop func()) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- s.Run(ctx) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	}
+}
+
+func TestScheduler_Run_SpringForwardFiresOnceAtTheJump(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(time.Date(2026, 3, 8, 6, 0, 0, 0, time.UTC))) // 01:00 EST
+		st := newTestStore(t)
+		mustCreateJob(t, st, "30 2 * * *", "America/New_York")
+		stop := startLoop(t, scheduler.New(st, nil))
+		time.Sleep(2 * time.Hour)
+		synctest.Wait()
+		requireTriggers(t, st, "2026-03-08T07:00:00Z") // 03:00 EDT, once
+		stop()
+	})
+}
+
+func TestScheduler_Run_FallBackFiresOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(time.Date(2026, 11, 1, 4, 0, 0, 0, time.UTC))) // 00:00 EDT
+		st := newTestStore(t)
+		mustCreateJob(t, st, "30 1 * * *", "America/New_York")
+		// allow: no worker runs the triggers, so skip would stop at the first.
+		every := mustCreate(t, registry(st, nil), cronJob("*/30 * * * *", "America/New_York", `"overlapPolicy":"allow",`))
+		stop := startLoop(t, scheduler.New(st, nil))
+		time.Sleep(3 * time.Hour)
+		synctest.Wait()
+		stop()
+		var fixed, wild []string
+		for _, it := range triggers(t, st) {
+			w := it.ScheduledAt.Format("15:04")
+			if it.JobID == every.JobID {
+				wild = append(wild, w)
+			} else {
+				fixed = append(fixed, w)
+			}
+		}
+		if d := cmp.Diff([]string{"05:30"}, fixed); d != "" {
+			t.Errorf("01:30 fixed (-want +got):\n%s", d)
+		}
+		// Every 30 real minutes, through both passes of 01:xx.
+		if d := cmp.Diff([]string{"04:30", "05:00", "05:30", "06:00", "06:30", "07:00"}, wild); d != "" {
+			t.Errorf("*/30 (-want +got):\n%s", d)
+		}
+	})
+}
+
+func TestScheduler_Run_WakeFiresANewJobOnTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		var s *scheduler.Scheduler
+		var lateness []time.Duration
+		s = scheduler.New(st, &scheduler.Options{DispatchedFunc: func(_ *store.Job, _ *store.Run, l time.Duration) {
+			lateness = append(lateness, l)
+		}})
+		stop := startLoop(t, s)
+		synctest.Wait() // armed for the one-minute safety wake: no jobs
+		time.Sleep(5 * time.Second)
+		runAt := time.Now().Add(20 * time.Second).UTC().Truncate(time.Second)
+		mustCreate(t, registry(st, s.Wake), fmt.Sprintf(`{"scheduleType":"once","schedule":{"runAt":%q},
+			"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`, runAt.Format(time.RFC3339)))
+		time.Sleep(21 * time.Second)
+		synctest.Wait()
+		stop()
+		requireTriggers(t, st, runAt.Format(time.RFC3339))
+		if len(lateness) != 1 || lateness[0] != 0 {
+			t.Errorf("lateness = %v, want one fire exactly on time", lateness)
+		}
+	})
+}
+
+func TestScheduler_Run_SafetyWakeAtLeastEveryMinute(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		var armed []time.Time
+		s := scheduler.New(st, &scheduler.Options{ArmedFunc: func(at time.Time) { armed = append(armed, at) }})
+		stop := startLoop(t, s)
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		stop()
+		if len(armed) < 5 {
+			t.Fatalf("armed %d times in 5 minutes", len(armed))
+		}
+		for i := 1; i < len(armed); i++ {
+			if d := armed[i].Sub(armed[i-1]); d > time.Minute {
+				t.Errorf("wake %d came %s after the previous", i, d)
+			}
+		}
+	})
+}
+
+func TestFireDue_MisfireFireOnceOnRecovery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		j := mustCreate(t, registry(st, nil), cronJob("0 * * * *", "UTC", ""))
+		// Down for five and a half hours: windows at +1h … +5h passed.
+		now := j.NextRunAt.Add(4*time.Hour + 30*time.Minute)
+		s := scheduler.New(st, nil)
+		n, err := s.FireDue(t.Context(), now)
+		if err != nil || n != 1 {
+			t.Fatalf("FireDue = %d, %v; want one fire", n, err)
+		}
+		requireTriggers(t, st, j.NextRunAt.Add(4*time.Hour).Format(time.RFC3339))
+		got := getJob(t, st, j.JobID)
+		if want := j.NextRunAt.Add(5 * time.Hour); !got.NextRunAt.Equal(want) {
+			t.Errorf("next = %s, want %s (back on the grid)", got.NextRunAt, want)
+		}
+		acts := auditActions(t, st, j.JobID)
+		if !strings.Contains(strings.Join(acts, " "), "misfire.recovered trigger.dispatched") {
+			t.Errorf("audit = %v", acts)
+		}
+	})
+}
+
+func TestFireDue_MisfireSkipMissedRecordsOneMissedRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		j := mustCreate(t, registry(st, nil), cronJob("0 * * * *", "UTC", `"misfirePolicy":"skip_missed",`))
+		now := j.NextRunAt.Add(4*time.Hour + 30*time.Minute)
+		if n, err := scheduler.New(st, nil).FireDue(t.Context(), now); err != nil || n != 0 {
+			t.Fatalf("FireDue = %d, %v; want nothing fired", n, err)
+		}
+		requireTriggers(t, st)
+		rs := runs(t, st, j.JobID)
+		if len(rs) != 1 || rs[0].Status != store.RunMissed || rs[0].Missed != 5 || !strings.Contains(rs[0].Reason, "5 window(s)") {
+			t.Errorf("runs = %+v", rs)
+		}
+		// On time again after the gap: the next window fires normally.
+		next := getJob(t, st, j.JobID).NextRunAt
+		if n, _ := scheduler.New(st, nil).FireDue(t.Context(), next); n != 1 {
+			t.Errorf("the next window fired %d times", n)
+		}
+	})
+}
+
+func TestFireDue_OverlapSkipsWhilePreviousRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		reg := registry(st, nil)
+		skip := mustCreate(t, reg, cronJob("* * * * *", "UTC", ""))
+		allow := mustCreate(t, reg, cronJob("* * * * *", "UTC", `"overlapPolicy":"allow",`))
+		s := scheduler.New(st, nil)
+		first := skip.NextRunAt
+		if n, _ := s.FireDue(t.Context(), first); n != 2 {
+			t.Fatalf("first window fired %d", n)
+		}
+		// Nothing has run the first triggers; the next window comes.
+		if n, _ := s.FireDue(t.Context(), first.Add(time.Minute)); n != 1 {
+			t.Fatalf("second window fired %d, want only the allow job", n)
+		}
+		rs := runs(t, st, skip.JobID)
+		if len(rs) != 2 || rs[0].Status != store.RunSkipped || rs[0].Reason != "previous_still_running" {
+			t.Errorf("skip job runs = %+v", rs)
+		}
+		if rs := runs(t, st, allow.JobID); len(rs) != 2 || rs[0].Status != store.RunDispatched {
+			t.Errorf("allow job runs = %+v", rs)
+		}
+		if acts := auditActions(t, st, skip.JobID); acts[len(acts)-1] != store.AuditTriggerSkipped {
+			t.Errorf("audit = %v", acts)
+		}
+	})
+}
+
+func TestFireDue_OnceAndEndAtDisable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+		st := newTestStore(t)
+		reg := registry(st, nil)
+		once := mustCreate(t, reg, `{"scheduleType":"once","schedule":{"runAt":"2026-11-22T13:00:00Z"},
+			"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`)
+		ending := mustCreate(t, reg, cronJob("0 13 * * *", "UTC", `"endAt":"2026-11-23T12:00:00Z",`))
+		paused := mustCreate(t, reg, cronJob("0 13 * * *", "UTC", ""))
+		reg.Call(t.Context(), functions.Request{Function: "schedule.pause", Args: json.RawMessage(`{"jobId":"` + paused.JobID + `"}`), Actor: actor})
+		deleted := mustCreate(t, reg, cronJob("0 13 * * *", "UTC", ""))
+		reg.Call(t.Context(), functions.Request{Function: "schedule.delete", Args: json.RawMessage(`{"jobId":"` + deleted.JobID + `"}`), Actor: actor})
+
+		stop := startLoop(t, scheduler.New(st, nil))
+		time.Sleep(3 * 24 * time.Hour)
+		synctest.Wait()
+		stop()
+		requireTriggers(t, st, "2026-11-22T13:00:00Z", "2026-11-22T13:00:00Z")
+		for _, id := range []string{once.JobID, ending.JobID} {
+			if j := getJob(t, st, id); j.State != store.JobDisabled || !j.NextRunAt.IsZero() {
+				t.Errorf("job %s after its last run = %s next %s", id, j.State, j.NextRunAt)
+			}
+		}
+		if len(runs(t, st, paused.JobID))+len(runs(t, st, deleted.JobID)) != 0 {
+			t.Error("a paused or deleted job fired")
+		}
+	})
+}
+
+func TestFireDue_ClockStepsBackDoNotDoubleFire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		j := mustCreate(t, registry(st, nil), cronJob("*/5 * * * *", "UTC", `"overlapPolicy":"allow",`))
+		s := scheduler.New(st, nil)
+		at := j.NextRunAt
+		s.FireDue(t.Context(), at)
+		for _, back := range []time.Duration{time.Second, 5 * time.Minute, time.Hour} {
+			if n, _ := s.FireDue(t.Context(), at.Add(-back)); n != 0 {
+				t.Errorf("clock %s back: fired %d", back, n)
+			}
+		}
+		if n, _ := s.FireDue(t.Context(), at); n != 0 {
+			t.Errorf("same instant again fired %d", n)
+		}
+		if len(triggers(t, st)) != 1 {
+			t.Errorf("%d triggers, want 1", len(triggers(t, st)))
+		}
+		// And a step forward applies the misfire policy: one fire.
+		if n, _ := s.FireDue(t.Context(), at.Add(time.Hour)); n != 1 {
+			t.Errorf("clock an hour forward fired %d, want 1", n)
+		}
+	})
+}
+
+func TestFireDue_ManyJobsInBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		at := time.Now().Add(time.Hour).Truncate(time.Minute)
+		err := st.Update(t.Context(), func(tx store.Tx) error {
+			for i := range 2500 {
+				j := &store.Job{JobID: fmt.Sprintf("01K%023d", i), OrchestratorID: "default", ScheduleType: "once",
+					Schedule: store.Schedule{RunAt: at, Timezone: "UTC"}, State: store.JobEnabled, NextRunAt: at,
+					TargetAction:  store.TargetAction{Type: store.ActionCommandInvoke, FunctionID: "message.post", FunctionArgs: json.RawMessage(`{"text":"x"}`)},
+					MisfirePolicy: store.MisfireFireOnce, OverlapPolicy: store.OverlapSkip}
+				if err := tx.JobPut(j); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := scheduler.New(st, &scheduler.Options{Batch: 1000}).FireDue(t.Context(), at)
+		if err != nil || n != 2500 {
+			t.Fatalf("FireDue = %d, %v", n, err)
+		}
+		if got := len(triggers(t, st)); got != 2500 {
+			t.Errorf("%d triggers", got)
+		}
+	})
+}
+
+// failingStore makes the nth QueueAdd of an Update fail, as a full disk would.
+type failingStore struct {
+	store.Store
+	n int
+}
+
+type failingTx struct {
+	store.Tx
+	left *int
+}
+
+func (f *failingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	left := f.n
+	return f.Store.Update(ctx, func(tx store.Tx) error { return fn(&failingTx{Tx: tx, left: &left}) })
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (t *failingTx) QueueAdd(it *store.QueueItem) error {
+	if *t.left--; *t.left <= 0 {
+		return errDiskFull
+	}
+	return t.Tx.QueueAdd(it)
+}
+
+func TestFireDue_FailureLeavesNoPartialState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		reg := registry(st, nil)
+		var jobs []*store.Job
+		for range 3 {
+			jobs = append(jobs, mustCreate(t, reg, cronJob("* * * * *", "UTC", "")))
+		}
+		at := jobs[0].NextRunAt
+		var before []*store.AuditEvent
+		st.View(t.Context(), func(tx store.Tx) (err error) { before, err = tx.AuditList(nil); return })
+		_, err := scheduler.New(&failingStore{Store: st, n: 3}, nil).FireDue(t.Context(), at)
+		if !errors.Is(err, errDiskFull) {
+			t.Fatalf("FireDue = %v, want the disk error", err)
+		}
+		requireTriggers(t, st)
+		for _, j := range jobs {
+			if len(runs(t, st, j.JobID)) != 0 || !getJob(t, st, j.JobID).NextRunAt.Equal(at) {
+				t.Errorf("job %s changed by a failed transaction", j.JobID)
+			}
+		}
+		var after []*store.AuditEvent
+		st.View(t.Context(), func(tx store.Tx) (err error) { after, err = tx.AuditList(nil); return })
+		if len(after) != len(before) {
+			t.Errorf("%d audit events written by a failed transaction", len(after)-len(before))
+		}
+		// The loop carries on: once the disk has room, the window fires.
+		var fired atomic.Int32
+		s := scheduler.New(st, &scheduler.Options{DispatchedFunc: func(*store.Job, *store.Run, time.Duration) { fired.Add(1) }})
+		if n, err := s.FireDue(t.Context(), at); err != nil || n != 3 || fired.Load() != 3 {
+			t.Errorf("retry: %d, %v (callbacks %d)", n, err, fired.Load())
+		}
+	})
+}
