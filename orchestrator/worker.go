@@ -1,0 +1,509 @@
+// Package orchestrator is the queue worker of one orchestrator: it claims
+// items from incoming into processing, runs triggers (command_invoke and
+// workflow_start) and messages, and delivers outgoing items through the
+// channel deliverers, retrying with backoff and dead-lettering what cannot
+// be delivered.
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/store"
+)
+
+// Deliverer sends outgoing messages on one channel kind (terminal, slack).
+type Deliverer interface {
+	// Deliver sends d. An error wrapped by Permanent is not retried. A
+	// deliverer that can tell it already sent d.ItemID returns nil.
+	Deliver(ctx context.Context, d *Delivery) error
+}
+
+// Delivery is one outgoing message, its target resolved.
+type Delivery struct {
+	ItemID         string
+	OrchestratorID string
+	JobID          string
+	ExecutionID    string
+	Text           string
+	Target         store.TargetRef
+	Attempt        int // 1 for the first try
+}
+
+// PermanentError is a delivery failure that retrying cannot fix.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent marks err as not worth retrying.
+func Permanent(err error) error { return &PermanentError{Err: err} }
+
+// Message is the payload of a message item: what a person wrote, and where.
+type Message struct {
+	Text      string `json:"text"`
+	SenderID  string `json:"senderId,omitempty"`
+	Sender    string `json:"sender,omitempty"`
+	ChannelID string `json:"channelId,omitempty"`
+	ThreadTS  string `json:"threadTs,omitempty"`
+	MessageTS string `json:"messageTs,omitempty"`
+	Timezone  string `json:"timezone,omitempty"`
+	Via       string `json:"via,omitempty"`
+}
+
+// MessageHandler turns a person's message into a reply. The worker's
+// default executes a message that is a JSON function call and explains
+// anything else; the selector replaces it.
+type MessageHandler func(ctx context.Context, item *store.QueueItem, m *Message) (reply string)
+
+// Options configure a Worker.
+type Options struct {
+	OrchestratorID string
+	Store          store.Store
+	Registry       *functions.Registry
+	Workflows      map[string]*config.Workflow
+	Deliverers     map[string]Deliverer // by channel kind
+	// ProfileChannels maps a channel profile id to its channel kind.
+	ProfileChannels map[string]string
+	// DefaultTarget is where a message with no target and no profile goes.
+	DefaultTarget store.TargetRef
+	Messages      MessageHandler
+	Logger        *slog.Logger
+	Batch         int           // items per transaction; default 256
+	MaxAttempts   int           // delivery attempts before dead-letter; default 5
+	Backoff       time.Duration // first retry delay, doubling; default 2s
+	MaxBackoff    time.Duration // default 5m
+	Poll          time.Duration // idle re-check; default 1s
+	KeepDone      time.Duration // how long done items are kept; default 24h
+	// RunFunc is called after commit for every run that finished.
+	RunFunc func(r *store.Run)
+	// DeliveryFailedFunc is called for each failed delivery attempt.
+	DeliveryFailedFunc func(channel string, dead bool)
+}
+
+// Worker runs one orchestrator's queue.
+type Worker struct {
+	opt  Options
+	log  *slog.Logger
+	wake chan struct{}
+}
+
+// NewWorker returns a worker; Run starts it.
+func NewWorker(o Options) *Worker {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Batch <= 0 {
+		o.Batch = 256
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 5
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 2 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 5 * time.Minute
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.KeepDone <= 0 {
+		o.KeepDone = 24 * time.Hour
+	}
+	if o.DefaultTarget.Channel == "" {
+		o.DefaultTarget.Channel = config.ChannelTerminal
+	}
+	w := &Worker{opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)), wake: make(chan struct{}, 1)}
+	if w.opt.Messages == nil {
+		w.opt.Messages = w.jsonCallMessages
+	}
+	return w
+}
+
+// Wake makes Run look at the queue now. It never blocks.
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run works the queue until ctx is done. It first returns items a crash
+// left in processing to incoming; the item in hand when ctx ends is
+// finished before Run returns.
+func (w *Worker) Run(ctx context.Context) error {
+	n, err := w.Recover(ctx)
+	if err != nil {
+		return fmt.Errorf("recover processing items: %w", err)
+	}
+	if n > 0 {
+		w.log.Warn("requeued items left in processing", slog.Int("items", n))
+	}
+	lastPrune := time.Time{}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		// The item in hand finishes even when ctx ends meanwhile.
+		work := context.WithoutCancel(ctx)
+		busy, err := w.Step(work)
+		if err != nil {
+			w.log.Error("queue step", slog.Any("error", err))
+		}
+		if time.Since(lastPrune) > time.Minute {
+			if err := w.prune(work); err != nil {
+				w.log.Error("prune done items", slog.Any("error", err))
+			}
+			lastPrune = time.Now()
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if busy && err == nil {
+			continue
+		}
+		timer.Reset(w.opt.Poll)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		case <-w.wake:
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+		}
+	}
+}
+
+// Recover moves items left in processing back to incoming.
+func (w *Worker) Recover(ctx context.Context) (int, error) {
+	n := 0
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		n = 0
+		for {
+			items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueProcessing, Limit: 1000})
+			if err != nil || len(items) == 0 {
+				return err
+			}
+			for _, it := range items {
+				it.Queue, it.UpdatedAt = store.QueueIncoming, time.Now().UTC()
+				if err := tx.QueuePut(it); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+	})
+	return n, err
+}
+
+// Step claims and runs one batch of incoming items, then delivers one batch
+// of outgoing ones. busy says whether there was anything to do.
+func (w *Worker) Step(ctx context.Context) (busy bool, err error) {
+	n, err := w.processIncoming(ctx)
+	if err != nil {
+		return n > 0, err
+	}
+	m, err := w.deliverOutgoing(ctx)
+	return n+m > 0, err
+}
+
+func now() time.Time { return time.Now().UTC() }
+
+// processIncoming claims a batch (marking trigger runs running in the same
+// transaction) and runs it: triggers together in one transaction, falling
+// back to one transaction each when any of them fails; messages one by one.
+func (w *Worker) processIncoming(ctx context.Context) (int, error) {
+	var items []*store.QueueItem
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		items, err = tx.QueueClaim(now(), w.opt.Batch)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if it.Kind == store.KindTrigger {
+				if err := markRunning(tx, it); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || len(items) == 0 {
+		return 0, err
+	}
+	var triggers []*store.QueueItem
+	for _, it := range items {
+		switch it.Kind {
+		case store.KindTrigger:
+			triggers = append(triggers, it)
+		case store.KindMessage:
+			w.handleMessage(ctx, it)
+		default:
+			w.finishUnknown(ctx, it)
+		}
+	}
+	return len(items), w.runTriggers(ctx, triggers)
+}
+
+func markRunning(tx store.Tx, it *store.QueueItem) error {
+	r, err := tx.RunGet(it.ExecutionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // handled (and failed) when the trigger runs
+	} else if err != nil {
+		return err
+	}
+	if r.Status != store.RunDispatched {
+		return nil
+	}
+	r.Status, r.StartedAt = store.RunRunning, now()
+	return tx.RunPut(r)
+}
+
+// finished is a trigger's outcome, reported after commit.
+type finished struct {
+	item *store.QueueItem
+	run  *store.Run
+}
+
+func (w *Worker) runTriggers(ctx context.Context, items []*store.QueueItem) error {
+	if len(items) == 0 {
+		return nil
+	}
+	var done []finished
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		done = done[:0]
+		for _, it := range items {
+			f, err := w.runTrigger(ctx, tx, it)
+			if err != nil {
+				return err
+			}
+			done = append(done, f)
+		}
+		return nil
+	})
+	if err == nil {
+		w.after(done)
+		return nil
+	}
+	// One of them failed and the batch rolled back: one transaction each,
+	// so the others still complete and the failure is recorded alone.
+	for _, it := range items {
+		var f finished
+		err := w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
+			f, err = w.runTrigger(ctx, tx, it)
+			return err
+		})
+		var ae *actionError
+		if errors.As(err, &ae) {
+			err = w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
+				f, err = w.failTrigger(tx, it, ae.err)
+				return err
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("trigger %s: %w", it.ItemID, err)
+		}
+		w.after([]finished{f})
+	}
+	return nil
+}
+
+func (w *Worker) after(done []finished) {
+	changed := false
+	for _, f := range done {
+		if f.run == nil {
+			continue
+		}
+		changed = true
+		attrs := []any{slog.String("jobId", f.run.JobID), slog.String("executionId", f.run.ExecutionID), slog.String("status", string(f.run.Status))}
+		if f.run.Status == store.RunFailed {
+			w.log.Warn("trigger failed", append(attrs, slog.String("error", f.run.Error))...)
+		} else {
+			w.log.Info("trigger completed", attrs...)
+		}
+		if w.opt.RunFunc != nil {
+			w.opt.RunFunc(f.run)
+		}
+	}
+	if changed {
+		w.opt.Registry.NotifyChanged()
+		w.Wake() // outgoing items may be waiting
+	}
+}
+
+// actionError is a failure of a job's action (as opposed to the store):
+// the transaction is rolled back and the run recorded as failed.
+type actionError struct{ err error }
+
+func (e *actionError) Error() string { return e.err.Error() }
+
+var workerActor = store.Actor{Via: store.ViaScheduler, Sender: "schedbot", SenderID: "scheduler"}
+
+// runTrigger runs one trigger in tx: the action, the run's completion, the
+// job's lastResult and the item's move to done commit together.
+func (w *Worker) runTrigger(ctx context.Context, tx store.Tx, it *store.QueueItem) (finished, error) {
+	run, err := tx.RunGet(it.ExecutionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return w.dropItem(tx, it, "no run record for execution "+it.ExecutionID)
+	} else if err != nil {
+		return finished{}, err
+	}
+	if run.Status != store.RunDispatched && run.Status != store.RunRunning {
+		// Already ran (a redelivered trigger): never twice.
+		return w.dropItem(tx, it, fmt.Sprintf("duplicate trigger: run %s is already %s", run.ExecutionID, run.Status))
+	}
+	job, err := tx.JobGet(it.JobID)
+	if err != nil {
+		return finished{}, &actionError{fmt.Errorf("load job %s: %w", it.JobID, err)}
+	}
+	if job.State == store.JobDeleted {
+		return finished{}, &actionError{fmt.Errorf("job %s was deleted before this run started", job.JobID)}
+	}
+	if err := w.execute(ctx, tx, job, run, it); err != nil {
+		return finished{}, &actionError{err}
+	}
+	t := now()
+	run.Status, run.CompletedAt = store.RunCompleted, t
+	if run.StartedAt.IsZero() {
+		run.StartedAt = t
+	}
+	return finished{item: it, run: run}, w.complete(tx, it, run, job)
+}
+
+func (w *Worker) failTrigger(tx store.Tx, it *store.QueueItem, cause error) (finished, error) {
+	run, err := tx.RunGet(it.ExecutionID)
+	if err != nil {
+		return finished{}, err
+	}
+	t := now()
+	run.Status, run.CompletedAt, run.Error = store.RunFailed, t, cause.Error()
+	if run.StartedAt.IsZero() {
+		run.StartedAt = t
+	}
+	job, err := tx.JobGet(it.JobID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return finished{}, err
+	}
+	it.LastError = cause.Error()
+	if err := w.complete(tx, it, run, job); err != nil {
+		return finished{}, err
+	}
+	ev := &store.AuditEvent{At: t, OrchestratorID: w.opt.OrchestratorID, Actor: workerActor, Action: store.AuditTriggerFailed,
+		JobID: it.JobID, ExecutionID: it.ExecutionID, Detail: truncate(cause.Error(), 500)}
+	return finished{item: it, run: run}, tx.AuditAppend(ev)
+}
+
+// complete writes a finished run, the job's lastResult when this run is
+// its latest, and moves the item to done.
+func (w *Worker) complete(tx store.Tx, it *store.QueueItem, run *store.Run, job *store.Job) error {
+	if err := tx.RunPut(run); err != nil {
+		return err
+	}
+	if job != nil && job.LastResult != nil && job.LastResult.ExecutionID == run.ExecutionID {
+		job.LastResult = &store.Result{ExecutionID: run.ExecutionID, Status: string(run.Status), Error: run.Error}
+		if err := tx.JobPut(job); err != nil {
+			return err
+		}
+	}
+	it.Queue, it.UpdatedAt = store.QueueDone, now()
+	return tx.QueuePut(it)
+}
+
+func (w *Worker) dropItem(tx store.Tx, it *store.QueueItem, why string) (finished, error) {
+	it.Queue, it.UpdatedAt, it.LastError = store.QueueDone, now(), why
+	if err := tx.QueuePut(it); err != nil {
+		return finished{}, err
+	}
+	w.log.Warn("trigger dropped", slog.String("executionId", it.ExecutionID), slog.String("reason", why))
+	return finished{item: it}, tx.AuditAppend(&store.AuditEvent{OrchestratorID: w.opt.OrchestratorID, Actor: workerActor,
+		Action: store.AuditTriggerDuplicate, JobID: it.JobID, ExecutionID: it.ExecutionID, Detail: why})
+}
+
+// execute runs a job's action in tx. A panicking function is an error.
+func (w *Worker) execute(ctx context.Context, tx store.Tx, job *store.Job, run *store.Run, it *store.QueueItem) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("function panicked: %v", r)
+		}
+	}()
+	actor := workerActor
+	actor.ChannelProfileID = job.CreatedBy.ChannelProfileID
+	origin := &functions.Origin{JobID: job.JobID, ExecutionID: run.ExecutionID, TargetRef: job.TargetRef, ProfileID: job.CreatedBy.ChannelProfileID}
+	a := job.TargetAction
+	switch a.Type {
+	case store.ActionCommandInvoke:
+		_, err := w.opt.Registry.CallTx(ctx, tx, functions.Request{Function: a.FunctionID, Args: a.FunctionArgs, Actor: actor, Origin: origin})
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.FunctionID, err)
+		}
+		return nil
+	case store.ActionWorkflowStart:
+		wf := w.opt.Workflows[a.WorkflowID]
+		if wf == nil {
+			return fmt.Errorf("no workflow %q in orchestrator %q", a.WorkflowID, w.opt.OrchestratorID)
+		}
+		data := templateData(job, run, it)
+		for i, step := range wf.Steps {
+			args, err := render(step.Args, data)
+			if err != nil {
+				return fmt.Errorf("workflow %s step %d (%s): %w", a.WorkflowID, i+1, step.Function, err)
+			}
+			raw, err := json.Marshal(args)
+			if err != nil {
+				return fmt.Errorf("workflow %s step %d (%s): %w", a.WorkflowID, i+1, step.Function, err)
+			}
+			if _, err := w.opt.Registry.CallTx(ctx, tx, functions.Request{Function: step.Function, Args: raw, Actor: actor, Origin: origin}); err != nil {
+				return fmt.Errorf("workflow %s step %d (%s): %w", a.WorkflowID, i+1, step.Function, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown action type %q", a.Type)
+}
+
+func (w *Worker) finishUnknown(ctx context.Context, it *store.QueueItem) {
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		it.Queue, it.LastError = store.QueueDead, fmt.Sprintf("unknown item kind %q", it.Kind)
+		return tx.QueuePut(it)
+	})
+	if err != nil {
+		w.log.Error("dead-letter item", slog.String("itemId", it.ItemID), slog.Any("error", err))
+	}
+}
+
+func (w *Worker) prune(ctx context.Context) error {
+	cutoff := now().Add(-w.opt.KeepDone)
+	return w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueDone, Limit: 5000})
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if it.UpdatedAt.After(cutoff) {
+				continue
+			}
+			if err := tx.QueueDelete(it.ItemID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
