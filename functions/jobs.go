@@ -269,7 +269,7 @@ func mustJSON(v any) json.RawMessage {
 // audit appends one event for a job change in the caller's transaction.
 func (c *Call) audit(tx store.Tx, action string, j *store.Job, before *store.Job, detail string) error {
 	ev := &store.AuditEvent{
-		At: c.Now, OrchestratorID: c.orch().ID, Actor: c.Actor, Action: action, Detail: detail,
+		OrchestratorID: c.orch().ID, Actor: c.Actor, Action: action, Detail: detail,
 	}
 	if j != nil {
 		ev.JobID = j.JobID

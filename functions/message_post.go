@@ -65,7 +65,7 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 		if err := tx.QueueAdd(item); err != nil {
 			return err
 		}
-		return tx.AuditAppend(&store.AuditEvent{At: c.Now, OrchestratorID: c.orch().ID, Actor: c.Actor,
+		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: c.orch().ID, Actor: c.Actor,
 			Action: store.AuditMessagePosted, JobID: item.JobID, ExecutionID: item.ExecutionID, Detail: "item " + item.ItemID})
 	})
 	if err != nil {

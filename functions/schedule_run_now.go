@@ -55,7 +55,7 @@ func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 		if err := tx.JobPut(j); err != nil {
 			return err
 		}
-		ev := &store.AuditEvent{At: c.Now, OrchestratorID: j.OrchestratorID, Actor: c.Actor,
+		ev := &store.AuditEvent{OrchestratorID: j.OrchestratorID, Actor: c.Actor,
 			Action: store.AuditJobTriggered, JobID: j.JobID, ExecutionID: run.ExecutionID,
 			Detail: "run now", Before: mustJSON(before), After: mustJSON(j)}
 		if err := tx.AuditAppend(ev); err != nil {

@@ -164,6 +164,9 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 				return err
 			}
 			n = len(jobs)
+			if n > 0 {
+				s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
+			}
 			for _, j := range jobs {
 				f, recs, err := s.fireJob(tx, j, now)
 				if err != nil {
@@ -181,7 +184,7 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 		}
 		for _, f := range out {
 			s.log.Info("trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
-				slog.Time("scheduledAt", f.run.ScheduledAt), slog.Duration("lateness", f.lateness))
+				slog.Time("scheduledAt", f.run.ScheduledAt), slog.Float64("latenessSeconds", f.lateness.Seconds()))
 			if s.opt.DispatchedFunc != nil {
 				s.opt.DispatchedFunc(f.job, f.run, f.lateness)
 			}

@@ -111,8 +111,9 @@ func pickOrchestrator(cfg *config.Config, orchID, profileID string) (*config.Orc
 
 func storePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) }
 
-// openOrch opens an orchestrator's store and builds its registry.
-func openOrch(o *config.Orchestrator, log *slog.Logger) (*orch, error) {
+// openOrch opens an orchestrator's store and builds its registry; changed
+// is called after each committed job change (nil: nothing to wake).
+func openOrch(o *config.Orchestrator, log *slog.Logger, changed func()) (*orch, error) {
 	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
 	if err != nil {
 		return nil, err
@@ -126,7 +127,8 @@ func openOrch(o *config.Orchestrator, log *slog.Logger) (*orch, error) {
 		Orchestrator: functions.Orchestrator{
 			ID: o.ID, Timezone: o.Timezone, MaxJobs: o.MaxJobs, Functions: o.Functions, Workflows: workflows,
 		},
-		Logger: log,
+		Logger:      log,
+		ChangedFunc: changed,
 	})
 	return &orch{cfg: o, store: st, reg: reg}, nil
 }

@@ -3,19 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
-	"github.com/schedbot/schedbot/store/bolt"
 )
 
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,9 +33,9 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usagef("audit takes no arguments (did you mean `audit verify`?), got %q", pos[0])
 	}
-	p := &store.AuditListParams{JobID: *jobID, Actor: *actor}
+	q := auditQuery{Orchestrator: *orchID, JobID: *jobID, Actor: *actor, Limit: *limit}
 	if *since != "" {
-		if p.Since, err = parseSince(*since, time.Now()); err != nil {
+		if q.Since, err = parseSince(*since, time.Now()); err != nil {
 			return usagef("--since: %v", err)
 		}
 	}
@@ -51,24 +46,14 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	orchs, err := selectOrchestrators(cfg, *orchID)
+	var events []*store.AuditEvent
+	if c := dialDaemon(cfg); c != nil {
+		err = c.do(ctx, "/v1/audit", q, &events)
+	} else {
+		events, err = auditEvents(ctx, cfg, viewDirect, q)
+	}
 	if err != nil {
 		return err
-	}
-	var events []*store.AuditEvent
-	for _, o := range orchs {
-		err := viewStore(ctx, o, func(tx store.Tx) error {
-			evs, err := tx.AuditList(p)
-			events = append(events, evs...)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("orchestrator %s: %w", o.ID, err)
-		}
-	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].At.Before(events[j].At) })
-	if *limit > 0 && len(events) > *limit {
-		events = events[len(events)-*limit:]
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -115,35 +100,6 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
-func selectOrchestrators(cfg *config.Config, id string) ([]*config.Orchestrator, error) {
-	if id != "" {
-		o, err := cfg.Orchestrator(id)
-		if err != nil {
-			return nil, err
-		}
-		return []*config.Orchestrator{o}, nil
-	}
-	var out []*config.Orchestrator
-	for _, id := range cfg.OrchestratorIDs() {
-		out = append(out, cfg.Orchestrators[id])
-	}
-	return out, nil
-}
-
-// viewStore reads an orchestrator's store; one that was never created
-// reads as empty rather than being created by a read.
-func viewStore(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
-	if _, err := os.Stat(storePath(o)); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return st.View(ctx, fn)
-}
-
 func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("audit verify", stderr)
 	var common commonFlags
@@ -160,26 +116,22 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	orchs, err := selectOrchestrators(cfg, *orchID)
+	var results []verifyResult
+	if c := dialDaemon(cfg); c != nil {
+		err = c.do(ctx, "/v1/audit/verify", auditQuery{Orchestrator: *orchID}, &results)
+	} else {
+		results, err = verifyAudit(ctx, cfg, viewDirect, *orchID)
+	}
 	if err != nil {
 		return err
 	}
 	failed := false
-	for _, o := range orchs {
-		var n int
-		err := viewStore(ctx, o, func(tx store.Tx) (err error) {
-			n, err = tx.AuditVerify()
-			return err
-		})
-		var ce *store.ChainError
-		switch {
-		case errors.As(err, &ce):
-			fmt.Fprintf(stdout, "%s: BROKEN at record %d: %s (%d records before it are intact)\n", o.ID, ce.Seq, ce.Reason, n)
+	for _, r := range results {
+		if r.BrokenAt > 0 {
+			fmt.Fprintf(stdout, "%s: BROKEN at record %d: %s (%d records before it are intact)\n", r.Orchestrator, r.BrokenAt, r.Reason, r.Records)
 			failed = true
-		case err != nil:
-			return fmt.Errorf("orchestrator %s: %w", o.ID, err)
-		default:
-			fmt.Fprintf(stdout, "%s: %d records, hash chain intact\n", o.ID, n)
+		} else {
+			fmt.Fprintf(stdout, "%s: %d records, hash chain intact\n", r.Orchestrator, r.Records)
 		}
 	}
 	if failed {

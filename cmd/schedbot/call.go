@@ -53,12 +53,19 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	oc, err := openOrch(o, discardLogger())
-	if err != nil {
-		return err
+	var res any
+	if c := dialDaemon(cfg); c != nil {
+		// serve holds the store: go through it, so its scheduler wakes too.
+		res = resultFor(pos[0])
+		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw)}, res)
+	} else {
+		var oc *orch
+		if oc, err = openOrch(o, discardLogger(), nil); err != nil {
+			return err
+		}
+		defer oc.Close()
+		res, err = oc.reg.Call(ctx, functions.Request{Function: pos[0], Args: raw, Actor: cliActor(*profileID)})
 	}
-	defer oc.Close()
-	res, err := oc.reg.Call(ctx, functions.Request{Function: pos[0], Args: raw, Actor: cliActor(*profileID)})
 	if err != nil {
 		return err
 	}

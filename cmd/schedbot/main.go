@@ -53,9 +53,11 @@ func exitCode(err error) int {
 const usage = `schedbot — a conversational scheduling agent
 
 Usage:
+  schedbot serve [--delivery-log FILE] [--metrics ADDR]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
   schedbot audit verify [--orchestrator ID]
+  schedbot queue [--orchestrator ID] [--queue NAME] [--limit N] [--json]
   schedbot cron next --tz IANA [--after RFC3339] [--count N] EXPR
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
@@ -78,6 +80,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "call":
 		return runCall(ctx, rest, stdout, stderr)
+	case "serve":
+		return runServe(ctx, rest, stdout, stderr)
+	case "queue":
+		return runQueue(ctx, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
 	case "cron":

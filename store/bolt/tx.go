@@ -368,7 +368,7 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 		item.UpdatedAt = item.CreatedAt
 	}
 	if item.ItemID == "" {
-		item.ItemID = t.s.newID(item.CreatedAt)
+		item.ItemID = t.s.newID(now) // claim order is arrival order
 	}
 	if t.bucket(bucketQueueIdx).Get([]byte(item.ItemID)) != nil {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)

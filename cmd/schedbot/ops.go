@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/bolt"
+)
+
+// The read operations below run the same way in the CLI (opening each
+// store for the moment) and in the daemon (on the stores it holds), so
+// `schedbot audit` prints the same whichever path it took.
+
+// viewer reads one orchestrator's store.
+type viewer func(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error
+
+// viewDirect opens the store for one read; one that was never created
+// reads as empty rather than being created by a read.
+func viewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
+	if _, err := os.Stat(storePath(o)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return st.View(ctx, fn)
+}
+
+func selectOrchestrators(cfg *config.Config, id string) ([]*config.Orchestrator, error) {
+	if id != "" {
+		o, err := cfg.Orchestrator(id)
+		if err != nil {
+			return nil, err
+		}
+		return []*config.Orchestrator{o}, nil
+	}
+	var out []*config.Orchestrator
+	for _, id := range cfg.OrchestratorIDs() {
+		out = append(out, cfg.Orchestrators[id])
+	}
+	return out, nil
+}
+
+// auditQuery is what `schedbot audit` asks for.
+type auditQuery struct {
+	Orchestrator string    `json:"orchestrator,omitempty"`
+	JobID        string    `json:"job,omitempty"`
+	Actor        string    `json:"actor,omitempty"`
+	Since        time.Time `json:"since,omitzero"`
+	Limit        int       `json:"limit,omitempty"`
+}
+
+func auditEvents(ctx context.Context, cfg *config.Config, view viewer, q auditQuery) ([]*store.AuditEvent, error) {
+	orchs, err := selectOrchestrators(cfg, q.Orchestrator)
+	if err != nil {
+		return nil, err
+	}
+	p := &store.AuditListParams{JobID: q.JobID, Actor: q.Actor, Since: q.Since}
+	events := []*store.AuditEvent{}
+	for _, o := range orchs {
+		err := view(ctx, o, func(tx store.Tx) error {
+			evs, err := tx.AuditList(p)
+			events = append(events, evs...)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
+		}
+	}
+	if len(orchs) > 1 { // each log is in order already; interleave them by time
+		sort.SliceStable(events, func(i, j int) bool { return events[i].At.Before(events[j].At) })
+	}
+	if q.Limit > 0 && len(events) > q.Limit {
+		events = events[len(events)-q.Limit:]
+	}
+	return events, nil
+}
+
+// verifyResult is one orchestrator's audit chain check.
+type verifyResult struct {
+	Orchestrator string `json:"orchestrator"`
+	Records      int    `json:"records"`
+	BrokenAt     uint64 `json:"brokenAt,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+func verifyAudit(ctx context.Context, cfg *config.Config, view viewer, orchID string) ([]verifyResult, error) {
+	orchs, err := selectOrchestrators(cfg, orchID)
+	if err != nil {
+		return nil, err
+	}
+	var out []verifyResult
+	for _, o := range orchs {
+		r := verifyResult{Orchestrator: o.ID}
+		err := view(ctx, o, func(tx store.Tx) (err error) {
+			r.Records, err = tx.AuditVerify()
+			return err
+		})
+		var ce *store.ChainError
+		switch {
+		case errors.As(err, &ce):
+			r.BrokenAt, r.Reason = ce.Seq, ce.Reason
+		case err != nil:
+			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// queueReport is what `schedbot queue` shows of one orchestrator.
+type queueReport struct {
+	Orchestrator string                  `json:"orchestrator"`
+	Counts       map[store.QueueName]int `json:"counts"`
+	Items        []*store.QueueItem      `json:"items"`
+}
+
+// queueQueues are the queues listed by default: work not yet finished.
+var queueQueues = []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing, store.QueueDead}
+
+func queueItems(ctx context.Context, cfg *config.Config, view viewer, orchID string, queue store.QueueName, limit int) ([]queueReport, error) {
+	orchs, err := selectOrchestrators(cfg, orchID)
+	if err != nil {
+		return nil, err
+	}
+	queues := queueQueues
+	if queue != "" {
+		if !queue.Valid() {
+			return nil, usagef("--queue %q: not one of incoming, processing, outgoing, done, dead", queue)
+		}
+		queues = []store.QueueName{queue}
+	}
+	var out []queueReport
+	for _, o := range orchs {
+		r := queueReport{Orchestrator: o.ID, Counts: map[store.QueueName]int{}, Items: []*store.QueueItem{}}
+		err := view(ctx, o, func(tx store.Tx) error {
+			for _, q := range store.QueueNames {
+				n, err := tx.QueueCount(q)
+				if err != nil {
+					return err
+				}
+				r.Counts[q] = n
+			}
+			for _, q := range queues {
+				items, err := tx.QueueList(&store.QueueListParams{Queue: q, Limit: limit})
+				if err != nil {
+					return err
+				}
+				r.Items = append(r.Items, items...)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	termcli "github.com/schedbot/schedbot/adapters/cli"
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/store"
+)
+
+// daemon is what `schedbot serve` runs: every orchestrator's scheduler and
+// worker, the local API and the metrics endpoint, under one owner.
+type daemon struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	orchs   map[string]*orch
+	metrics *metrics
+	alive   atomic.Int32 // loops running
+}
+
+func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
+	oc := d.orchs[o.ID]
+	if oc == nil {
+		return fmt.Errorf("orchestrator %q is not served", o.ID)
+	}
+	return oc.store.View(ctx, fn)
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stderr)
+	var common commonFlags
+	common.register(fs)
+	deliveryLog := fs.String("delivery-log", "", "also append terminal deliveries to FILE, and never print one item twice")
+	metricsAddr := fs.String("metrics", "", "listen address of /metrics and /healthz (overrides server.metrics_listen; \"off\" disables)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("serve takes no arguments")
+	}
+	cfg, err := loadConfig(common)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr)
+	if *metricsAddr != "" {
+		cfg.Server.MetricsListen = *metricsAddr
+	}
+	if cfg.Server.MetricsListen == "off" {
+		cfg.Server.MetricsListen = ""
+	}
+	term, err := termcli.NewTerminal(stdout, *deliveryLog)
+	if err != nil {
+		return err
+	}
+	defer term.Close()
+
+	d := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics()}
+	defer func() {
+		for _, oc := range d.orchs {
+			if err := oc.Close(); err != nil {
+				log.Error("close store", slog.String("orchestrator", oc.cfg.ID), slog.Any("error", err))
+			}
+		}
+	}()
+	g, gctx := errgroup.WithContext(ctx)
+	for _, id := range cfg.OrchestratorIDs() {
+		o := cfg.Orchestrators[id]
+		var sched *scheduler.Scheduler
+		var worker *orchestrator.Worker
+		oc, err := openOrch(o, log, func() {
+			sched.Wake()
+			worker.Wake()
+		})
+		if err != nil {
+			return fmt.Errorf("orchestrator %s: %w", id, err)
+		}
+		d.orchs[id] = oc
+		m := d.metrics
+		sched = scheduler.New(oc.store, &scheduler.Options{
+			OrchestratorID: id, Logger: log,
+			DispatchedFunc: func(_ *store.Job, _ *store.Run, late time.Duration) {
+				m.lateness.WithLabelValues(id).Observe(late.Seconds())
+				worker.Wake()
+			},
+			RecordedFunc: func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
+		})
+		worker = orchestrator.NewWorker(orchestrator.Options{
+			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
+			Deliverers:      map[string]orchestrator.Deliverer{config.ChannelTerminal: term},
+			ProfileChannels: profileChannels(cfg),
+			DefaultTarget:   defaultTarget(cfg, id),
+			Logger:          log,
+			RunFunc:         func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
+			DeliveryFailedFunc: func(ch string, dead bool) {
+				m.deliveriesFailed.WithLabelValues(id, ch, fmt.Sprint(dead)).Inc()
+			},
+		})
+		d.loop(g, gctx, "scheduler "+id, sched.Run)
+		d.loop(g, gctx, "worker "+id, worker.Run)
+	}
+	ln, err := listenSocket(cfg.Server.Socket)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(cfg.Server.Socket)
+	api := &http.Server{Handler: d.apiHandler(), ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}
+	d.serveHTTP(g, gctx, "local API", api, ln)
+	if addr := cfg.Server.MetricsListen; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("metrics listen on %s: %w", addr, err)
+		}
+		srv := &http.Server{Handler: d.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+		d.serveHTTP(g, gctx, "metrics", srv, mln)
+		log.Info("metrics listening", slog.String("addr", mln.Addr().String()))
+	}
+	log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
+		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
+	err = g.Wait()
+	log.Info("schedbot stopped")
+	return err
+}
+
+// loop runs one long-lived part; it counts as alive for /healthz while it runs.
+func (d *daemon) loop(g *errgroup.Group, ctx context.Context, name string, run func(context.Context) error) {
+	g.Go(func() error {
+		d.alive.Add(1)
+		defer d.alive.Add(-1)
+		if err := run(ctx); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+func (d *daemon) serveHTTP(g *errgroup.Group, ctx context.Context, name string, srv *http.Server, ln net.Listener) {
+	g.Go(func() error {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+}
+
+func profileChannels(cfg *config.Config) map[string]string {
+	m := map[string]string{}
+	for id, p := range cfg.ChannelProfiles {
+		m[id] = p.Channel
+	}
+	return m
+}
+
+// defaultTarget is where an orchestrator's messages go when nothing says
+// where: its terminal profile (the embedded default's prints on serve's
+// standard output).
+func defaultTarget(cfg *config.Config, orchID string) store.TargetRef {
+	for _, id := range sortedKeys(cfg.ChannelProfiles) {
+		p := cfg.ChannelProfiles[id]
+		if p.OrchestratorID == orchID && p.Channel == config.ChannelTerminal {
+			return store.TargetRef{Channel: config.ChannelTerminal, ChannelProfileID: id}
+		}
+	}
+	return store.TargetRef{Channel: config.ChannelTerminal}
+}
+
+// newLogger writes text to a terminal and JSON otherwise; the level comes
+// from $SCHEDBOT_LOG_LEVEL (debug, info, warn, error).
+func newLogger(w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if v := os.Getenv("SCHEDBOT_LOG_LEVEL"); v != "" {
+		level.UnmarshalText([]byte(v))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return slog.New(slog.NewTextHandler(w, opts))
+		}
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
