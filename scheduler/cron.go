@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -38,11 +40,35 @@ var descriptors = map[string]string{
 	"@hourly":   "0 * * * *",
 }
 
+// cronCache keeps parsed expressions: a burst of jobs shares a few
+// expressions, and a Cron is immutable once parsed.
+var cronCache sync.Map // string -> *Cron
+
+const cronCacheMax = 10000
+
+var cronCacheLen atomic.Int64
+
 // ParseCron parses a 5-field cron expression: minute hour day-of-month month
 // day-of-week, with names (mon, jan), ranges, lists and steps, day-of-week 7
 // as Sunday, and the @daily-style descriptors. Seconds, @every and CRON_TZ=
 // prefixes are rejected. The error text is the rule that was broken.
-func ParseCron(expr string) (c *Cron, err error) {
+func ParseCron(expr string) (*Cron, error) {
+	if c, ok := cronCache.Load(expr); ok {
+		return c.(*Cron), nil
+	}
+	c, err := parseCron(expr)
+	if err != nil {
+		return nil, err
+	}
+	if cronCacheLen.Add(1) > cronCacheMax {
+		cronCache.Clear()
+		cronCacheLen.Store(0)
+	}
+	cronCache.Store(expr, c)
+	return c, nil
+}
+
+func parseCron(expr string) (c *Cron, err error) {
 	defer func() { // the parser must never take the process down on user input
 		if r := recover(); r != nil {
 			c, err = nil, fmt.Errorf("cannot be parsed")

@@ -52,6 +52,7 @@ var (
 	bucketJobs      = []byte("jobs")
 	bucketJobsNext  = []byte("jobs_next")  // nextRunAt(8) + jobId -> nil, enabled jobs only
 	bucketJobsState = []byte("jobs_state") // state 0x00 jobId -> nil
+	bucketJobsMeta  = []byte("jobs_meta")  // jobId -> state, nextRunAt, name (jobMeta)
 	bucketJobNames  = []byte("job_names")  // name -> jobId, jobs not deleted
 	bucketRuns      = []byte("runs")
 	bucketRunsJob   = []byte("runs_job")    // jobId 0x00 scheduledAt(8) executionId -> nil
@@ -118,12 +119,17 @@ func Open(path string, opts *Options) (s *Store, err error) {
 }
 
 func (s *Store) init(readOnly bool) error {
-	all := [][]byte{bucketMeta, bucketJobs, bucketJobsNext, bucketJobsState, bucketJobNames,
+	all := [][]byte{bucketMeta, bucketJobs, bucketJobsNext, bucketJobsState, bucketJobsMeta, bucketJobNames,
 		bucketRuns, bucketRunsJob, bucketQueueIdx, bucketAudit}
 	for _, q := range store.QueueNames {
 		all = append(all, queueBucket(q))
 	}
 	check := func(tx *bolt.Tx) error {
+		// A file shorter than its own meta page says is truncated; reading
+		// it through the map would fault, so refuse it here.
+		if st, err := os.Stat(s.path); err == nil && st.Size() < tx.Size() {
+			return fmt.Errorf("%w: file is %d bytes, its pages need %d (truncated)", store.ErrCorrupt, st.Size(), tx.Size())
+		}
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			return fmt.Errorf("%w: no meta bucket (not a schedbot store?)", store.ErrCorrupt)
@@ -195,7 +201,16 @@ func (s *Store) run(ctx context.Context, write bool, fn func(store.Tx) error) (e
 			err = fmt.Errorf("%s: %w: %v", s.path, store.ErrCorrupt, r)
 		}
 	}()
-	body := func(btx *bolt.Tx) error { return fn(&tx{b: btx, s: s}) }
+	body := func(btx *bolt.Tx) error {
+		t := &tx{b: btx, s: s}
+		if err := fn(t); err != nil {
+			return err
+		}
+		if write {
+			return t.flush()
+		}
+		return nil
+	}
 	if write {
 		err = s.db.Update(body)
 	} else {

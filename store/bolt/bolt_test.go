@@ -110,9 +110,18 @@ func TestOpen_DamagedFilesAreCorruptNotPanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// bbolt preallocates; truncate within the pages in use.
+	var used int64
+	db, err := bbolt.Open(good, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bbolt.Tx) error { used = tx.Size(); return nil })
+	db.Close()
 	garbage := []byte(strings.Repeat("not a database ", 1000))
 	cases := map[string][]byte{
-		"truncated": data[:len(data)/3],
+		"truncated": data[:used/3],
+		"half":      data[:used/2],
 		"tiny":      data[:100],
 		"garbage":   garbage,
 	}

@@ -18,6 +18,13 @@ import (
 type tx struct {
 	b *bolt.Tx
 	s *Store
+
+	// The audit chain's head, read once and written once at commit: a
+	// burst appends thousands of events in one transaction.
+	headRead  bool
+	headDirty bool
+	headSeq   uint64
+	headHash  []byte
 }
 
 func (t *tx) bucket(name []byte) *bolt.Bucket { return t.b.Bucket(name) }
@@ -60,12 +67,6 @@ func (t *tx) JobGetByName(name string) (*store.Job, error) {
 	return t.JobGet(string(id))
 }
 
-func nextKey(j *store.Job) []byte { return append(timeKey(j.NextRunAt), j.JobID...) }
-
-func stateKey(state store.JobState, id string) []byte {
-	return append(append([]byte(state), 0), id...)
-}
-
 func (t *tx) JobPut(j *store.Job) error {
 	if j.JobID == "" {
 		return errors.New("put job: empty jobId")
@@ -76,62 +77,121 @@ func (t *tx) JobPut(j *store.Job) error {
 	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
 		return fmt.Errorf("put job %s: an enabled job needs a nextRunAt", j.JobID)
 	}
-	jobs := t.bucket(bucketJobs)
-	names := t.bucket(bucketJobNames)
+	id := []byte(j.JobID)
 	if j.Name != "" && j.State != store.JobDeleted {
-		if holder := names.Get([]byte(j.Name)); holder != nil && string(holder) != j.JobID {
+		if holder := t.bucket(bucketJobNames).Get([]byte(j.Name)); holder != nil && string(holder) != j.JobID {
 			return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
 		}
 	}
-	if v := jobs.Get([]byte(j.JobID)); v != nil {
-		old, err := decode[store.Job]("job", []byte(j.JobID), v)
+	var old *jobMeta
+	if v := t.bucket(bucketJobsMeta).Get(id); v != nil {
+		m, err := decodeMeta(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("job %s: %w", j.JobID, err)
 		}
-		if err := t.unindex(old); err != nil {
-			return err
-		}
+		old = &m
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", j.JobID, err)
 	}
-	if err := jobs.Put([]byte(j.JobID), b); err != nil {
+	if err := t.bucket(bucketJobs).Put(id, b); err != nil {
 		return err
 	}
-	return t.index(j)
+	next := jobMeta{state: j.State, next: j.NextRunAt, name: j.Name}
+	if err := t.reindex(j.JobID, old, &next); err != nil {
+		return err
+	}
+	return t.bucket(bucketJobsMeta).Put(id, next.encode())
 }
 
-func (t *tx) index(j *store.Job) error {
-	if j.State == store.JobEnabled {
-		if err := t.bucket(bucketJobsNext).Put(nextKey(j), nil); err != nil {
-			return err
-		}
-	}
-	if j.Name != "" && j.State != store.JobDeleted {
-		if err := t.bucket(bucketJobNames).Put([]byte(j.Name), []byte(j.JobID)); err != nil {
-			return err
-		}
-	}
-	return t.bucket(bucketJobsState).Put(stateKey(j.State, j.JobID), nil)
+// jobMeta is what a job's indexes are built from, kept beside the job in a
+// compact form so that rewriting a job never decodes its old JSON.
+type jobMeta struct {
+	state store.JobState
+	next  time.Time
+	name  string
 }
 
-func (t *tx) unindex(j *store.Job) error {
-	if j.State == store.JobEnabled {
-		if err := t.bucket(bucketJobsNext).Delete(nextKey(j)); err != nil {
+func (m *jobMeta) encode() []byte {
+	b := make([]byte, 0, 1+8+len(m.name))
+	b = append(b, byte(slices.Index(store.JobStates, m.state)))
+	b = append(b, timeKey(m.next)...)
+	return append(b, m.name...)
+}
+
+func decodeMeta(v []byte) (jobMeta, error) {
+	if len(v) < 9 || int(v[0]) >= len(store.JobStates) {
+		return jobMeta{}, fmt.Errorf("index record: %w", store.ErrCorrupt)
+	}
+	m := jobMeta{state: store.JobStates[v[0]], name: string(v[9:])}
+	if k := v[1:9]; !bytes.Equal(k, timeKey(time.Time{})) {
+		m.next = keyTime(k)
+	}
+	return m, nil
+}
+
+func (m *jobMeta) nextKey(id string) []byte {
+	return append(timeKey(m.next), id...)
+}
+
+// reindex moves a job's index entries from old (nil for a new job) to cur,
+// touching only the ones that change.
+func (t *tx) reindex(id string, old, cur *jobMeta) error {
+	if old == nil {
+		old = &jobMeta{state: ""}
+	}
+	nextIdx := t.bucket(bucketJobsNext)
+	oldIn, curIn := old.state == store.JobEnabled, cur.state == store.JobEnabled
+	if oldIn && (!curIn || !old.next.Equal(cur.next)) {
+		if err := nextIdx.Delete(old.nextKey(id)); err != nil {
 			return err
 		}
 	}
-	if j.Name != "" {
-		names := t.bucket(bucketJobNames)
-		if string(names.Get([]byte(j.Name))) == j.JobID {
-			if err := names.Delete([]byte(j.Name)); err != nil {
+	if curIn && (!oldIn || !old.next.Equal(cur.next)) {
+		if err := nextIdx.Put(cur.nextKey(id), nil); err != nil {
+			return err
+		}
+	}
+	if old.state != cur.state {
+		states := t.bucket(bucketJobsState)
+		if old.state != "" {
+			if err := states.Delete(stateKey(old.state, id)); err != nil {
+				return err
+			}
+		}
+		if err := states.Put(stateKey(cur.state, id), nil); err != nil {
+			return err
+		}
+	}
+	names := t.bucket(bucketJobNames)
+	oldName, curName := old.name, cur.name
+	if old.state == store.JobDeleted {
+		oldName = ""
+	}
+	if cur.state == store.JobDeleted {
+		curName = ""
+	}
+	if oldName != curName {
+		if oldName != "" && string(names.Get([]byte(oldName))) == id {
+			if err := names.Delete([]byte(oldName)); err != nil {
+				return err
+			}
+		}
+		if curName != "" {
+			if err := names.Put([]byte(curName), []byte(id)); err != nil {
 				return err
 			}
 		}
 	}
-	return t.bucket(bucketJobsState).Delete(stateKey(j.State, j.JobID))
+	return nil
 }
+
+func stateKey(state store.JobState, id string) []byte {
+	return append(append([]byte(state), 0), id...)
+}
+
+func nextKey(j *store.Job) []byte { return append(timeKey(j.NextRunAt), j.JobID...) }
 
 // A cursor names the listing segment ("n" for the next-run index, else a
 // state) and the last key returned in it.
@@ -492,11 +552,22 @@ func seqKey(seq uint64) []byte {
 }
 
 func (t *tx) auditHead() (uint64, []byte) {
-	h := t.bucket(bucketMeta).Get(keyAuditHead)
-	if len(h) != 8+32 {
-		return 0, nil
+	if !t.headRead {
+		t.headRead = true
+		if h := t.bucket(bucketMeta).Get(keyAuditHead); len(h) == 8+32 {
+			t.headSeq, t.headHash = binary.BigEndian.Uint64(h[:8]), slices.Clone(h[8:])
+		}
 	}
-	return binary.BigEndian.Uint64(h[:8]), h[8:]
+	return t.headSeq, t.headHash
+}
+
+// flush writes what the transaction kept in memory; run calls it before
+// commit.
+func (t *tx) flush() error {
+	if !t.headDirty {
+		return nil
+	}
+	return t.bucket(bucketMeta).Put(keyAuditHead, append(seqKey(t.headSeq), t.headHash...))
 }
 
 func (t *tx) AuditAppend(ev *store.AuditEvent) error {
@@ -515,7 +586,8 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) error {
 	if err := t.bucket(bucketAudit).Put(seqKey(ev.Seq), append(slices.Clip(hash), body...)); err != nil {
 		return err
 	}
-	return t.bucket(bucketMeta).Put(keyAuditHead, append(seqKey(ev.Seq), hash...))
+	t.headSeq, t.headHash, t.headDirty = ev.Seq, hash, true
+	return nil
 }
 
 func decodeAudit(k, v []byte) (*store.AuditEvent, error) {
