@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     ?= bin/schedbot
 FUZZTIME ?= 10s
-ARGS    ?= call schedule.list
+ARGS    ?= serve
 
 .PHONY: build test bench lint fuzz run clean
 
@@ -25,7 +25,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCronNext$$' -fuzztime $(FUZZTIME) ./scheduler
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
 
-# Runs schedbot on the embedded default: make run ARGS='call schedule.list'
+# Runs the daemon on the embedded default (or: make run ARGS='call schedule.list').
 run:
 	$(GO) run ./cmd/schedbot $(ARGS)
 

@@ -217,7 +217,7 @@ func BenchmarkStart100k(b *testing.B) {
 		<-done
 		st.Close()
 	}
-	b.ReportMetric(float64((armTotal / time.Duration(rounds)).Microseconds())/1000, "ms-to-armed")
+	b.ReportMetric(float64((armTotal/time.Duration(rounds)).Microseconds())/1000, "ms-to-armed")
 
 	st, err = bolt.Open(path, nil)
 	if err != nil {
