@@ -39,7 +39,7 @@ func loadConfig(c commonFlags) (*config.Config, error) {
 // checkFunctions rejects an allowlist entry or workflow step that names a
 // function schedbot does not have; config cannot know the registry.
 func checkFunctions(cfg *config.Config) error {
-	known := functions.NewRegistry(functions.Deps{}).IDs()
+	known := knownFunctions()
 	var errs []string
 	for _, id := range cfg.OrchestratorIDs() {
 		o := cfg.Orchestrators[id]
@@ -61,6 +61,9 @@ func checkFunctions(cfg *config.Config) error {
 	}
 	return nil
 }
+
+// knownFunctions lists every function schedbot has.
+func knownFunctions() []string { return functions.NewRegistry(functions.Deps{}).IDs() }
 
 func matchesAny(pattern string, ids []string) bool {
 	for _, id := range ids {

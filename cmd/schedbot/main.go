@@ -58,6 +58,7 @@ Usage:
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
   schedbot audit verify [--orchestrator ID]
   schedbot queue [--orchestrator ID] [--queue NAME] [--limit N] [--json]
+  schedbot parse [--now RFC3339] [--tz IANA] [--profile ID] TEXT
   schedbot cron next --tz IANA [--after RFC3339] [--count N] EXPR
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
@@ -82,6 +83,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCall(ctx, rest, stdout, stderr)
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr)
+	case "parse":
+		return runParse(ctx, rest, stdout, stderr)
 	case "queue":
 		return runQueue(ctx, rest, stdout, stderr)
 	case "audit":

@@ -1,0 +1,264 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// recur is a recurrence as written, before it becomes cron or an interval.
+type recur struct {
+	every       time.Duration // an interval ("every 15 minutes", "every 2 weeks")
+	minuteStep  int           // "every 15 minutes" limited to days: cron */15
+	hourStep    int           // "every 4 hours on the hour": cron 0 */4
+	onTheHour   bool
+	dows        []int
+	doms        []int
+	months      []int
+	daily       bool // "every day", "daily"
+	weekly      bool // "weekly" with no day named
+	monthly     bool // "monthly" with no day named
+	yearly      bool
+	dayInterval bool // "every N days/weeks": an interval that must not carry a time or weekday
+	atMinute    int  // "hourly at :15"
+	hasAtMinute bool
+}
+
+func (r *recur) any() bool {
+	return r.every > 0 || r.minuteStep > 0 || r.hourStep > 0 || r.onTheHour || len(r.dows) > 0 || len(r.doms) > 0 ||
+		len(r.months) > 0 || r.daily || r.weekly || r.monthly || r.yearly
+}
+
+// needsTime reports whether the recurrence names days but no time of day.
+func (r *recur) needsTime() bool {
+	return r.every == 0 && r.minuteStep == 0 && r.hourStep == 0 && !r.onTheHour && !r.hasAtMinute
+}
+
+var (
+	everyUnitRe   = regexp.MustCompile(`\b(?:every|each)\s+(?:` + numberPattern + `\s*)?(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b`)
+	hourlyRe      = regexp.MustCompile(`\b(hourly|every\s+half\s+(?:an\s+)?hour|every\s+quarter\s+(?:of\s+an\s+)?hour|half[- ]hourly)\b`)
+	onTheHourRe   = regexp.MustCompile(`\bon\s+the\s+hour\b`)
+	otherRe       = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
+	pastHourRe    = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
+	dailyRe       = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|daily|every\s+(?:morning|evening|night|afternoon))\b`)
+	weekdaysRe    = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(?:weekdays?|business\s+days?|working\s+days?|work\s*days?)\b|\b(?:mon(?:day)?)\s*(?:-|to|through|thru|–)\s*(?:fri(?:day)?)\b`)
+	weekendsRe    = regexp.MustCompile(`\b(?:(?:every|each|on|at|over)\s+(?:the\s+)?)?weekends?\b`)
+	weeklyRe      = regexp.MustCompile(`\b(?:weekly|every\s+week|once\s+a\s+week)\b`)
+	monthlyRe     = regexp.MustCompile(`\b(?:monthly|every\s+month|each\s+month|once\s+a\s+month)\b`)
+	quarterlyRe   = regexp.MustCompile(`\b(?:quarterly|every\s+quarter)\b`)
+	yearlyRe      = regexp.MustCompile(`\b(?:yearly|annually|every\s+year|each\s+year)\b`)
+	dayListRe     = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(` + dayPattern + `(?:\s*(?:,|and|&|or)\s*(?:(?:every|on)\s+)?` + dayPattern + `)*)\b`)
+	dayRangeRe    = regexp.MustCompile(`\b(?:(?:every|each|on|from)\s+)?(` + dayPattern + `)\s*(?:-|to|through|thru|–)\s*(` + dayPattern + `)\b`)
+	domRe         = regexp.MustCompile(`\b(?:(?:on|every)\s+)?(?:the\s+)?((?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)(?:\s*(?:,|and|&)\s*(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)|first|fifteenth|tenth|twentieth))*)(?:\s+(?:day\s+)?of\s+(?:every|each|the)\s+month)?\b`)
+	inMonthsRe    = regexp.MustCompile(`\b(?:in|during|every|each)\s+(` + monthPattern + `(?:\s*(?:,|and|&)\s*` + monthPattern + `)*)\b`)
+	yearDateRe    = regexp.MustCompile(`\b(?:on\s+)?(?:(` + monthPattern + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthPattern + `))\b`)
+	plainDayWords = regexp.MustCompile(dayPattern)
+)
+
+// takeRecur reads the recurrence phrases; why is set when the text asks
+// for something NL_SPEC says we cannot express.
+func takeRecur(w *work) (r recur, why string) {
+	if g := w.take(hourlyRe, false); g != nil {
+		switch {
+		case strings.Contains(g[1], "half"):
+			r.every = 30 * time.Minute
+		case strings.Contains(g[1], "quarter"):
+			r.every = 15 * time.Minute
+		default:
+			r.every = time.Hour
+		}
+	}
+	if g := w.take(everyUnitRe, false); g != nil {
+		n := 1
+		if g[1] != "" {
+			n = number(g[1])
+		}
+		if n <= 0 {
+			return r, "I need a whole number of units, such as “every 15 minutes”."
+		}
+		unit := g[2]
+		switch {
+		case strings.HasPrefix(unit, "sec"):
+			if n < 60 {
+				return r, fmt.Sprintf("I can't repeat every %d seconds: the shortest interval is 60 seconds. Try “every minute”.", n)
+			}
+			r.every = time.Duration(n) * time.Second
+		case strings.HasPrefix(unit, "min"):
+			r.every = time.Duration(n) * time.Minute
+		case strings.HasPrefix(unit, "h"):
+			r.every = time.Duration(n) * time.Hour
+		case strings.HasPrefix(unit, "day"):
+			if n == 1 {
+				r.daily = true
+			} else {
+				r.every, r.dayInterval = time.Duration(n)*24*time.Hour, true
+			}
+		case strings.HasPrefix(unit, "week"), strings.HasPrefix(unit, "fortnight"):
+			if strings.HasPrefix(unit, "fortnight") {
+				n *= 2
+			}
+			if n == 1 {
+				r.weekly = true
+			} else {
+				r.every, r.dayInterval = time.Duration(n)*7*24*time.Hour, true
+			}
+		case strings.HasPrefix(unit, "month"):
+			if n != 1 {
+				return r, fmt.Sprintf("I can't repeat every %d months yet: cron can't count months. I can do monthly on a day (“on the 1st of every month”) or every quarter.", n)
+			}
+			r.monthly = true
+		case strings.HasPrefix(unit, "year"):
+			if n != 1 {
+				return r, "I can't repeat every few years; I can do once a year on a date."
+			}
+			r.yearly = true
+		}
+	}
+	if g := w.take(otherRe, false); g != nil {
+		switch {
+		case strings.HasPrefix(g[1], "day"):
+			r.every, r.dayInterval = 48*time.Hour, true
+		case strings.HasPrefix(g[1], "week"):
+			r.every, r.dayInterval = 14*24*time.Hour, true
+		default: // a weekday: every other Tuesday
+			r.every, r.dayInterval = 14*24*time.Hour, true
+			r.dows = []int{dayIndex[g[1]]}
+		}
+	}
+	if w.take(onTheHourRe, false) != nil {
+		r.onTheHour = true
+	}
+	if w.take(quarterlyRe, false) != nil {
+		r.months = []int{1, 4, 7, 10}
+		r.doms = []int{1}
+	}
+	if w.take(yearlyRe, false) != nil {
+		r.yearly = true
+	}
+	if w.take(monthlyRe, false) != nil {
+		r.monthly = true
+	}
+	if w.take(weeklyRe, false) != nil {
+		r.weekly = true
+	}
+	if w.take(dailyRe, false) != nil {
+		r.daily = true
+	}
+	if w.take(weekdaysRe, false) != nil {
+		r.dows = []int{1, 2, 3, 4, 5}
+	}
+	if w.take(weekendsRe, false) != nil {
+		r.dows = append(r.dows, 0, 6)
+	}
+	if g := w.take(dayRangeRe, false); g != nil {
+		a, b := dayIndex[g[1]], dayIndex[g[2]]
+		for d := a; ; d = (d + 1) % 7 {
+			r.dows = append(r.dows, d)
+			if d == b {
+				break
+			}
+		}
+	}
+	// Day lists need a recurrence word ("every", a plural, or an already
+	// found recurrence); a lone "on Friday" is a one-time date.
+	if m := w.find(dayListRe); m != nil {
+		phrase := string(w.lower[m[0]:m[1]])
+		recurring := strings.HasPrefix(phrase, "every") || strings.HasPrefix(phrase, "each") || r.any() ||
+			regexp.MustCompile(`days\b`).MatchString(phrase)
+		if recurring {
+			for _, d := range plainDayWords.FindAllString(string(w.lower[m[2]:m[3]]), -1) {
+				r.dows = append(r.dows, dayIndex[d])
+			}
+			w.blank(m[0], m[1])
+		}
+	}
+	if g := w.take(inMonthsRe, false); g != nil {
+		for _, mo := range regexp.MustCompile(monthPattern).FindAllString(g[1], -1) {
+			r.months = append(r.months, monthIndex[mo])
+		}
+	}
+	if r.yearly || len(r.months) > 0 {
+		if g := w.take(yearDateRe, false); g != nil {
+			if g[1] != "" {
+				r.months, r.doms = []int{monthIndex[g[1]]}, []int{number(g[2])}
+			} else {
+				r.months, r.doms = []int{monthIndex[g[4]]}, []int{number(g[3])}
+			}
+		}
+	}
+	if m := w.find(domRe); m != nil {
+		phrase := string(w.lower[m[0]:m[1]])
+		if r.monthly || r.yearly || len(r.months) > 0 || r.any() || strings.Contains(phrase, " month") ||
+			strings.Contains(phrase, " and ") || strings.Contains(phrase, ",") || strings.Contains(phrase, "&") {
+			g := w.take(domRe, false)
+			for _, part := range regexp.MustCompile(`\d{1,2}(?:st|nd|rd|th)|[a-z]+`).FindAllString(g[1], -1) {
+				if part == "and" || part == "the" {
+					continue
+				}
+				if d := ordinal(part); d >= 1 && d <= 31 {
+					r.doms = append(r.doms, d)
+				}
+			}
+			if len(r.doms) > 0 && len(r.months) == 0 {
+				r.monthly = true
+			}
+		}
+	}
+	if g := w.find(pastHourRe); g != nil && (r.every == time.Hour || r.onTheHour) {
+		mm := ""
+		if g[2] >= 0 {
+			mm = string(w.lower[g[2]:g[3]])
+		} else {
+			mm = string(w.lower[g[4]:g[5]])
+		}
+		if n := number(mm); n >= 0 && n < 60 {
+			r.atMinute, r.hasAtMinute = n, true
+			w.blank(g[0], g[1])
+		}
+	}
+	slices.Sort(r.dows)
+	r.dows = slices.Compact(r.dows)
+	slices.Sort(r.doms)
+	r.doms = slices.Compact(r.doms)
+	slices.Sort(r.months)
+	r.months = slices.Compact(r.months)
+	return r, ""
+}
+
+func intList(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// dayFields are the cron day-of-month, month and day-of-week fields.
+func (r *recur) dayFields(now time.Time) (dom, month, dow string) {
+	dom, month, dow = "*", "*", "*"
+	if len(r.doms) > 0 {
+		dom = intList(r.doms)
+	}
+	if len(r.months) > 0 {
+		month = intList(r.months)
+	}
+	if len(r.dows) > 0 {
+		dow = intList(r.dows)
+		if dow == "1,2,3,4,5" {
+			dow = "1-5"
+		}
+	}
+	if r.weekly && len(r.dows) == 0 && len(r.doms) == 0 {
+		dow = strconv.Itoa(int(now.Weekday())) // "weekly": on today's weekday
+	}
+	if (r.monthly || r.yearly) && len(r.doms) == 0 {
+		dom = strconv.Itoa(now.Day())
+	}
+	if r.yearly && len(r.months) == 0 {
+		month = strconv.Itoa(int(now.Month()))
+	}
+	return dom, month, dow
+}

@@ -1,0 +1,83 @@
+// Package selector turns what a person writes into exactly one decision: a
+// function call, a clarifying question, or a plain "I can't do that"
+// (NL_SPEC.md). A selector executes nothing; its calls go through the same
+// validation as any other, and the orchestrator and the creator always come
+// from the channel profile and the sender, never from the text or a model.
+package selector
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Missing says what a clarification asks for.
+const (
+	MissingTime   = "time"
+	MissingAction = "action"
+	MissingTarget = "target"
+	MissingJob    = "job"
+)
+
+// Input is one message and what the selector may know around it.
+type Input struct {
+	Text      string
+	SenderID  string
+	Sender    string
+	ProfileID string
+	Channel   string // kind of the profile: slack or terminal
+	ChannelID string // where the message was written (Slack channel id)
+	ThreadTS  string // its thread, when it was written in one
+	Timezone  string // the sender's zone, already resolved by the caller
+	Now       time.Time
+	// Pending is the conversation's open question, if any.
+	Pending *Pending
+	// Jobs are the orchestrator's jobs, for "pause the backup reminder".
+	Jobs []JobRef
+	// ContextJobID is the job the conversation last spoke of ("pause it").
+	ContextJobID string
+	// Workflows and Functions are what this profile may start and call.
+	Workflows []string
+	Functions []string
+}
+
+// JobRef is what the selector may match a job's words against.
+type JobRef struct {
+	JobID       string
+	Name        string
+	Description string
+	Text        string // the action's text or workflow id
+	ChannelID   string
+	CreatedBy   string
+	State       string
+}
+
+// Pending is a question asked and not yet answered.
+type Pending struct {
+	Text    string    `json:"text"`    // the request that was incomplete
+	Missing string    `json:"missing"` // what was asked for
+	Expires time.Time `json:"expires"`
+}
+
+// Decision is exactly one of a call, a clarification or unsupported.
+type Decision struct {
+	Function    string          `json:"function,omitempty"`
+	Args        json.RawMessage `json:"args,omitempty"`
+	Clarify     string          `json:"clarify,omitempty"`
+	Missing     string          `json:"missing,omitempty"`
+	Unsupported string          `json:"unsupported,omitempty"`
+	// Pending is set with a clarification: what to remember so the next
+	// message can complete the request.
+	Pending *Pending `json:"-"`
+}
+
+// IsCall reports whether d is a function call.
+func (d Decision) IsCall() bool { return d.Function != "" }
+
+// Selector decides what a message asks for.
+type Selector interface {
+	Select(ctx context.Context, in Input) (Decision, error)
+}
+
+// PendingTTL is how long a question waits for its answer.
+const PendingTTL = 15 * time.Minute
