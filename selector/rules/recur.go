@@ -38,18 +38,21 @@ func (r *recur) needsTime() bool {
 }
 
 var (
-	everyUnitRe   = regexp.MustCompile(`\b(?:every|each)\s+(?:` + numberPattern + `\s*)?(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b`)
-	hourlyRe      = regexp.MustCompile(`\b(hourly|every\s+half\s+(?:an\s+)?hour|every\s+quarter\s+(?:of\s+an\s+)?hour|half[- ]hourly)\b`)
-	onTheHourRe   = regexp.MustCompile(`\bon\s+the\s+hour\b`)
-	otherRe       = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
-	pastHourRe    = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
-	dailyRe       = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|daily|every\s+(?:morning|evening|night|afternoon))\b`)
+	everyUnitRe = regexp.MustCompile(`\b(?:every|each)\s+(?:` + numberPattern + `\s*)?(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b`)
+	hourlyRe    = regexp.MustCompile(`\b(hourly|every\s+half\s+(?:an\s+)?hour|every\s+quarter\s+(?:of\s+an\s+)?hour|half[- ]hourly)\b`)
+	onTheHourRe = regexp.MustCompile(`\bon\s+the\s+hour\b`)
+	otherRe     = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
+	pastHourRe  = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
+	dailyRe     = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
+	// A bare "daily", "weekly" is a schedule word only where a schedule
+	// phrase follows (or the text ends): "post the weekly report" keeps it.
+	genericRe     = regexp.MustCompile(`(?:^|\s)(daily|weekly|monthly|yearly|annually|quarterly)(\s+(?:on|at|in|for|until|from|till|by|between|every)\b|\s*[,.!?]|\s*$)`)
 	weekdaysRe    = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(?:weekdays?|business\s+days?|working\s+days?|work\s*days?)\b|\b(?:mon(?:day)?)\s*(?:-|to|through|thru|–)\s*(?:fri(?:day)?)\b`)
 	weekendsRe    = regexp.MustCompile(`\b(?:(?:every|each|on|at|over)\s+(?:the\s+)?)?weekends?\b`)
-	weeklyRe      = regexp.MustCompile(`\b(?:weekly|every\s+week|once\s+a\s+week)\b`)
-	monthlyRe     = regexp.MustCompile(`\b(?:monthly|every\s+month|each\s+month|once\s+a\s+month)\b`)
-	quarterlyRe   = regexp.MustCompile(`\b(?:quarterly|every\s+quarter)\b`)
-	yearlyRe      = regexp.MustCompile(`\b(?:yearly|annually|every\s+year|each\s+year)\b`)
+	weeklyRe      = regexp.MustCompile(`\b(?:every\s+week|once\s+a\s+week)\b`)
+	monthlyRe     = regexp.MustCompile(`\b(?:every\s+month|each\s+month|once\s+a\s+month)\b`)
+	quarterlyRe   = regexp.MustCompile(`\bevery\s+quarter\b`)
+	yearlyRe      = regexp.MustCompile(`\b(?:every\s+year|each\s+year)\b`)
 	dayListRe     = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(` + dayPattern + `(?:\s*(?:,|and|&|or)\s*(?:(?:every|on)\s+)?` + dayPattern + `)*)\b`)
 	dayRangeRe    = regexp.MustCompile(`\b(?:(?:every|each|on|from)\s+)?(` + dayPattern + `)\s*(?:-|to|through|thru|–)\s*(` + dayPattern + `)\b`)
 	domRe         = regexp.MustCompile(`\b(?:(?:on|every)\s+)?(?:the\s+)?((?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)(?:\s*(?:,|and|&)\s*(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)|first|fifteenth|tenth|twentieth))*)(?:\s+(?:day\s+)?of\s+(?:every|each|the)\s+month)?\b`)
@@ -131,7 +134,27 @@ func takeRecur(w *work) (r recur, why string) {
 	if w.take(onTheHourRe, false) != nil {
 		r.onTheHour = true
 	}
-	if w.take(quarterlyRe, false) != nil {
+	quarterly := w.take(quarterlyRe, false) != nil
+	for {
+		m := w.find(genericRe)
+		if m == nil {
+			break
+		}
+		switch string(w.lower[m[2]:m[3]]) {
+		case "daily":
+			r.daily = true
+		case "weekly":
+			r.weekly = true
+		case "monthly":
+			r.monthly = true
+		case "yearly", "annually":
+			r.yearly = true
+		case "quarterly":
+			quarterly = true
+		}
+		w.blank(m[2], m[3])
+	}
+	if quarterly {
 		r.months = []int{1, 4, 7, 10}
 		r.doms = []int{1}
 	}

@@ -439,7 +439,9 @@ func create(in selector.Input, text string) selector.Decision {
 			return unsupported("I couldn't read that date. Try “tomorrow at 9am”, “on Dec 3 at 9am” or “2026-12-03 09:00”.")
 		}
 	}
-	vague := w.take(vagueRe, false)
+	// Vague times of day ("afternoon") are asked about, but stay in the text
+	// ("good morning").
+	vague := vagueRe.FindStringSubmatch(w.String())
 	// 5. What.
 	action, ok := takeAction(in, w, quoted)
 	// 6. Put it together.

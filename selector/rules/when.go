@@ -34,7 +34,7 @@ var (
 	secondsRe = regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}\b`)
 	noonRe    = regexp.MustCompile(`\b(?:at\s+)?(noon|midday|midnight)\b`)
 	// "at 9", "9am", "9:30 pm", "at 17:00", "0600", "at 9 o'clock"
-	clockRe = regexp.MustCompile(`(?:\b(at|@)\s*)?\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'?clock)?(?:\b|$)`)
+	clockRe = regexp.MustCompile(`(?:\b(at|@)\s*)?\b(\d{1,2})(?:[:.](\d{2}))?(?:\s*(a\.?m\.?|p\.?m\.?|o'?clock))?(?:\b|$)`)
 	// "0600" as a 24-hour time, only after "at".
 	milRe   = regexp.MustCompile(`\bat\s+([01]\d|2[0-3])([0-5]\d)\b|\b(0\d)([0-5]\d)\b`)
 	vagueRe = regexp.MustCompile(`\b(morning|afternoon|evening|tonight|night|lunch(?:time)?|eod|end of (?:the )?day|later|soon|sometime)\b`)
