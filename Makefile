@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     ?= bin/schedbot
 FUZZTIME ?= 10s
-ARGS    ?= serve
+ARGS    ?= chat
 
 .PHONY: build test bench lint fuzz run clean
 
@@ -25,7 +25,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCronNext$$' -fuzztime $(FUZZTIME) ./scheduler
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
 
-# Runs the daemon on the embedded default (or: make run ARGS='call schedule.list').
+# A terminal conversation on the embedded default (or: make run ARGS=serve).
 run:
 	$(GO) run ./cmd/schedbot $(ARGS)
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
 )
@@ -18,9 +19,10 @@ import (
 // orch is one orchestrator opened for a command: its config, store and
 // function registry.
 type orch struct {
-	cfg   *config.Orchestrator
-	store *bolt.Store
-	reg   *functions.Registry
+	cfg    *config.Orchestrator
+	store  *bolt.Store
+	reg    *functions.Registry
+	worker *orchestrator.Worker // set while serve or chat runs it
 }
 
 func (o *orch) Close() error { return o.store.Close() }

@@ -57,8 +57,8 @@ type daemonProc struct {
 	done           chan error
 }
 
-// startDaemon runs `schedbot serve` on data and waits for its socket.
-func startDaemon(t *testing.T, data string, extra ...string) *daemonProc {
+// startServe runs `schedbot serve` on data and waits for its socket.
+func startServe(t *testing.T, data string, extra ...string) *daemonProc {
 	t.Helper()
 	p := &daemonProc{stdout: &syncBuf{}, stderr: &syncBuf{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(binary, append([]string{"serve", "--data", data}, extra...)...)
@@ -143,7 +143,7 @@ func httpGet(t *testing.T, url string) (int, string) {
 func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 	c := newCLI(t)
 	logPath := filepath.Join(t.TempDir(), "deliveries.log")
-	d := startDaemon(t, c.data, "--metrics", "127.0.0.1:0", "--delivery-log", logPath)
+	d := startServe(t, c.data, "--metrics", "127.0.0.1:0", "--delivery-log", logPath)
 	d.waitReady(t, c.data)
 
 	// The daemon holds the store, so this only works through its API.
@@ -161,9 +161,9 @@ func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 		entries, _ := termcli.ReadLog(logPath)
 		return len(entries) == 1
 	})
-	if !strings.Contains(d.stdout.String(), "hello from the daemon") {
-		t.Errorf("serve's stdout:\n%s", d.stdout.String())
-	}
+	waitFor(t, 10*time.Second, "the post on serve's stdout", func() bool {
+		return strings.Contains(d.stdout.String(), "hello from the daemon")
+	})
 	// Read commands go through the API too, and show what happened.
 	var shown functions.JobResult
 	json.Unmarshal([]byte(c.mustRun("call", "schedule.show", "--json", "--args", `{"jobId":"`+id+`"}`)), &shown)
@@ -194,7 +194,7 @@ func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 		}
 	}
 	// A second daemon on the same data refuses to start.
-	second := startDaemon(t, c.data)
+	second := startServe(t, c.data)
 	if err := <-second.done; err == nil || !strings.Contains(second.stderr.String(), "held by a running schedbot (pid") {
 		t.Errorf("second serve: %v\n%s", err, second.stderr.String())
 	}
@@ -276,7 +276,7 @@ func TestServe_SIGKILLMidBurstLosesAndDoublesNothing(t *testing.T) {
 	delay := 60 * time.Millisecond
 	for round := 0; round < 12 && interrupted < 4; round++ {
 		all = append(all, addDueJobs(t, c.data, 400)...)
-		d := startDaemon(t, c.data, "--delivery-log", logPath, "--metrics", "off")
+		d := startServe(t, c.data, "--delivery-log", logPath, "--metrics", "off")
 		d.waitReady(t, c.data)
 		time.Sleep(time.Duration(r.Int64N(int64(delay))))
 		d.stop(t, syscall.SIGKILL)
@@ -291,7 +291,7 @@ func TestServe_SIGKILLMidBurstLosesAndDoublesNothing(t *testing.T) {
 	}
 	t.Logf("%d jobs, %d of the kills landed mid-burst", len(all), interrupted)
 
-	d := startDaemon(t, c.data, "--delivery-log", logPath, "--metrics", "off")
+	d := startServe(t, c.data, "--delivery-log", logPath, "--metrics", "off")
 	d.waitReady(t, c.data)
 	waitFor(t, 60*time.Second, "every post to be delivered", func() bool {
 		entries, _ := termcli.ReadLog(logPath)

@@ -16,6 +16,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stdin = os.Stdin
 	err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -39,6 +40,9 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
+// stdin is what chat reads; tests replace it.
+var stdin io.Reader = strings.NewReader("")
+
 // errSilent ends a command that has already said why it failed.
 var errSilent = errors.New("failed")
 
@@ -53,6 +57,7 @@ func exitCode(err error) int {
 const usage = `schedbot — a conversational scheduling agent
 
 Usage:
+  schedbot chat [--profile ID]
   schedbot serve [--delivery-log FILE] [--metrics ADDR]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
@@ -83,6 +88,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCall(ctx, rest, stdout, stderr)
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr)
+	case "chat":
+		return runChat(ctx, rest, stdin, stdout, stderr)
 	case "parse":
 		return runParse(ctx, rest, stdout, stderr)
 	case "queue":

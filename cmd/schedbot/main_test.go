@@ -231,3 +231,34 @@ func TestConfig_ErrorsNameTheField(t *testing.T) {
 		t.Errorf("unknown function in config: %s", errs)
 	}
 }
+
+func TestChat_ConversationThroughThePipeline(t *testing.T) {
+	c := newCLI(t)
+	stdin = strings.NewReader(strings.Join([]string{
+		"post hello world every friday",
+		"9am",
+		"list my schedules",
+		"pause it",
+		"post it every 2 days at 9am",
+		"remind me to stretch in 1 minute",
+	}, "\n") + "\n")
+	t.Cleanup(func() { stdin = strings.NewReader("") })
+	out := c.mustRun("chat")
+	for _, want := range []string{
+		"What time? For example 9am or 17:30.",
+		"OK — I'll post “hello world” every Friday at 9:00 AM (UTC). Next: Fri ",
+		"1 schedule(s):",
+		"Paused job ",
+		"drift an hour at DST",
+		"OK — I'll post “stretch” once on ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat output lacks %q:\n%s", want, out)
+		}
+	}
+	// What chat did is stored and audited like any other change.
+	audit := c.mustRun("audit", "--json")
+	if strings.Count(audit, `"job.created"`) != 2 || !strings.Contains(audit, `"job.paused"`) {
+		t.Errorf("audit after chat:\n%s", audit)
+	}
+}

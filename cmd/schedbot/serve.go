@@ -57,28 +57,51 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr)
 	if *metricsAddr != "" {
 		cfg.Server.MetricsListen = *metricsAddr
 	}
-	if cfg.Server.MetricsListen == "off" {
-		cfg.Server.MetricsListen = ""
-	}
-	term, err := termcli.NewTerminal(stdout, *deliveryLog)
+	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
 	if err != nil {
 		return err
 	}
-	defer term.Close()
+	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
+		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
+	err = wait()
+	d.log.Info("schedbot stopped")
+	return err
+}
 
-	d := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics()}
-	defer func() {
-		for _, oc := range d.orchs {
+// startDaemon opens every orchestrator and starts its scheduler and
+// worker, the local API and (when configured) the metrics endpoint, all
+// stopped by ctx. wait blocks until they have stopped and the stores are
+// closed.
+func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, deliveryLog string) (d *daemon, wait func() error, err error) {
+	if cfg.Server.MetricsListen == "off" {
+		cfg.Server.MetricsListen = ""
+	}
+	term, err := termcli.NewTerminal(stdout, deliveryLog)
+	if err != nil {
+		return nil, nil, err
+	}
+	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics()}
+	cleanup := func() {
+		for _, oc := range dm.orchs {
 			if err := oc.Close(); err != nil {
 				log.Error("close store", slog.String("orchestrator", oc.cfg.ID), slog.Any("error", err))
 			}
 		}
-	}()
+		term.Close()
+	}
+	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
+	defer func() {
+		if err != nil { // stop what started before closing what it uses
+			cancel()
+			g.Wait()
+			cleanup()
+		}
+	}()
+	d = dm
 	for _, id := range cfg.OrchestratorIDs() {
 		o := cfg.Orchestrators[id]
 		var sched *scheduler.Scheduler
@@ -88,7 +111,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			worker.Wake()
 		})
 		if err != nil {
-			return fmt.Errorf("orchestrator %s: %w", id, err)
+			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
 		}
 		d.orchs[id] = oc
 		m := d.metrics
@@ -100,41 +123,62 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			},
 			RecordedFunc: func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
 		})
+		conv := conversations(cfg, o, oc, log)
 		worker = orchestrator.NewWorker(orchestrator.Options{
 			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
 			Deliverers:      map[string]orchestrator.Deliverer{config.ChannelTerminal: term},
 			ProfileChannels: profileChannels(cfg),
 			DefaultTarget:   defaultTarget(cfg, id),
+			Messages:        conv.Handle,
 			Logger:          log,
 			RunFunc:         func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
 			DeliveryFailedFunc: func(ch string, dead bool) {
 				m.deliveriesFailed.WithLabelValues(id, ch, fmt.Sprint(dead)).Inc()
 			},
 		})
+		oc.worker = worker
 		d.loop(g, gctx, "scheduler "+id, sched.Run)
 		d.loop(g, gctx, "worker "+id, worker.Run)
 	}
 	ln, err := listenSocket(cfg.Server.Socket)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer os.Remove(cfg.Server.Socket)
 	api := &http.Server{Handler: d.apiHandler(), ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}
 	d.serveHTTP(g, gctx, "local API", api, ln)
 	if addr := cfg.Server.MetricsListen; addr != "" {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
-			return fmt.Errorf("metrics listen on %s: %w", addr, err)
+			return nil, nil, fmt.Errorf("metrics listen on %s: %w", addr, err)
 		}
 		srv := &http.Server{Handler: d.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
 		d.serveHTTP(g, gctx, "metrics", srv, mln)
 		log.Info("metrics listening", slog.String("addr", mln.Addr().String()))
 	}
-	log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
-		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
-	err = g.Wait()
-	log.Info("schedbot stopped")
-	return err
+	wait = func() error {
+		err := g.Wait()
+		cancel()
+		os.Remove(cfg.Server.Socket)
+		cleanup()
+		return err
+	}
+	return dm, wait, nil
+}
+
+// conversations is the message handling of one orchestrator: the rules
+// selector over its profiles, workflows and functions.
+func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *slog.Logger) *orchestrator.Conversations {
+	c := &orchestrator.Conversations{Selector: newSelector(cfg, log), Registry: oc.reg, Store: oc.store,
+		Profiles: map[string]orchestrator.Profile{}, Timezone: o.Timezone, Logger: log}
+	for id, p := range cfg.ChannelProfiles {
+		if p.OrchestratorID == o.ID {
+			c.Profiles[id] = orchestrator.Profile{ID: id, Channel: p.Channel, Timezone: p.Timezone, Admins: p.Admins}
+		}
+	}
+	for id := range o.Workflows {
+		c.Workflows = append(c.Workflows, id)
+	}
+	return c
 }
 
 // loop runs one long-lived part; it counts as alive for /healthz while it runs.
@@ -187,8 +231,7 @@ func defaultTarget(cfg *config.Config, orchID string) store.TargetRef {
 
 // newLogger writes text to a terminal and JSON otherwise; the level comes
 // from $SCHEDBOT_LOG_LEVEL (debug, info, warn, error).
-func newLogger(w io.Writer) *slog.Logger {
-	level := slog.LevelInfo
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	if v := os.Getenv("SCHEDBOT_LOG_LEVEL"); v != "" {
 		level.UnmarshalText([]byte(v))
 	}

@@ -1,0 +1,359 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
+)
+
+// Profile is what a conversation needs to know of a channel profile.
+type Profile struct {
+	ID       string
+	Channel  string // slack or terminal
+	Timezone string // "" when the profile sets none
+	Admins   []string
+}
+
+// Conversations turns people's messages into calls through a selector,
+// remembers the question each conversation was asked, checks who may
+// change a job, and answers with what it understood.
+type Conversations struct {
+	Selector  selector.Selector
+	Registry  *functions.Registry
+	Store     store.Store
+	Profiles  map[string]Profile
+	Timezone  string   // the orchestrator's default zone
+	Workflows []string // what a message may start
+	Logger    *slog.Logger
+	Now       func() time.Time
+
+	mu    sync.Mutex
+	state map[string]*conversation
+}
+
+type conversation struct {
+	pending *selector.Pending
+	jobID   string // the job last spoken of ("pause it")
+	seen    time.Time
+}
+
+// maxConversations bounds the remembered conversations; the oldest go first.
+const maxConversations = 10000
+
+func (c *Conversations) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func conversationKey(item *store.QueueItem, m *Message) string {
+	return item.ChannelProfileID + "|" + m.ChannelID + "|" + m.ThreadTS + "|" + m.SenderID
+}
+
+func (c *Conversations) get(key string) *conversation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == nil {
+		c.state = map[string]*conversation{}
+	}
+	cv := c.state[key]
+	if cv == nil {
+		if len(c.state) >= maxConversations {
+			oldest, at := "", time.Time{}
+			for k, v := range c.state {
+				if oldest == "" || v.seen.Before(at) {
+					oldest, at = k, v.seen
+				}
+			}
+			delete(c.state, oldest)
+		}
+		cv = &conversation{}
+		c.state[key] = cv
+	}
+	cv.seen = c.now()
+	copy := *cv
+	return &copy
+}
+
+func (c *Conversations) put(key string, cv *conversation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state[key] = cv
+}
+
+// Handle answers one message. It is the worker's MessageHandler.
+func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) string {
+	prof := c.Profiles[item.ChannelProfileID]
+	key := conversationKey(item, m)
+	cv := c.get(key)
+	now := c.now()
+	in := selector.Input{
+		Text: m.Text, SenderID: m.SenderID, Sender: m.Sender, ProfileID: prof.ID, Channel: prof.Channel,
+		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, Timezone: c.zone(m, prof), Now: now,
+		ContextJobID: cv.jobID, Workflows: c.Workflows, Functions: c.Registry.Allowed(),
+	}
+	if cv.pending != nil && now.Before(cv.pending.Expires) {
+		in.Pending = cv.pending
+	}
+	jobs, err := c.jobRefs(ctx)
+	if err != nil {
+		return "Sorry, I can't read the schedules right now: " + err.Error()
+	}
+	in.Jobs = jobs
+	d, err := c.Selector.Select(ctx, in)
+	if err != nil {
+		c.log().Error("select", slog.Any("error", err))
+		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”."
+	}
+	switch {
+	case d.Clarify != "":
+		cv.pending = d.Pending
+		c.put(key, cv)
+		return d.Clarify
+	case d.Unsupported != "":
+		cv.pending = nil
+		c.put(key, cv)
+		return d.Unsupported
+	case !d.IsCall():
+		return "Sorry, I couldn't work that out."
+	}
+	cv.pending = nil
+	if msg := c.authorize(ctx, d, m, prof); msg != "" {
+		c.put(key, cv)
+		return msg
+	}
+	via := store.ViaCLI
+	if prof.Channel == "slack" {
+		via = store.ViaSlack
+	}
+	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
+	res, err := c.Registry.Call(ctx, functions.Request{Function: d.Function, Args: d.Args, Actor: actor})
+	if err != nil {
+		c.put(key, cv)
+		return "I couldn't do that: " + err.Error()
+	}
+	switch r := res.(type) {
+	case *functions.JobResult:
+		cv.jobID = r.Job.JobID
+	case *functions.RunNowResult:
+		cv.jobID = r.Job.JobID
+	}
+	c.put(key, cv)
+	return Describe(d.Function, res)
+}
+
+// zone is the sender's timezone: from the channel (Slack's profile), else
+// the channel profile's, else the orchestrator's.
+func (c *Conversations) zone(m *Message, p Profile) string {
+	for _, z := range []string{m.Timezone, p.Timezone, c.Timezone} {
+		if z != "" {
+			if _, err := time.LoadLocation(z); err == nil && z != "Local" {
+				return z
+			}
+		}
+	}
+	return "UTC"
+}
+
+func (c *Conversations) log() *slog.Logger {
+	if c.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return c.Logger
+}
+
+// jobRefs are the jobs a message may name by words.
+func (c *Conversations) jobRefs(ctx context.Context) ([]selector.JobRef, error) {
+	var out []selector.JobRef
+	err := c.Store.View(ctx, func(tx store.Tx) error {
+		page, err := tx.JobList(&store.JobListParams{Limit: store.MaxListLimit})
+		if err != nil {
+			return err
+		}
+		for _, j := range page.Jobs {
+			ref := selector.JobRef{JobID: j.JobID, Name: j.Name, Description: j.Description, State: string(j.State),
+				CreatedBy: j.CreatedBy.SenderID, Text: actionWords(j.TargetAction)}
+			if j.TargetRef != nil {
+				ref.ChannelID = j.TargetRef.ChannelID
+			}
+			out = append(out, ref)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func actionWords(a store.TargetAction) string {
+	if a.Type == store.ActionWorkflowStart {
+		return "workflow " + a.WorkflowID
+	}
+	var p functions.MessagePostArgs
+	if a.FunctionID == "message.post" && json.Unmarshal(a.FunctionArgs, &p) == nil {
+		return p.Text
+	}
+	return a.FunctionID
+}
+
+// authorize: deleting a job, and changing or pausing someone else's, needs
+// the creator or an admin of the channel profile. The sender comes from the
+// channel, never from the text.
+func (c *Conversations) authorize(ctx context.Context, d selector.Decision, m *Message, p Profile) string {
+	if d.Function != "schedule.delete" && d.Function != "schedule.update" && d.Function != "schedule.pause" {
+		return ""
+	}
+	var args struct {
+		JobID string `json:"jobId"`
+	}
+	if json.Unmarshal(d.Args, &args) != nil || args.JobID == "" {
+		return ""
+	}
+	var job *store.Job
+	err := c.Store.View(ctx, func(tx store.Tx) (err error) { job, err = tx.JobGet(args.JobID); return })
+	if errors.Is(err, store.ErrNotFound) {
+		return "" // the call itself says it was not found
+	} else if err != nil {
+		return "Sorry, I can't read that schedule right now."
+	}
+	if job.CreatedBy.SenderID == m.SenderID || slices.Contains(p.Admins, m.SenderID) {
+		return ""
+	}
+	who := job.CreatedBy.Sender
+	if who == "" {
+		who = "its creator"
+	}
+	verb := map[string]string{"schedule.delete": "delete", "schedule.update": "change", "schedule.pause": "pause"}[d.Function]
+	return fmt.Sprintf("Only %s or an admin can %s job %s.", who, verb, job.JobID)
+}
+
+// Describe says what a call did, the way a person wants it confirmed:
+// what will happen, where, when (with the zone) and the next runs.
+func Describe(fn string, res any) string {
+	switch r := res.(type) {
+	case *functions.JobResult:
+		j := r.Job
+		switch fn {
+		case "schedule.create":
+			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
+		case "schedule.update":
+			return "Updated — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
+		case "schedule.pause":
+			return fmt.Sprintf("Paused job %s (%s). Say “resume it” to start it again.", j.JobID, j.Description)
+		case "schedule.resume":
+			return fmt.Sprintf("Resumed job %s (%s).%s", j.JobID, j.Description, nextRuns(j, r.NextRuns))
+		case "schedule.delete":
+			return fmt.Sprintf("Deleted job %s (%s). Its history stays in the audit log.", j.JobID, j.Description)
+		}
+		return "Job " + j.JobID + " — " + string(j.State) + ": " + jobSentence(j) + nextRuns(j, r.NextRuns)
+	case *store.JobPage:
+		if len(r.Jobs) == 0 {
+			return "No schedules yet. Try: post “hello” in #team every Friday at 9am."
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d schedule(s):", len(r.Jobs))
+		for _, j := range r.Jobs {
+			name := ""
+			if j.Name != "" {
+				name = " “" + j.Name + "”"
+			}
+			next := "not scheduled (" + string(j.State) + ")"
+			if !j.NextRunAt.IsZero() {
+				next = "next " + j.NextRunAt.In(zoneOf(j)).Format("Mon 2 Jan 3:04 PM")
+			}
+			fmt.Fprintf(&b, "\n• %s%s — %s — %s — %s", j.JobID, name, actionSentence(j), j.Description, next)
+		}
+		if r.NextCursor != "" {
+			b.WriteString("\n(more: say “list my schedules” with fewer filters, or use the CLI)")
+		}
+		return b.String()
+	case *functions.RunNowResult:
+		return fmt.Sprintf("Running job %s now (%s). Its schedule is unchanged.", r.Job.JobID, actionSentence(r.Job))
+	case *functions.MessagePostResult:
+		return "Queued the message."
+	}
+	b, _ := json.Marshal(res)
+	return "Done: " + string(b)
+}
+
+func zoneOf(j *store.Job) *time.Location {
+	if loc, err := time.LoadLocation(j.Schedule.Timezone); err == nil && j.Schedule.Timezone != "" {
+		return loc
+	}
+	return time.UTC
+}
+
+func actionSentence(j *store.Job) string {
+	a := j.TargetAction
+	switch {
+	case a.Type == store.ActionWorkflowStart:
+		return "start workflow " + a.WorkflowID
+	case a.FunctionID == "message.post":
+		where := ""
+		if j.TargetRef != nil && j.TargetRef.ChannelID != "" {
+			where = " in " + channelName(j.TargetRef.ChannelID)
+			if j.TargetRef.PostingMode == store.PostThread {
+				where = " in the thread"
+			}
+		}
+		return fmt.Sprintf("post “%s”%s", actionWords(a), where)
+	}
+	return "run " + a.FunctionID
+}
+
+func channelName(id string) string {
+	switch {
+	case strings.HasPrefix(id, "#"):
+		return id
+	case strings.HasPrefix(id, "U") || strings.HasPrefix(id, "W"):
+		return "a direct message to <@" + id + ">"
+	}
+	return "<#" + id + ">"
+}
+
+// jobSentence: post “hello world” in #team every Friday at 9:00 AM (America/New_York).
+func jobSentence(j *store.Job) string {
+	return actionSentence(j) + " " + lowerFirst(j.Description) + "."
+}
+
+func lowerFirst(s string) string {
+	if s == "" || strings.HasPrefix(s, "On ") || strings.HasPrefix(s, "Once ") || strings.HasPrefix(s, "Every ") || strings.HasPrefix(s, "At ") {
+		if s != "" {
+			return strings.ToLower(s[:1]) + s[1:]
+		}
+	}
+	return s
+}
+
+// nextRuns: " Next: Fri 27 Nov, Fri 4 Dec, Fri 11 Dec." in the job's zone,
+// with the time when the runs are not all at the same time of day.
+func nextRuns(j *store.Job, runs []time.Time) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	loc := zoneOf(j)
+	sameClock := true
+	for _, t := range runs[1:] {
+		if t.In(loc).Format("15:04") != runs[0].In(loc).Format("15:04") {
+			sameClock = false
+		}
+	}
+	layout := "Mon 2 Jan"
+	if !sameClock || len(runs) == 1 {
+		layout = "Mon 2 Jan 3:04 PM"
+	}
+	var parts []string
+	for _, t := range runs {
+		parts = append(parts, t.In(loc).Format(layout))
+	}
+	return " Next: " + strings.Join(parts, ", ") + "."
+}
