@@ -168,7 +168,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 // conversations is the message handling of one orchestrator: the rules
 // selector over its profiles, workflows and functions.
 func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *slog.Logger) *orchestrator.Conversations {
-	c := &orchestrator.Conversations{Selector: newSelector(cfg, log), Registry: oc.reg, Store: oc.store,
+	c := &orchestrator.Conversations{Selector: newSelector(cfg, oc.reg, log), Registry: oc.reg, Store: oc.store,
 		Profiles: map[string]orchestrator.Profile{}, Timezone: o.Timezone, Logger: log}
 	for id, p := range cfg.ChannelProfiles {
 		if p.OrchestratorID == o.ID {

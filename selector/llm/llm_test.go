@@ -217,7 +217,7 @@ func TestLLM_RetriesThenGivesUp(t *testing.T) {
 }
 
 func TestLLM_SlowRepliesTimeOutAndTheRulesAnswer(t *testing.T) {
-	slow := func(w http.ResponseWriter) { time.Sleep(2 * time.Second); text("late")(w) }
+	slow := func(w http.ResponseWriter) { time.Sleep(time.Second); text("late")(w) }
 	s, f, _ := setup(t, slow, slow, slow)
 	fb := &selector.Fallback{Primary: s, Backup: rules.New()}
 	start := time.Now()
