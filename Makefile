@@ -24,6 +24,7 @@ lint:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCronNext$$' -fuzztime $(FUZZTIME) ./scheduler
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
+	$(GO) test -run '^$$' -fuzz '^FuzzRules$$' -fuzztime $(FUZZTIME) ./selector/rules
 
 # A terminal conversation on the embedded default (or: make run ARGS=serve).
 run:

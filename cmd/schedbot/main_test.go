@@ -262,3 +262,27 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		t.Errorf("audit after chat:\n%s", audit)
 	}
 }
+
+func TestParse_PrintsTheDecisionAndChangesNothing(t *testing.T) {
+	c := newCLI(t)
+	out := c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "--tz", "America/New_York", "post hello world in #team every Friday at 9AM")
+	want := `{"function":"schedule.create","args":{"schedule":{"cron":"0 9 * * 5","timezone":"America/New_York"},"scheduleType":"cron","targetAction":{"functionArgs":{"text":"hello world"},"functionId":"message.post","type":"command_invoke"},"targetRef":{"channel":"slack","channelId":"#team"}}}` + "\n"
+	if out != want {
+		t.Errorf("parse:\n got %s\nwant %s", out, want)
+	}
+	// The text is the last argument, even when it looks like a flag.
+	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "--help")
+	if !strings.Contains(out, `"clarify"`) {
+		t.Errorf("parse --help as text: %s", out)
+	}
+	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "post hi every first monday of the month at 9")
+	if !strings.Contains(out, `"unsupported"`) {
+		t.Errorf("unsupported: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(c.data, "default")); !os.IsNotExist(err) {
+		t.Errorf("parse created a store: %v", err)
+	}
+	if _, _, code := c.run("parse", "--tz", "Mars/Base", "post hi at 9"); code != 2 {
+		t.Errorf("bad --tz: exit %d", code)
+	}
+}

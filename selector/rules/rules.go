@@ -89,6 +89,10 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("I could not read that message (it is not valid text).")
 	case !hasLetters(text):
 		return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: remind me to stretch every day at 3pm.")
+	case strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }):
+		return unsupported("I could not read that message (it has control characters).")
+	case strings.Contains(text, "../") || strings.Contains(text, `..\`) || strings.Contains(strings.ToLower(text), "file:"):
+		return unsupported("I don't work with files or paths; tell me what to post, where and when.")
 	case codeRe.MatchString(text):
 		return unsupported("That looks like code. I schedule messages and workflows: tell me what to post, where and when.")
 	case injectionRe.MatchString(text):
@@ -315,7 +319,7 @@ func call(fn string, args map[string]any) selector.Decision {
 
 var (
 	quoteRe     = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|‘([^’]+)’|(?:^|\s)'([^']+)'(?:\s|$)`)
-	channelRe   = regexp.MustCompile(`(?i)(?:\b(?:in|to|into|on|at)\s+)?(?:<#([CG][A-Z0-9]+)(?:\|([^>]*))?>|#([a-z0-9][a-z0-9_-]{0,79}))`)
+	channelRe   = regexp.MustCompile(`(?i)(?:\b(?:in|to|into|on|at)\s+)?(?:<#([CG][A-Z0-9]{2,20})(?:\|([^>]*))?>|#([a-z0-9][a-z0-9_-]{0,79}))`)
 	userRe      = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
 	threadRe    = regexp.MustCompile(`\b(?:in|to)\s+this\s+thread\b`)
 	hereRe      = regexp.MustCompile(`\b(?:in\s+)?(?:here|this\s+channel)\b`)
