@@ -32,6 +32,9 @@ func (c *cli) run(args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
 	var out, errb bytes.Buffer
 	full := append(append([]string{}, args...), "--data", c.data)
+	if args[0] == "parse" { // its text must stay the last argument
+		full = append([]string{"parse", "--data", c.data}, args[1:]...)
+	}
 	if args[0] == "cron" || args[0] == "version" || strings.Contains(strings.Join(args, " "), "--config") {
 		full = args
 	}
