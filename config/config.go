@@ -167,7 +167,36 @@ func Default(dataDir string) (*Config, error) {
 		return nil, fmt.Errorf("embedded default: %w", err)
 	}
 	c.Source = "embedded default"
+	// On a person's machine, their own zone is the natural default.
+	if z := LocalZone(); z != "" {
+		for _, o := range c.Orchestrators {
+			o.Timezone = z
+		}
+	}
 	return c, nil
+}
+
+// LocalZone is this machine's IANA zone ($TZ, else /etc/localtime's link),
+// or "" when it cannot be named.
+func LocalZone() string {
+	name := strings.TrimPrefix(os.Getenv("TZ"), ":")
+	if name == "" {
+		if target, err := os.Readlink("/etc/localtime"); err == nil {
+			if _, after, ok := strings.Cut(target, "zoneinfo/"); ok {
+				name = after
+			}
+		}
+	}
+	switch name {
+	case "", "Local":
+		return ""
+	case "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu", "Etc/GMT", "GMT":
+		return "UTC"
+	}
+	if _, err := time.LoadLocation(name); err != nil {
+		return ""
+	}
+	return name
 }
 
 // Load reads and validates the file at path. Relative paths in it are

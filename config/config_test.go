@@ -8,6 +8,7 @@ import (
 )
 
 func TestDefault(t *testing.T) {
+	t.Setenv("TZ", "Europe/Paris")
 	c, err := Default("/data")
 	if err != nil {
 		t.Fatal(err)
@@ -16,7 +17,7 @@ func TestDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.RuntimeRoot != "/data/default" || o.MaxJobs != 10000 || !MatchFunction(o.Functions, "schedule.create") {
+	if o.RuntimeRoot != "/data/default" || o.MaxJobs != 10000 || !MatchFunction(o.Functions, "schedule.create") || o.Timezone != "Europe/Paris" {
 		t.Errorf("default orchestrator = %+v", o)
 	}
 	p, err := c.Profile("terminal")

@@ -25,6 +25,7 @@ type cli struct {
 func newCLI(t *testing.T) *cli {
 	t.Chdir(t.TempDir()) // no ./schedbot.yaml is found by accident
 	t.Setenv("SCHEDBOT_CONFIG", "")
+	t.Setenv("TZ", "UTC") // the embedded default takes the machine's zone
 	return &cli{t: t, data: filepath.Join(t.TempDir(), "data")}
 }
 
