@@ -50,6 +50,18 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reply(w)
 }
 
+func (f *fakeOpenAI) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.requests)
+}
+
+func (f *fakeOpenAI) req(i int) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests[i]
+}
+
 func toolCall(name, args string) func(w http.ResponseWriter) {
 	return func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "application/json")
@@ -123,7 +135,7 @@ func TestLLM_ToolCallBecomesAValidatedCall(t *testing.T) {
 		t.Errorf("orchestratorId from the model survived: %s", d.Args)
 	}
 	// Only the profile's functions were offered, as tools generated from the schemas.
-	tools := f.requests[0]["tools"].([]any)
+	tools := f.req(0)["tools"].([]any)
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
@@ -131,7 +143,7 @@ func TestLLM_ToolCallBecomesAValidatedCall(t *testing.T) {
 	if strings.Join(names, ",") != "message__post,schedule__create,schedule__list,schedule__pause" {
 		t.Errorf("offered %v", names)
 	}
-	sys := f.requests[0]["messages"].([]any)[0].(map[string]any)["content"].(string)
+	sys := f.req(0)["messages"].([]any)[0].(map[string]any)["content"].(string)
 	if !strings.Contains(sys, "America/New_York") || !strings.Contains(sys, "2026-11-20T10:00:00-05:00") {
 		t.Errorf("system prompt lacks the zone or now:\n%s", sys)
 	}
@@ -158,10 +170,10 @@ func TestLLM_InvalidProposalsGetOneRepair(t *testing.T) {
 			if err != nil || d.Function != "schedule.create" {
 				t.Fatalf("after repair: %+v, %v", d, err)
 			}
-			if len(f.requests) != 2 {
-				t.Fatalf("%d requests, want 2", len(f.requests))
+			if f.count() != 2 {
+				t.Fatalf("%d requests, want 2", f.count())
 			}
-			msgs := f.requests[1]["messages"].([]any)
+			msgs := f.req(1)["messages"].([]any)
 			last := msgs[len(msgs)-1].(map[string]any)
 			if last["role"] != "tool" || !strings.Contains(last["content"].(string), c.wantErr) {
 				t.Errorf("repair message = %v, want the error %q", last, c.wantErr)
@@ -171,8 +183,8 @@ func TestLLM_InvalidProposalsGetOneRepair(t *testing.T) {
 	// Two bad proposals: a question, not a call.
 	s, f, _ := setup(t, toolCall("schedule__explode", `{}`), toolCall("schedule__explode", `{}`))
 	d, err := s.Select(context.Background(), input("do the thing"))
-	if err != nil || d.IsCall() || d.Clarify == "" || len(f.requests) != 2 {
-		t.Errorf("two bad proposals: %+v, %v, %d requests", d, err, len(f.requests))
+	if err != nil || d.IsCall() || d.Clarify == "" || f.count() != 2 {
+		t.Errorf("two bad proposals: %+v, %v, %d requests", d, err, f.count())
 	}
 }
 
@@ -203,16 +215,16 @@ func TestLLM_TextRepliesAreQuestionsOrUnsupported(t *testing.T) {
 func TestLLM_RetriesThenGivesUp(t *testing.T) {
 	s, f, _ := setup(t, status(429), status(503), toolCall("schedule__list", `{}`))
 	d, err := s.Select(context.Background(), input("what's on"))
-	if err != nil || d.Function != "schedule.list" || len(f.requests) != 3 {
-		t.Fatalf("after 429 and 503: %+v, %v, %d requests", d, err, len(f.requests))
+	if err != nil || d.Function != "schedule.list" || f.count() != 3 {
+		t.Fatalf("after 429 and 503: %+v, %v, %d requests", d, err, f.count())
 	}
 	s, f, _ = setup(t, status(500), status(500), status(500), status(500))
-	if _, err := s.Select(context.Background(), input("what's on")); !errors.Is(err, llm.ErrUnavailable) || len(f.requests) != 3 {
-		t.Errorf("all 5xx: %v after %d requests, want ErrUnavailable after 3", err, len(f.requests))
+	if _, err := s.Select(context.Background(), input("what's on")); !errors.Is(err, llm.ErrUnavailable) || f.count() != 3 {
+		t.Errorf("all 5xx: %v after %d requests, want ErrUnavailable after 3", err, f.count())
 	}
 	s, f, _ = setup(t, status(401))
-	if _, err := s.Select(context.Background(), input("what's on")); !errors.Is(err, llm.ErrUnavailable) || len(f.requests) != 1 {
-		t.Errorf("401: %v after %d requests, want no retry", err, len(f.requests))
+	if _, err := s.Select(context.Background(), input("what's on")); !errors.Is(err, llm.ErrUnavailable) || f.count() != 1 {
+		t.Errorf("401: %v after %d requests, want no retry", err, f.count())
 	}
 }
 
@@ -225,8 +237,8 @@ func TestLLM_SlowRepliesTimeOutAndTheRulesAnswer(t *testing.T) {
 	if err != nil || d.Function != "schedule.create" {
 		t.Fatalf("fallback: %+v, %v", d, err)
 	}
-	if len(f.requests) != 3 || time.Since(start) > 10*time.Second {
-		t.Errorf("%d requests in %s", len(f.requests), time.Since(start))
+	if f.count() != 3 || time.Since(start) > 10*time.Second {
+		t.Errorf("%d requests in %s", f.count(), time.Since(start))
 	}
 }
 
@@ -240,15 +252,15 @@ func TestHybrid_AsksTheLLMOnlyWhenTheRulesCannot(t *testing.T) {
 	s, f, _ := setup(t, toolCall("schedule__create", goodCreate))
 	h := &selector.Hybrid{First: rules.New(), Second: s}
 	// The rules decide: no request.
-	if d, _ := h.Select(context.Background(), input("post hello every friday at 9am")); d.Function != "schedule.create" || len(f.requests) != 0 {
-		t.Errorf("rules case: %+v, %d requests", d, len(f.requests))
+	if d, _ := h.Select(context.Background(), input("post hello every friday at 9am")); d.Function != "schedule.create" || f.count() != 0 {
+		t.Errorf("rules case: %+v, %d requests", d, f.count())
 	}
 	// A missing time stays the rules' question: a model must not invent it.
-	if d, _ := h.Select(context.Background(), input("post hello every friday")); d.Missing != "time" || len(f.requests) != 0 {
-		t.Errorf("missing time: %+v, %d requests", d, len(f.requests))
+	if d, _ := h.Select(context.Background(), input("post hello every friday")); d.Missing != "time" || f.count() != 0 {
+		t.Errorf("missing time: %+v, %d requests", d, f.count())
 	}
 	// Phrasing the rules cannot read goes to the model.
-	if d, _ := h.Select(context.Background(), input("could you greet everybody with a cheery hello")); d.Function != "schedule.create" || len(f.requests) != 1 {
-		t.Errorf("llm case: %+v, %d requests", d, len(f.requests))
+	if d, _ := h.Select(context.Background(), input("could you greet everybody with a cheery hello")); d.Function != "schedule.create" || f.count() != 1 {
+		t.Errorf("llm case: %+v, %d requests", d, f.count())
 	}
 }
