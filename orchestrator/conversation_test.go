@@ -1,0 +1,82 @@
+package orchestrator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/selector/rules"
+	"github.com/schedbot/schedbot/store"
+)
+
+func conv(e *env, now *time.Time) *orchestrator.Conversations {
+	return &orchestrator.Conversations{Selector: rules.New(), Registry: e.reg, Store: e.st, Timezone: "America/New_York",
+		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack", Admins: []string{"UADMIN"}}},
+		Now:      func() time.Time { return *now }}
+}
+
+func say(c *orchestrator.Conversations, sender, text string) string {
+	return c.Handle(context.Background(), &store.QueueItem{ChannelProfileID: "team"},
+		&orchestrator.Message{Text: text, SenderID: sender, Sender: strings.ToLower(sender), ChannelID: "C0TEAM", Timezone: "America/New_York"})
+}
+
+func TestConversation_AsksRemembersAndEchoes(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	if got := say(c, "UANA", "post hello world every Friday"); got != "What time? For example 9am or 17:30." {
+		t.Fatalf("question = %q", got)
+	}
+	// Someone else in the channel does not answer Ana's question.
+	if got := say(c, "UBOB", "9am"); strings.HasPrefix(got, "OK") {
+		t.Errorf("another sender answered the question: %q", got)
+	}
+	got := say(c, "UANA", "9am")
+	if !strings.HasPrefix(got, "OK — I'll post “hello world” in <#C0TEAM> every Friday at 9:00 AM (America/New_York). Next: Fri ") ||
+		!strings.Contains(got, " Job ") {
+		t.Errorf("echo = %q", got)
+	}
+	// "stop it" refers to the job just made.
+	if got := say(c, "UANA", "stop it"); !strings.HasPrefix(got, "Paused job") {
+		t.Errorf("stop it = %q", got)
+	}
+	// An expired question is forgotten.
+	say(c, "UANA", "post bye every monday")
+	now = now.Add(time.Hour)
+	if got := say(c, "UANA", "10am"); strings.HasPrefix(got, "OK") {
+		t.Errorf("an expired question was answered: %q", got)
+	}
+}
+
+func TestConversation_OnlyTheCreatorOrAnAdminChangesAJob(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	if got := say(c, "UANA", "post standup notes every weekday at 9:30am"); !strings.HasPrefix(got, "OK") {
+		t.Fatalf("create = %q", got)
+	}
+	for _, text := range []string{"delete the standup notes", "pause the standup notes", "change the standup notes to 10am every weekday"} {
+		got := say(c, "UBOB", text)
+		if !strings.HasPrefix(got, "Only uana or an admin can") {
+			t.Errorf("stranger %q: %q", text, got)
+		}
+	}
+	var j *store.Job
+	e.st.View(t.Context(), func(tx store.Tx) error {
+		p, err := tx.JobList(nil)
+		j = p.Jobs[0]
+		return err
+	})
+	if j.State != store.JobEnabled || j.Schedule.Cron != "30 9 * * 1-5" {
+		t.Fatalf("a stranger changed the job: %+v", j)
+	}
+	// Reading and running now are for anyone; an admin may delete.
+	if got := say(c, "UBOB", "list schedules"); !strings.Contains(got, "standup notes") {
+		t.Errorf("list by a stranger: %q", got)
+	}
+	if got := say(c, "UADMIN", "delete the standup notes"); !strings.HasPrefix(got, "Deleted job") {
+		t.Errorf("admin delete: %q", got)
+	}
+}
