@@ -18,6 +18,7 @@ require (
 	github.com/AlekSi/pointer v1.0.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/olebedev/when v1.1.0 // indirect
 	github.com/pkg/errors v0.8.1 // indirect
@@ -25,6 +26,7 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/sashabaranov/go-openai v1.43.0 // indirect
+	github.com/slack-go/slack v0.35.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -93,7 +93,19 @@ func (c *Conversations) put(key string, cv *conversation) {
 }
 
 // Handle answers one message. It is the worker's MessageHandler.
-func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) string {
+func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) Reply {
+	text, res, fn := c.handle(ctx, item, m)
+	r := Reply{Text: text}
+	if jr, ok := res.(*functions.JobResult); ok && jr.Job.State != store.JobDeleted {
+		r.JobID, r.NextRuns = jr.Job.JobID, jr.NextRuns
+		if fn == "schedule.create" || fn == "schedule.update" || fn == "schedule.resume" || fn == "schedule.show" {
+			r.Actions = []string{"pause", "delete"}
+		}
+	}
+	return r
+}
+
+func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, any, string) {
 	prof := c.Profiles[item.ChannelProfileID]
 	key := conversationKey(item, m)
 	cv := c.get(key)
@@ -108,30 +120,30 @@ func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Me
 	}
 	jobs, err := c.jobRefs(ctx)
 	if err != nil {
-		return "Sorry, I can't read the schedules right now: " + err.Error()
+		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, ""
 	}
 	in.Jobs = jobs
 	d, err := c.Selector.Select(ctx, in)
 	if err != nil {
 		c.log().Error("select", slog.Any("error", err))
-		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”."
+		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, ""
 	}
 	switch {
 	case d.Clarify != "":
 		cv.pending = d.Pending
 		c.put(key, cv)
-		return d.Clarify
+		return d.Clarify, nil, ""
 	case d.Unsupported != "":
 		cv.pending = nil
 		c.put(key, cv)
-		return d.Unsupported
+		return d.Unsupported, nil, ""
 	case !d.IsCall():
-		return "Sorry, I couldn't work that out."
+		return "Sorry, I couldn't work that out.", nil, ""
 	}
 	cv.pending = nil
 	if msg := c.authorize(ctx, d, m, prof); msg != "" {
 		c.put(key, cv)
-		return msg
+		return msg, nil, ""
 	}
 	via := store.ViaCLI
 	if prof.Channel == "slack" {
@@ -141,7 +153,7 @@ func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Me
 	res, err := c.Registry.Call(ctx, functions.Request{Function: d.Function, Args: d.Args, Actor: actor})
 	if err != nil {
 		c.put(key, cv)
-		return "I couldn't do that: " + err.Error()
+		return "I couldn't do that: " + err.Error(), nil, ""
 	}
 	switch r := res.(type) {
 	case *functions.JobResult:
@@ -150,7 +162,7 @@ func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Me
 		cv.jobID = r.Job.JobID
 	}
 	c.put(key, cv)
-	return Describe(d.Function, res)
+	return Describe(d.Function, res), res, d.Function
 }
 
 // zone is the sender's timezone: from the channel (Slack's profile), else

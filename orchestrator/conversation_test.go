@@ -19,7 +19,7 @@ func conv(e *env, now *time.Time) *orchestrator.Conversations {
 
 func say(c *orchestrator.Conversations, sender, text string) string {
 	return c.Handle(context.Background(), &store.QueueItem{ChannelProfileID: "team"},
-		&orchestrator.Message{Text: text, SenderID: sender, Sender: strings.ToLower(sender), ChannelID: "C0TEAM", Timezone: "America/New_York"})
+		&orchestrator.Message{Text: text, SenderID: sender, Sender: strings.ToLower(sender), ChannelID: "C0TEAM", Timezone: "America/New_York"}).Text
 }
 
 func TestConversation_AsksRemembersAndEchoes(t *testing.T) {

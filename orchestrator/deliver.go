@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -140,13 +139,13 @@ func (w *Worker) recordDead(tx store.Tx, it *store.QueueItem, cause error) error
 // resolve reads an outgoing item's text and decides where it goes: its own
 // target, else the channel profile it came from, else the default.
 func (w *Worker) resolve(it *store.QueueItem) (*Delivery, error) {
-	var p functions.MessagePostArgs
+	var p ReplyPayload
 	d := &Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID, Attempt: it.Attempts + 1}
 	if err := json.Unmarshal(it.Payload, &p); err != nil {
 		d.Target = w.opt.DefaultTarget
 		return d, Permanent(fmt.Errorf("payload is not a message: %v", err))
 	}
-	d.Text = p.Text
+	d.Text, d.ReplyJobID, d.Actions, d.NextRuns = p.Text, p.JobID, p.Actions, p.NextRuns
 	switch {
 	case p.TargetRef != nil:
 		d.Target = *p.TargetRef

@@ -16,16 +16,17 @@ import (
 // with the item's move to done.
 func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) {
 	var m Message
-	reply := ""
+	var reply Reply
 	if err := json.Unmarshal(it.Payload, &m); err != nil {
-		reply = "I could not read that message."
+		reply.Text = "I could not read that message."
 	} else {
 		reply = w.opt.Messages(ctx, it, &m)
 	}
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		if reply != "" {
+		if reply.Text != "" {
 			target := w.replyTarget(it, &m)
-			payload, err := json.Marshal(functions.MessagePostArgs{Text: reply, TargetRef: &target})
+			payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: reply.Text, TargetRef: &target},
+				JobID: reply.JobID, Actions: reply.Actions, NextRuns: reply.NextRuns})
 			if err != nil {
 				return err
 			}
@@ -62,7 +63,11 @@ func (w *Worker) replyTarget(it *store.QueueItem, m *Message) store.TargetRef {
 // jsonCallMessages is the message handler until the selector exists: a
 // message that is a JSON function call is executed as its sender; anything
 // else gets a reply saying what works.
-func (w *Worker) jsonCallMessages(ctx context.Context, it *store.QueueItem, m *Message) string {
+func (w *Worker) jsonCallMessages(ctx context.Context, it *store.QueueItem, m *Message) Reply {
+	return Reply{Text: w.jsonCall(ctx, it, m)}
+}
+
+func (w *Worker) jsonCall(ctx context.Context, it *store.QueueItem, m *Message) string {
 	text := strings.TrimSpace(m.Text)
 	var call struct {
 		Function string          `json:"function"`

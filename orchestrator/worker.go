@@ -34,6 +34,11 @@ type Delivery struct {
 	Text           string
 	Target         store.TargetRef
 	Attempt        int // 1 for the first try
+	// For replies: the job they are about, the buttons to offer, and its
+	// next runs.
+	ReplyJobID string
+	Actions    []string
+	NextRuns   []time.Time
 }
 
 // PermanentError is a delivery failure that retrying cannot fix.
@@ -59,8 +64,26 @@ type Message struct {
 
 // MessageHandler turns a person's message into a reply. The worker's
 // default executes a message that is a JSON function call and explains
-// anything else; the selector replaces it.
-type MessageHandler func(ctx context.Context, item *store.QueueItem, m *Message) (reply string)
+// anything else; Conversations (the selector) replaces it.
+type MessageHandler func(ctx context.Context, item *store.QueueItem, m *Message) Reply
+
+// Reply is the answer to a message. A channel that can show buttons offers
+// Actions on JobID, and shows NextRuns in each reader's own time.
+type Reply struct {
+	Text     string      `json:"text"`
+	JobID    string      `json:"jobId,omitempty"`
+	Actions  []string    `json:"actions,omitempty"` // "pause", "delete"
+	NextRuns []time.Time `json:"nextRuns,omitempty"`
+}
+
+// ReplyPayload is an outgoing reply item's payload: message.post's
+// arguments and what a rich channel needs.
+type ReplyPayload struct {
+	functions.MessagePostArgs
+	JobID    string      `json:"jobId,omitempty"`
+	Actions  []string    `json:"actions,omitempty"`
+	NextRuns []time.Time `json:"nextRuns,omitempty"`
+}
 
 // Options configure a Worker.
 type Options struct {
