@@ -36,6 +36,10 @@ type Conversations struct {
 	Workflows []string // what a message may start
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// ResolveTarget checks a Slack target before a job is made: "#name"
+	// becomes the channel id, and a channel the bot cannot post to is an
+	// error whose text asks to invite it. nil: targets are kept as written.
+	ResolveTarget func(ctx context.Context, channelID string) (string, error)
 
 	mu    sync.Mutex
 	state map[string]*conversation
@@ -145,6 +149,12 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		c.put(key, cv)
 		return msg, nil, ""
 	}
+	if args, err := c.resolve(ctx, d); err != nil {
+		c.put(key, cv)
+		return err.Error(), nil, ""
+	} else {
+		d.Args = args
+	}
 	via := store.ViaCLI
 	if prof.Channel == "slack" {
 		via = store.ViaSlack
@@ -163,6 +173,32 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	}
 	c.put(key, cv)
 	return Describe(d.Function, res), res, d.Function
+}
+
+// resolve replaces a create's or update's Slack channel name by its id.
+func (c *Conversations) resolve(ctx context.Context, d selector.Decision) (json.RawMessage, error) {
+	if c.ResolveTarget == nil || (d.Function != "schedule.create" && d.Function != "schedule.update") {
+		return d.Args, nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(d.Args, &args) != nil || args["targetRef"] == nil {
+		return d.Args, nil
+	}
+	var ref map[string]any
+	if json.Unmarshal(args["targetRef"], &ref) != nil || ref["channel"] != "slack" {
+		return d.Args, nil
+	}
+	ch, _ := ref["channelId"].(string)
+	if ch == "" || strings.HasPrefix(ch, "U") || strings.HasPrefix(ch, "W") || strings.HasPrefix(ch, "D") {
+		return d.Args, nil // a person or a DM: Slack opens it on the first post
+	}
+	id, err := c.ResolveTarget(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	ref["channelId"] = id
+	args["targetRef"], _ = json.Marshal(ref)
+	return json.Marshal(args)
 }
 
 // zone is the sender's timezone: from the channel (Slack's profile), else

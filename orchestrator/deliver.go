@@ -61,7 +61,12 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 			it := o.item
 			it.Attempts++
 			it.UpdatedAt = now()
+			var ra *RetryAfterError
 			switch {
+			case errors.As(o.err, &ra):
+				// A rate limit is the channel's pace, not a failure.
+				it.Attempts--
+				it.NotBefore = now().Add(max(ra.After, 10*time.Millisecond))
 			case o.err == nil:
 				it.Queue, it.LastError = store.QueueDone, ""
 			case isPermanent(o.err) || it.Attempts >= w.opt.MaxAttempts:
@@ -84,7 +89,8 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 		return len(items), err
 	}
 	for _, o := range outs {
-		if o.err == nil {
+		var ra *RetryAfterError
+		if o.err == nil || errors.As(o.err, &ra) {
 			continue
 		}
 		isDead := o.item.Queue == store.QueueDead

@@ -50,6 +50,19 @@ func (e *PermanentError) Unwrap() error { return e.Err }
 // Permanent marks err as not worth retrying.
 func Permanent(err error) error { return &PermanentError{Err: err} }
 
+// RetryAfterError is a delivery the channel asked to try again later (a
+// rate limit): it is not a failed attempt.
+type RetryAfterError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// RetryAfter marks err as "try again after d".
+func RetryAfter(d time.Duration, err error) error { return &RetryAfterError{After: d, Err: err} }
+
 // Message is the payload of a message item: what a person wrote, and where.
 type Message struct {
 	Text      string `json:"text"`

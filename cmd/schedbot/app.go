@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -150,3 +151,5 @@ func cliActor(profileID string) store.Actor {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -94,6 +94,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
+	slackAd := newSlackAdapter(cfg, dm, log)
 	defer func() {
 		if err != nil { // stop what started before closing what it uses
 			cancel()
@@ -124,9 +125,14 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			RecordedFunc: func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
 		})
 		conv := conversations(cfg, o, oc, log)
+		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: term}
+		if slackAd != nil {
+			deliverers[config.ChannelSlack] = slackAd
+			conv.ResolveTarget = slackAd.Resolve
+		}
 		worker = orchestrator.NewWorker(orchestrator.Options{
 			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
-			Deliverers:      map[string]orchestrator.Deliverer{config.ChannelTerminal: term},
+			Deliverers:      deliverers,
 			ProfileChannels: profileChannels(cfg),
 			DefaultTarget:   defaultTarget(cfg, id),
 			Messages:        conv.Handle,
@@ -139,6 +145,13 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		oc.worker = worker
 		d.loop(g, gctx, "scheduler "+id, sched.Run)
 		d.loop(g, gctx, "worker "+id, worker.Run)
+	}
+	if slackAd != nil {
+		if cfg.Slack.Mode == "http" {
+			dm.loop(g, gctx, "slack", func(ctx context.Context) error { return slackAd.RunHTTP(ctx, cfg.Slack.HTTPListen) })
+		} else {
+			dm.loop(g, gctx, "slack", slackAd.RunSocketMode)
+		}
 	}
 	ln, err := listenSocket(cfg.Server.Socket)
 	if err != nil {

@@ -1,0 +1,190 @@
+package slack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/store"
+)
+
+// permanentErrors are Slack answers that retrying cannot change.
+var permanentErrors = map[string]bool{
+	"channel_not_found": true, "not_in_channel": true, "is_archived": true, "invalid_auth": true,
+	"account_inactive": true, "token_revoked": true, "msg_too_long": true, "no_text": true,
+	"restricted_action": true, "user_not_found": true, "cannot_dm_bot": true, "not_authed": true,
+}
+
+// Deliver posts one outgoing item with chat.postMessage: at most one post
+// per channel per MinInterval, a 429's Retry-After honoured, permanent
+// errors reported as such.
+func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
+	channel := d.Target.ChannelID
+	if channel == "" {
+		return orchestrator.Permanent(errors.New("no Slack channel to post to"))
+	}
+	if strings.HasPrefix(channel, "#") {
+		id, err := a.Resolve(ctx, channel)
+		if err != nil {
+			return orchestrator.Permanent(err)
+		}
+		channel = id
+	}
+	if wait := a.reserve(channel); wait > 0 {
+		return orchestrator.RetryAfter(wait, fmt.Errorf("channel %s: at most one post per %s", channel, a.opt.MinInterval))
+	}
+	opts := []slack.MsgOption{slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl()}
+	if d.Target.PostingMode == store.PostThread && d.Target.ThreadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(d.Target.ThreadTS))
+	}
+	text := escape(d.Text)
+	opts = append(opts, slack.MsgOptionText(text, false))
+	if blocks := replyBlocks(d, text); blocks != nil {
+		opts = append(opts, slack.MsgOptionBlocks(blocks...))
+	}
+	_, _, err := a.api.PostMessageContext(ctx, channel, opts...)
+	return classify(err)
+}
+
+// reserve claims the next post slot of a channel; a positive result is how
+// long to wait first.
+func (a *Adapter) reserve(channel string) time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	if last, ok := a.lastPost[channel]; ok && now.Sub(last) < a.opt.MinInterval {
+		return a.opt.MinInterval - now.Sub(last)
+	}
+	a.lastPost[channel] = now
+	return 0
+}
+
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return orchestrator.RetryAfter(rl.RetryAfter, err)
+	}
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && permanentErrors[se.Err] {
+		return orchestrator.Permanent(fmt.Errorf("slack: %s", se.Err))
+	}
+	if permanentErrors[err.Error()] {
+		return orchestrator.Permanent(fmt.Errorf("slack: %s", err.Error()))
+	}
+	return err
+}
+
+// Slack's own markup that schedbot writes on purpose: channel and user
+// links. Everything else of a text is escaped, so a message can never
+// ping @channel or forge a link.
+var safeTokens = regexp.MustCompile(`&lt;([#@][CGUW][A-Z0-9]{2,20})&gt;`)
+
+func escape(s string) string {
+	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	return safeTokens.ReplaceAllString(s, "<$1>")
+}
+
+// replyBlocks renders a confirmation: its text with the next runs in each
+// reader's own time, and buttons to pause or delete the job.
+func replyBlocks(d *orchestrator.Delivery, text string) []slack.Block {
+	if d.ReplyJobID == "" || len(d.Actions) == 0 {
+		return nil
+	}
+	body := text
+	if i := strings.Index(body, " Next: "); i >= 0 && len(d.NextRuns) > 0 {
+		var dates []string
+		for _, t := range d.NextRuns {
+			dates = append(dates, fmt.Sprintf("<!date^%d^{date_short_pretty} at {time}|%s>", t.Unix(), t.UTC().Format("Mon 2 Jan 15:04 UTC")))
+		}
+		rest := body[i+len(" Next: "):]
+		after := ""
+		if j := strings.Index(rest, ". Job "); j >= 0 {
+			after = rest[j:]
+		}
+		body = body[:i] + " Next: " + strings.Join(dates, ", ") + after
+	}
+	var buttons []slack.BlockElement
+	for _, a := range d.Actions {
+		switch a {
+		case "pause":
+			buttons = append(buttons, slack.NewButtonBlockElement(actionPause, d.ReplyJobID, slack.NewTextBlockObject(slack.PlainTextType, "Pause", false, false)))
+		case "delete":
+			buttons = append(buttons, slack.NewButtonBlockElement(actionDelete, d.ReplyJobID,
+				slack.NewTextBlockObject(slack.PlainTextType, "Delete", false, false)).WithStyle(slack.StyleDanger))
+		}
+	}
+	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, body, false, false), nil, nil)}
+	if len(buttons) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("job_"+d.ReplyJobID, buttons...))
+	}
+	return blocks
+}
+
+// ErrNotReachable is a channel the bot cannot post to.
+var ErrNotReachable = errors.New("channel not reachable")
+
+// Resolve turns "#name" into a channel id the bot is in (cached); a name
+// that does not resolve, or a channel without the bot, is an error that
+// asks to invite it.
+func (a *Adapter) Resolve(ctx context.Context, channel string) (string, error) {
+	name := strings.TrimPrefix(channel, "#")
+	if !strings.HasPrefix(channel, "#") {
+		info, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
+		if err != nil {
+			return "", fmt.Errorf("%w: I can't see channel <#%s> (%v). Invite me with /invite @schedbot there", ErrNotReachable, channel, err)
+		}
+		if !info.IsMember && !info.IsIM {
+			return "", fmt.Errorf("%w: I'm not in <#%s>. Invite me with /invite @schedbot there, then ask again", ErrNotReachable, channel)
+		}
+		return channel, nil
+	}
+	a.mu.Lock()
+	c, ok := a.channels[name]
+	a.mu.Unlock()
+	if !ok || time.Since(c.at) > a.opt.ChannelTTL {
+		if err := a.loadChannels(ctx); err != nil {
+			return "", err
+		}
+		a.mu.Lock()
+		c, ok = a.channels[name]
+		a.mu.Unlock()
+	}
+	switch {
+	case !ok:
+		return "", fmt.Errorf("%w: I can't find #%s. Check the name, or invite me there with /invite @schedbot", ErrNotReachable, name)
+	case !c.isMember:
+		return "", fmt.Errorf("%w: I'm not in #%s. Invite me with /invite @schedbot there, then ask again", ErrNotReachable, name)
+	}
+	return c.id, nil
+}
+
+func (a *Adapter) loadChannels(ctx context.Context) error {
+	params := &slack.GetConversationsParameters{Types: []string{"public_channel", "private_channel"}, Limit: 1000, ExcludeArchived: true}
+	found := map[string]channelInfo{}
+	for pages := 0; pages < 50; pages++ {
+		chs, next, err := a.api.GetConversationsContext(ctx, params)
+		if err != nil {
+			return fmt.Errorf("list Slack channels: %w", err)
+		}
+		for _, ch := range chs {
+			found[ch.Name] = channelInfo{id: ch.ID, isMember: ch.IsMember, at: time.Now()}
+		}
+		if next == "" {
+			break
+		}
+		params.Cursor = next
+	}
+	a.mu.Lock()
+	a.channels = found
+	a.mu.Unlock()
+	return nil
+}
