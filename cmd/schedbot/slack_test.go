@@ -1,0 +1,534 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	slackad "github.com/schedbot/schedbot/adapters/slack"
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/store"
+)
+
+// fakeSlack is a local Slack: the Web API methods schedbot calls, recorded,
+// and a Socket Mode websocket that the test pushes envelopes through.
+type fakeSlack struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	calls    []apiCall
+	conn     *websocket.Conn
+	connWMu  sync.Mutex
+	opens    int
+	acks     []map[string]any
+	postErrs []string // scripted chat.postMessage answers: "" ok, "429", or an error code
+	ts       int
+}
+
+type apiCall struct {
+	Method string
+	Form   url.Values
+	At     time.Time
+}
+
+var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+
+func newFakeSlack(t *testing.T) *fakeSlack {
+	f := &fakeSlack{t: t}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(func() {
+		f.mu.Lock()
+		if f.conn != nil {
+			f.conn.Close()
+		}
+		f.mu.Unlock()
+		f.srv.Close()
+	})
+	return f
+}
+
+func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/ws" {
+		f.serveWS(w, r)
+		return
+	}
+	method := strings.TrimPrefix(r.URL.Path, "/api/")
+	r.ParseForm()
+	f.mu.Lock()
+	f.calls = append(f.calls, apiCall{Method: method, Form: r.Form, At: time.Now()})
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	reply := func(v map[string]any) { v["ok"] = true; json.NewEncoder(w).Encode(v) }
+	switch method {
+	case "auth.test":
+		reply(map[string]any{"user_id": "UBOT", "team_id": "T1", "bot_id": "BBOT", "user": "schedbot"})
+	case "apps.connections.open":
+		f.mu.Lock()
+		f.opens++
+		f.mu.Unlock()
+		reply(map[string]any{"url": "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws"})
+	case "users.info":
+		tz := "America/New_York"
+		if r.Form.Get("user") == "U2" {
+			tz = "Europe/Paris"
+		}
+		reply(map[string]any{"user": map[string]any{"id": r.Form.Get("user"), "name": strings.ToLower(r.Form.Get("user")), "tz": tz, "tz_offset": -18000}})
+	case "conversations.list":
+		reply(map[string]any{"channels": []any{
+			map[string]any{"id": "C0TEAM", "name": "team", "is_member": true},
+			map[string]any{"id": "C0SECRET", "name": "secret", "is_member": false},
+		}, "response_metadata": map[string]any{"next_cursor": ""}})
+	case "conversations.info":
+		reply(map[string]any{"channel": map[string]any{"id": r.Form.Get("channel"), "is_member": r.Form.Get("channel") != "C0SECRET"}})
+	case "chat.postMessage":
+		f.mu.Lock()
+		answer := ""
+		if len(f.postErrs) > 0 {
+			answer, f.postErrs = f.postErrs[0], f.postErrs[1:]
+		}
+		f.ts++
+		ts := fmt.Sprintf("1700000100.%06d", f.ts)
+		f.mu.Unlock()
+		switch answer {
+		case "":
+			reply(map[string]any{"channel": r.Form.Get("channel"), "ts": ts})
+		case "429":
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"ok":false,"error":"ratelimited"}`)
+		default:
+			json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": answer})
+		}
+	default:
+		json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "unknown_method"})
+	}
+}
+
+func (f *fakeSlack) serveWS(w http.ResponseWriter, r *http.Request) {
+	conn, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	f.mu.Lock()
+	f.conn = conn
+	f.mu.Unlock()
+	f.write(conn, map[string]any{"type": "hello", "num_connections": 1, "connection_info": map[string]any{"app_id": "A1"}})
+	done := make(chan struct{})
+	go func() { // Slack pings; the client's dead-man timer expects them
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f.connWMu.Lock()
+				err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(time.Second))
+				f.connWMu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}
+	}()
+	defer close(done)
+	for {
+		var ack map[string]any
+		if err := conn.ReadJSON(&ack); err != nil {
+			return
+		}
+		f.mu.Lock()
+		f.acks = append(f.acks, ack)
+		f.mu.Unlock()
+	}
+}
+
+func (f *fakeSlack) write(conn *websocket.Conn, v any) error {
+	f.connWMu.Lock()
+	defer f.connWMu.Unlock()
+	return conn.WriteJSON(v)
+}
+
+func (f *fakeSlack) send(t *testing.T, envelope map[string]any) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "a socket mode connection", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.conn != nil
+	})
+	f.mu.Lock()
+	conn := f.conn
+	f.mu.Unlock()
+	if err := f.write(conn, envelope); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fakeSlack) posts() []apiCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []apiCall
+	for _, c := range f.calls {
+		if c.Method == "chat.postMessage" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeSlack) ack(id string) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, a := range f.acks {
+		if a["envelope_id"] == id {
+			return a
+		}
+	}
+	return nil
+}
+
+var envelopeN int
+
+func mention(eventID, user, text, ts string, retry int) map[string]any {
+	envelopeN++
+	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "events_api", "retry_attempt": retry,
+		"accepts_response_payload": false, "payload": map[string]any{
+			"token": "x", "team_id": "T1", "api_app_id": "A1", "type": "event_callback", "event_id": eventID, "event_time": 1700000000,
+			"event": map[string]any{"type": "app_mention", "user": user, "text": "<@UBOT> " + text, "ts": ts, "channel": "C0TEAM", "event_ts": ts},
+		}}
+}
+
+func click(user, action, jobID string) map[string]any {
+	envelopeN++
+	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "interactive", "payload": map[string]any{
+		"type": "block_actions", "team": map[string]any{"id": "T1"}, "user": map[string]any{"id": user},
+		"channel": map[string]any{"id": "C0TEAM"}, "message": map[string]any{"ts": "1700000100.000001"},
+		"action_ts": fmt.Sprintf("1700000200.%d", envelopeN),
+		"actions":   []any{map[string]any{"action_id": action, "block_id": "job_" + jobID, "value": jobID, "type": "button"}},
+	}}
+}
+
+const slackConfig = `
+orchestrators:
+  default:
+    runtime_root: data
+    timezone: UTC
+channel_profiles:
+  team:
+    channel: slack
+    orchestrator_id: default
+    slack: {team_id: T1, channels: ["*"]}
+    admins: [UADMIN]
+  terminal:
+    channel: terminal
+    orchestrator_id: default
+server:
+  socket: schedbot.sock
+`
+
+type slackEnv struct {
+	f  *fakeSlack
+	d  *daemon
+	st store.Store
+}
+
+func startSlack(t *testing.T) *slackEnv {
+	t.Helper()
+	f := newFakeSlack(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "schedbot.yaml")
+	os.WriteFile(path, []byte(slackConfig), 0o600)
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SLACK_BOT_TOKEN", "xoxb-test")
+	t.Setenv("SLACK_APP_TOKEN", "xapp-test")
+	t.Setenv(config.EnvSlackAPIURL, f.srv.URL+"/api/")
+	ctx, cancel := context.WithCancel(context.Background())
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	d, wait, err := startDaemon(ctx, cfg, log, io.Discard, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := wait(); err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	})
+	return &slackEnv{f: f, d: d, st: d.orchs["default"].store}
+}
+
+func (e *slackEnv) jobs(t *testing.T) []*store.Job {
+	t.Helper()
+	var page *store.JobPage
+	e.st.View(t.Context(), func(tx store.Tx) (err error) {
+		page, err = tx.JobList(&store.JobListParams{States: store.JobStates})
+		return err
+	})
+	return page.Jobs
+}
+
+func (e *slackEnv) waitPost(t *testing.T, n int, what string) apiCall {
+	t.Helper()
+	waitFor(t, 10*time.Second, what, func() bool { return len(e.f.posts()) >= n })
+	return e.f.posts()[n-1]
+}
+
+func TestSlack_MentionCreatesAJobAndConfirmsInTheThread(t *testing.T) {
+	e := startSlack(t)
+	env := mention("Ev1", "U1", "post hello world in #team every Friday at 9AM", "1700000000.000100", 0)
+	e.f.send(t, env)
+	post := e.waitPost(t, 1, "the confirmation")
+	if post.Form.Get("channel") != "C0TEAM" || post.Form.Get("thread_ts") != "1700000000.000100" {
+		t.Errorf("confirmation went to %s thread %q", post.Form.Get("channel"), post.Form.Get("thread_ts"))
+	}
+	text := post.Form.Get("text")
+	if !strings.HasPrefix(text, "OK — I'll post “hello world” in <#C0TEAM> every Friday at 9:00 AM (America/New_York). Next: ") {
+		t.Errorf("confirmation text = %q", text)
+	}
+	blocks := post.Form.Get("blocks")
+	for _, want := range []string{`\u003c!date^`, "schedbot_pause", "schedbot_delete"} {
+		if !strings.Contains(blocks, want) {
+			t.Errorf("blocks lack %s: %s", want, blocks)
+		}
+	}
+	if e.f.ack(env["envelope_id"].(string)) == nil {
+		t.Error("the event was not acknowledged")
+	}
+	jobs := e.jobs(t)
+	if len(jobs) != 1 || jobs[0].TargetRef.ChannelID != "C0TEAM" || jobs[0].CreatedBy.SenderID != "U1" || jobs[0].CreatedBy.Via != "slack" ||
+		jobs[0].Schedule.Timezone != "America/New_York" {
+		t.Fatalf("jobs = %+v", jobs)
+	}
+	// Slack retries the same event: acknowledged, not acted on twice.
+	retry := mention("Ev1", "U1", "post hello world in #team every Friday at 9AM", "1700000000.000100", 1)
+	e.f.send(t, retry)
+	waitFor(t, 10*time.Second, "the retry's ack", func() bool { return e.f.ack(retry["envelope_id"].(string)) != nil })
+	time.Sleep(100 * time.Millisecond) // nothing should follow; give it the chance to go wrong
+	if n := len(e.jobs(t)); n != 1 {
+		t.Errorf("%d jobs after a retried event, want 1", n)
+	}
+	// A channel the bot is not in: a clear reply, and no job.
+	e.f.send(t, mention("Ev2", "U1", "post psst in #secret every day at 9am", "1700000000.000200", 0))
+	post = e.waitPost(t, 2, "the refusal")
+	if !strings.Contains(post.Form.Get("text"), "Invite me") || len(e.jobs(t)) != 1 {
+		t.Errorf("secret channel: %q, %d jobs", post.Form.Get("text"), len(e.jobs(t)))
+	}
+	// Another team: a polite refusal and nothing else.
+	other := mention("Ev3", "U1", "post x every day at 9am", "1700000000.000300", 0)
+	other["payload"].(map[string]any)["team_id"] = "T9"
+	e.f.send(t, other)
+	post = e.waitPost(t, 3, "the other team's refusal")
+	if !strings.Contains(post.Form.Get("text"), "not set up for this channel") || len(e.jobs(t)) != 1 {
+		t.Errorf("other team: %q", post.Form.Get("text"))
+	}
+}
+
+func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
+	e := startSlack(t)
+	envelopeN++
+	slash := map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "slash_commands", "accepts_response_payload": true,
+		"payload": map[string]any{"token": "x", "team_id": "T1", "channel_id": "C0TEAM", "user_id": "U1", "command": "/schedule",
+			"text": "post standup in 5 every weekday at 9:25am", "trigger_id": "tr1"}}
+	e.f.send(t, slash)
+	e.waitPost(t, 1, "the slash confirmation")
+	ack := e.f.ack(slash["envelope_id"].(string))
+	if ack == nil || ack["payload"].(map[string]any)["response_type"] != "ephemeral" {
+		t.Errorf("slash ack = %v, want an ephemeral reply", ack)
+	}
+	jobs := e.jobs(t)
+	if len(jobs) != 1 || jobs[0].Schedule.Cron != "25 9 * * 1-5" {
+		t.Fatalf("jobs = %+v", jobs)
+	}
+	id := jobs[0].JobID
+	// A stranger's click changes nothing.
+	e.f.send(t, click("U2", "schedbot_pause", id))
+	post := e.waitPost(t, 2, "the stranger's answer")
+	if !strings.Contains(post.Form.Get("text"), "Only u1 or an admin can pause") || e.jobs(t)[0].State != store.JobEnabled {
+		t.Errorf("stranger: %q, state %s", post.Form.Get("text"), e.jobs(t)[0].State)
+	}
+	// The creator's click pauses it.
+	e.f.send(t, click("U1", "schedbot_pause", id))
+	e.waitPost(t, 3, "the pause answer")
+	if e.jobs(t)[0].State != store.JobPaused {
+		t.Errorf("after the creator's click: %s", e.jobs(t)[0].State)
+	}
+	// Delete asks first; the confirmation deletes.
+	e.f.send(t, click("U1", "schedbot_delete", id))
+	post = e.waitPost(t, 4, "the delete question")
+	if !strings.Contains(post.Form.Get("blocks"), "schedbot_delete_confirm") || e.jobs(t)[0].State == store.JobDeleted {
+		t.Errorf("delete asked: %q", post.Form.Get("text"))
+	}
+	e.f.send(t, click("U1", "schedbot_delete_confirm", id))
+	e.waitPost(t, 5, "the delete answer")
+	if e.jobs(t)[0].State != store.JobDeleted {
+		t.Errorf("after confirming: %s", e.jobs(t)[0].State)
+	}
+	// A job that fires posts in its channel (escaped), not in a thread.
+	e.f.send(t, mention("Ev9", "U1", "post <!channel> & friends in #team every day at 9am", "1700000000.000900", 0))
+	e.waitPost(t, 6, "the second confirmation")
+	e.f.send(t, mention("Ev10", "U1", "run it now", "1700000000.001000", 0))
+	waitFor(t, 10*time.Second, "the fired post", func() bool {
+		for _, p := range e.f.posts() {
+			if strings.Contains(p.Form.Get("text"), "friends") && p.Form.Get("thread_ts") == "" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, p := range e.f.posts() {
+		if strings.Contains(p.Form.Get("text"), "friends") && p.Form.Get("thread_ts") == "" {
+			if p.Form.Get("channel") != "C0TEAM" || !strings.Contains(p.Form.Get("text"), "&lt;!channel&gt; &amp; friends") ||
+				p.Form.Get("unfurl_links") != "false" {
+				t.Errorf("fired post = %v", p.Form)
+			}
+		}
+	}
+}
+
+func TestSlack_RateLimitAndPermanentErrors(t *testing.T) {
+	e := startSlack(t)
+	e.f.mu.Lock()
+	e.f.postErrs = []string{"429"}
+	e.f.mu.Unlock()
+	e.f.send(t, mention("Ev1", "U1", "list schedules", "1700000000.000100", 0))
+	e.waitPost(t, 2, "the retried reply")
+	posts := e.f.posts()
+	if gap := posts[1].At.Sub(posts[0].At); gap < time.Second {
+		t.Errorf("retried %s after a 429 with Retry-After: 1", gap)
+	}
+	// A channel that is gone: recorded on the run, audited, dead-lettered.
+	e.f.send(t, mention("Ev2", "U1", "post hi in <#C0GONE> every day at 9am", "1700000000.000200", 0))
+	e.waitPost(t, 3, "the confirmation")
+	e.f.mu.Lock()
+	e.f.postErrs = []string{"channel_not_found"}
+	e.f.mu.Unlock()
+	e.f.send(t, mention("Ev3", "U1", "run it now", "1700000000.000300", 0))
+	waitFor(t, 10*time.Second, "the dead letter", func() bool {
+		n := 0
+		e.st.View(t.Context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(store.QueueDead); return })
+		return n == 1
+	})
+	var evs []*store.AuditEvent
+	e.st.View(t.Context(), func(tx store.Tx) (err error) { evs, err = tx.AuditList(nil); return })
+	found := false
+	for _, ev := range evs {
+		found = found || ev.Action == store.AuditDeliveryFailed && strings.Contains(ev.Detail, "channel_not_found")
+	}
+	if !found {
+		t.Error("no delivery.dead_lettered audit event")
+	}
+}
+
+func TestSlack_ReconnectsAfterADisconnect(t *testing.T) {
+	e := startSlack(t)
+	e.f.send(t, mention("Ev1", "U1", "list schedules", "1700000000.000100", 0))
+	e.waitPost(t, 1, "the first reply")
+	e.f.mu.Lock()
+	e.f.conn.Close()
+	e.f.conn = nil
+	e.f.mu.Unlock()
+	waitFor(t, 20*time.Second, "a new connection", func() bool {
+		e.f.mu.Lock()
+		defer e.f.mu.Unlock()
+		return e.f.opens >= 2 && e.f.conn != nil
+	})
+	e.f.send(t, mention("Ev2", "U1", "post after the break every day at 9am", "1700000000.000200", 0))
+	e.waitPost(t, 2, "the reply after reconnecting")
+	if len(e.jobs(t)) != 1 {
+		t.Errorf("jobs after reconnect: %d", len(e.jobs(t)))
+	}
+}
+
+// inbox records what the HTTP adapter takes in.
+type inbox struct {
+	mu   sync.Mutex
+	msgs []orchestrator.Message
+}
+
+func (i *inbox) Enqueue(_ context.Context, _, _ string, m orchestrator.Message) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.msgs = append(i.msgs, m)
+	return nil
+}
+
+func (i *inbox) count() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return len(i.msgs)
+}
+
+func sign(secret string, ts int64, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "v0:%d:%s", ts, body)
+	return "v0=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+func TestSlack_EventsOverHTTPAreVerified(t *testing.T) {
+	f := newFakeSlack(t)
+	in := &inbox{}
+	a, err := slackad.New(slackad.Options{BotToken: "xoxb-test", SigningSecret: "s3cret", APIURL: f.srv.URL + "/api/",
+		Profiles: []slackad.Profile{{ID: "team", TeamID: "T1", Channels: []string{"*"}}}, Inbox: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(a.HTTPHandler(context.Background()))
+	defer srv.Close()
+	body, _ := json.Marshal(mention("Ev1", "U1", "list schedules", "1700000000.000100", 0)["payload"])
+	post := func(path string, body []byte, sig string, ts int64) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, bytes.NewReader(body))
+		req.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(ts, 10))
+		req.Header.Set("X-Slack-Signature", sig)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	now := time.Now().Unix()
+	if code := post("/slack/events", body, sign("wrong", now, body), now); code != http.StatusUnauthorized {
+		t.Errorf("forged signature: %d", code)
+	}
+	old := now - 600
+	if code := post("/slack/events", body, sign("s3cret", old, body), old); code != http.StatusUnauthorized {
+		t.Errorf("stale timestamp: %d", code)
+	}
+	challenge := []byte(`{"type":"url_verification","challenge":"abc123","token":"x"}`)
+	if code := post("/slack/events", challenge, sign("s3cret", now, challenge), now); code != http.StatusOK {
+		t.Errorf("url_verification: %d", code)
+	}
+	if in.count() != 0 {
+		t.Fatalf("%d messages taken in from unverified requests", in.count())
+	}
+	if code := post("/slack/events", body, sign("s3cret", now, body), now); code != http.StatusOK {
+		t.Errorf("signed event: %d", code)
+	}
+	waitFor(t, 10*time.Second, "the signed event", func() bool { return in.count() == 1 })
+	if m := in.msgs[0]; m.Text != "list schedules" || m.SenderID != "U1" || m.Timezone != "America/New_York" {
+		t.Errorf("message = %+v", m)
+	}
+}
