@@ -92,7 +92,7 @@ func (p *daemonProc) waitReady(t *testing.T, data string) {
 
 // waitFor polls cond until it holds or the deadline passes. It is for
 // child processes, whose progress no fake clock can drive.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {

@@ -53,9 +53,11 @@ type apiCall struct {
 
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
+func newServer(f *fakeSlack) *httptest.Server { return httptest.NewServer(http.HandlerFunc(f.serve)) }
+
 func newFakeSlack(t *testing.T) *fakeSlack {
 	f := &fakeSlack{t: t}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.srv = newServer(f)
 	t.Cleanup(func() {
 		f.mu.Lock()
 		if f.conn != nil {
@@ -169,7 +171,9 @@ func (f *fakeSlack) write(conn *websocket.Conn, v any) error {
 	return conn.WriteJSON(v)
 }
 
-func (f *fakeSlack) send(t *testing.T, envelope map[string]any) {
+func (f *fakeSlack) send(t *testing.T, envelope map[string]any) { f.sendB(t, envelope) }
+
+func (f *fakeSlack) sendB(t testing.TB, envelope map[string]any) {
 	t.Helper()
 	waitFor(t, 10*time.Second, "a socket mode connection", func() bool {
 		f.mu.Lock()
