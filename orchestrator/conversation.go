@@ -100,6 +100,11 @@ func (c *Conversations) put(key string, cv *conversation) {
 func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) Reply {
 	text, res, fn := c.handle(ctx, item, m)
 	r := Reply{Text: text}
+	if page, ok := res.(*store.JobPage); ok {
+		for _, j := range page.Jobs {
+			r.ListJobs = append(r.ListJobs, j.JobID)
+		}
+	}
 	if jr, ok := res.(*functions.JobResult); ok && jr.Job.State != store.JobDeleted {
 		r.JobID, r.NextRuns = jr.Job.JobID, jr.NextRuns
 		if fn == "schedule.create" || fn == "schedule.update" || fn == "schedule.resume" || fn == "schedule.show" {

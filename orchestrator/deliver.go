@@ -151,7 +151,7 @@ func (w *Worker) resolve(it *store.QueueItem) (*Delivery, error) {
 		d.Target = w.opt.DefaultTarget
 		return d, Permanent(fmt.Errorf("payload is not a message: %v", err))
 	}
-	d.Text, d.ReplyJobID, d.Actions, d.NextRuns = p.Text, p.JobID, p.Actions, p.NextRuns
+	d.Text, d.ReplyJobID, d.Actions, d.NextRuns, d.ListJobs = p.Text, p.JobID, p.Actions, p.NextRuns, p.ListJobs
 	switch {
 	case p.TargetRef != nil:
 		d.Target = *p.TargetRef

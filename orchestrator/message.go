@@ -26,7 +26,7 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) {
 		if reply.Text != "" {
 			target := w.replyTarget(it, &m)
 			payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: reply.Text, TargetRef: &target},
-				JobID: reply.JobID, Actions: reply.Actions, NextRuns: reply.NextRuns})
+				JobID: reply.JobID, Actions: reply.Actions, NextRuns: reply.NextRuns, ListJobs: reply.ListJobs})
 			if err != nil {
 				return err
 			}

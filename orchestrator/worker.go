@@ -39,6 +39,7 @@ type Delivery struct {
 	ReplyJobID string
 	Actions    []string
 	NextRuns   []time.Time
+	ListJobs   []string
 }
 
 // PermanentError is a delivery failure that retrying cannot fix.
@@ -87,6 +88,8 @@ type Reply struct {
 	JobID    string      `json:"jobId,omitempty"`
 	Actions  []string    `json:"actions,omitempty"` // "pause", "delete"
 	NextRuns []time.Time `json:"nextRuns,omitempty"`
+	// ListJobs are the jobs of a listing, one per "• " line of Text.
+	ListJobs []string `json:"listJobs,omitempty"`
 }
 
 // ReplyPayload is an outgoing reply item's payload: message.post's
@@ -96,6 +99,7 @@ type ReplyPayload struct {
 	JobID    string      `json:"jobId,omitempty"`
 	Actions  []string    `json:"actions,omitempty"`
 	NextRuns []time.Time `json:"nextRuns,omitempty"`
+	ListJobs []string    `json:"listJobs,omitempty"`
 }
 
 // Options configure a Worker.

@@ -96,6 +96,9 @@ func escape(s string) string {
 // replyBlocks renders a confirmation: its text with the next runs in each
 // reader's own time, and buttons to pause or delete the job.
 func replyBlocks(d *orchestrator.Delivery, text string) []slack.Block {
+	if len(d.ListJobs) > 0 {
+		return listBlocks(d, text)
+	}
 	if d.ReplyJobID == "" || len(d.Actions) == 0 {
 		return nil
 	}
@@ -112,19 +115,46 @@ func replyBlocks(d *orchestrator.Delivery, text string) []slack.Block {
 		}
 		body = body[:i] + " Next: " + strings.Join(dates, ", ") + after
 	}
+	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, body, false, false), nil, nil)}
+	if b := jobButtons(d.ReplyJobID, d.Actions); b != nil {
+		blocks = append(blocks, b)
+	}
+	return blocks
+}
+
+func jobButtons(jobID string, actions []string) slack.Block {
 	var buttons []slack.BlockElement
-	for _, a := range d.Actions {
+	for _, a := range actions {
 		switch a {
 		case "pause":
-			buttons = append(buttons, slack.NewButtonBlockElement(actionPause, d.ReplyJobID, slack.NewTextBlockObject(slack.PlainTextType, "Pause", false, false)))
+			buttons = append(buttons, slack.NewButtonBlockElement(actionPause, jobID, slack.NewTextBlockObject(slack.PlainTextType, "Pause", false, false)))
 		case "delete":
-			buttons = append(buttons, slack.NewButtonBlockElement(actionDelete, d.ReplyJobID,
+			buttons = append(buttons, slack.NewButtonBlockElement(actionDelete, jobID,
 				slack.NewTextBlockObject(slack.PlainTextType, "Delete", false, false)).WithStyle(slack.StyleDanger))
 		}
 	}
-	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, body, false, false), nil, nil)}
-	if len(buttons) > 0 {
-		blocks = append(blocks, slack.NewActionBlock("job_"+d.ReplyJobID, buttons...))
+	if len(buttons) == 0 {
+		return nil
+	}
+	return slack.NewActionBlock("job_"+jobID, buttons...)
+}
+
+// maxListed is how many jobs of a listing get their own buttons (Slack
+// allows 50 blocks a message).
+const maxListed = 20
+
+// listBlocks renders a listing: a section per job with its buttons.
+func listBlocks(d *orchestrator.Delivery, text string) []slack.Block {
+	lines := strings.Split(text, "\n")
+	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, lines[0], false, false), nil, nil)}
+	i := 0
+	for _, line := range lines[1:] {
+		if !strings.HasPrefix(line, "• ") || i >= len(d.ListJobs) || i >= maxListed {
+			continue
+		}
+		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, line, false, false), nil, nil),
+			jobButtons(d.ListJobs[i], []string{"pause", "delete"}))
+		i++
 	}
 	return blocks
 }

@@ -144,5 +144,3 @@ func BenchmarkSlack1000PostsAcross100Channels(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "s-to-deliver-all")
 	}
 }
-
-

@@ -258,8 +258,14 @@ type slackEnv struct {
 
 func startSlack(t *testing.T) *slackEnv {
 	t.Helper()
-	f := newFakeSlack(t)
-	dir := t.TempDir()
+	e, stop := startSlackAt(t, newFakeSlack(t), t.TempDir())
+	t.Cleanup(stop)
+	return e
+}
+
+// startSlackAt runs the daemon on dir against f; stop ends it.
+func startSlackAt(t *testing.T, f *fakeSlack, dir string) (*slackEnv, func()) {
+	t.Helper()
 	path := filepath.Join(dir, "schedbot.yaml")
 	os.WriteFile(path, []byte(slackConfig), 0o600)
 	cfg, err := config.Load(path)
@@ -275,13 +281,35 @@ func startSlack(t *testing.T) *slackEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	stop := func() {
 		cancel()
 		if err := wait(); err != nil {
 			t.Errorf("daemon: %v", err)
 		}
-	})
-	return &slackEnv{f: f, d: d, st: d.orchs["default"].store}
+	}
+	return &slackEnv{f: f, d: d, st: d.orchs["default"].store}, stop
+}
+
+func TestSlack_RetryAfterARestartIsNotActedOnTwice(t *testing.T) {
+	f := newFakeSlack(t)
+	dir := t.TempDir()
+	e, stop := startSlackAt(t, f, dir)
+	e.f.send(t, mention("Ev1", "U1", "post hello every day at 9am", "1700000000.000100", 0))
+	e.waitPost(t, 1, "the confirmation")
+	stop()
+	f.mu.Lock()
+	f.conn = nil
+	f.mu.Unlock()
+	e, stop = startSlackAt(t, f, dir)
+	defer stop()
+	retry := mention("Ev1", "U1", "post hello every day at 9am", "1700000000.000100", 2)
+	e.f.send(t, retry)
+	waitFor(t, 10*time.Second, "the retry's ack", func() bool { return e.f.ack(retry["envelope_id"].(string)) != nil })
+	e.f.send(t, mention("Ev2", "U1", "list schedules", "1700000000.000200", 0))
+	e.waitPost(t, 2, "the listing")
+	if n := len(e.jobs(t)); n != 1 {
+		t.Errorf("%d jobs after a retry across a restart, want 1", n)
+	}
 }
 
 func (e *slackEnv) jobs(t *testing.T) []*store.Job {
@@ -379,20 +407,26 @@ func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
 	if e.jobs(t)[0].State != store.JobPaused {
 		t.Errorf("after the creator's click: %s", e.jobs(t)[0].State)
 	}
+	// The listing offers the same buttons, per job.
+	e.f.send(t, mention("Ev5", "U1", "list my schedules", "1700000000.000500", 0))
+	post = e.waitPost(t, 4, "the listing")
+	if !strings.Contains(post.Form.Get("blocks"), `"value":"`+id+`"`) || !strings.Contains(post.Form.Get("text"), "1 schedule(s)") {
+		t.Errorf("listing: %s", post.Form.Get("blocks"))
+	}
 	// Delete asks first; the confirmation deletes.
 	e.f.send(t, click("U1", "schedbot_delete", id))
-	post = e.waitPost(t, 4, "the delete question")
+	post = e.waitPost(t, 5, "the delete question")
 	if !strings.Contains(post.Form.Get("blocks"), "schedbot_delete_confirm") || e.jobs(t)[0].State == store.JobDeleted {
 		t.Errorf("delete asked: %q", post.Form.Get("text"))
 	}
 	e.f.send(t, click("U1", "schedbot_delete_confirm", id))
-	e.waitPost(t, 5, "the delete answer")
+	e.waitPost(t, 6, "the delete answer")
 	if e.jobs(t)[0].State != store.JobDeleted {
 		t.Errorf("after confirming: %s", e.jobs(t)[0].State)
 	}
 	// A job that fires posts in its channel (escaped), not in a thread.
 	e.f.send(t, mention("Ev9", "U1", "post <!channel> & friends in #team every day at 9am", "1700000000.000900", 0))
-	e.waitPost(t, 6, "the second confirmation")
+	e.waitPost(t, 7, "the second confirmation")
 	e.f.send(t, mention("Ev10", "U1", "run it now", "1700000000.001000", 0))
 	waitFor(t, 10*time.Second, "the fired post", func() bool {
 		for _, p := range e.f.posts() {
