@@ -260,6 +260,18 @@ func wallOf(t time.Time) wall {
 	return wall{y, int(mo), d, h, mi}
 }
 
+// nextDay is the first minute of the following day.
+func (w wall) nextDay() wall {
+	w.d, w.h, w.mi = w.d+1, 0, 0
+	if w.d > daysIn(w.y, w.mo) {
+		w.d, w.mo = 1, w.mo+1
+		if w.mo > 12 {
+			w.mo, w.y = 1, w.y+1
+		}
+	}
+	return w
+}
+
 func (w wall) time() time.Time {
 	return time.Date(w.y, time.Month(w.mo), w.d, w.h, w.mi, 0, 0, time.UTC)
 }
@@ -282,24 +294,12 @@ func (c *Cron) nextWall(w wall, maxYear int) (wall, bool) {
 			continue
 		}
 		if w.d > daysIn(w.y, w.mo) || !c.dayMatches(w.y, w.mo, w.d) {
-			w.d, w.h, w.mi = w.d+1, 0, 0
-			if w.d > daysIn(w.y, w.mo) {
-				w.d, w.mo = 1, w.mo+1
-				if w.mo > 12 {
-					w.mo, w.y = 1, w.y+1
-				}
-			}
+			w = w.nextDay()
 			continue
 		}
 		h := nextBit(c.hour, w.h)
 		if h < 0 || h > 23 {
-			w.d, w.h, w.mi = w.d+1, 0, 0
-			if w.d > daysIn(w.y, w.mo) {
-				w.d, w.mo = 1, w.mo+1
-				if w.mo > 12 {
-					w.mo, w.y = 1, w.y+1
-				}
-			}
+			w = w.nextDay()
 			continue
 		}
 		if h != w.h {
@@ -309,13 +309,7 @@ func (c *Cron) nextWall(w wall, maxYear int) (wall, bool) {
 		if mi < 0 || mi > 59 {
 			w.h, w.mi = w.h+1, 0
 			if w.h > 23 {
-				w.d, w.h = w.d+1, 0
-				if w.d > daysIn(w.y, w.mo) {
-					w.d, w.mo = 1, w.mo+1
-					if w.mo > 12 {
-						w.mo, w.y = 1, w.y+1
-					}
-				}
+				w = w.nextDay()
 			}
 			continue
 		}

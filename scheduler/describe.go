@@ -104,7 +104,8 @@ func join(items []string) string {
 var dayNames = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
 var monthNames = []string{"", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 
-func ordinal(n int) string {
+// Ordinal writes n as 1st, 2nd, 3rd, 11th, 21st.
+func Ordinal(n int) string {
 	suffix := "th"
 	if n%100 < 11 || n%100 > 13 {
 		switch n % 10 {
@@ -158,7 +159,7 @@ func (c *Cron) days() (head, tail string) {
 		} else {
 			var ords []string
 			for _, d := range doms {
-				ords = append(ords, ordinal(d))
+				ords = append(ords, Ordinal(d))
 			}
 			domPart = "the " + join(ords)
 		}

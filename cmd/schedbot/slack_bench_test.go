@@ -3,49 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 )
-
-// startSlackTB is startSlack for tests and benchmarks alike.
-func startSlackTB(tb testing.TB) *slackEnv {
-	tb.Helper()
-	t, ok := tb.(*testing.T)
-	if ok {
-		return startSlack(t)
-	}
-	b := tb.(*testing.B)
-	f := &fakeSlack{}
-	f.srv = newServer(f)
-	b.Cleanup(f.srv.Close)
-	dir := b.TempDir()
-	path := filepath.Join(dir, "schedbot.yaml")
-	os.WriteFile(path, []byte(slackConfig), 0o600)
-	cfg, err := config.Load(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("SLACK_BOT_TOKEN", "xoxb-test")
-	b.Setenv("SLACK_APP_TOKEN", "xapp-test")
-	b.Setenv(config.EnvSlackAPIURL, f.srv.URL+"/api/")
-	ctx, cancel := context.WithCancel(context.Background())
-	d, wait, err := startDaemon(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cancel(); wait() })
-	return &slackEnv{f: f, d: d, st: d.orchs["default"].store}
-}
 
 // dueAcrossChannels creates perChannel once-jobs in each of n channels, all
 // due now, and returns how many posts to expect.
@@ -105,7 +70,7 @@ func checkPace(tb testing.TB, e *slackEnv, want int, limit time.Duration) time.D
 }
 
 func TestSlack_ManyPostsDueAtOnceKeepThePace(t *testing.T) {
-	e := startSlackTB(t)
+	e := startSlack(t)
 	n := dueAcrossChannels(t, e, 20, 3)
 	took := checkPace(t, e, n, 30*time.Second)
 	t.Logf("%d posts across 20 channels in %s", n, took)
@@ -114,7 +79,7 @@ func TestSlack_ManyPostsDueAtOnceKeepThePace(t *testing.T) {
 // BenchmarkSlackMentionToConfirmation: from a mention on the socket to the
 // confirmation's chat.postMessage, through the whole pipeline, rules selector.
 func BenchmarkSlackMentionToConfirmation(b *testing.B) {
-	e := startSlackTB(b)
+	e := startSlack(b)
 	var each []time.Duration
 	i := 0
 	for b.Loop() {
@@ -138,7 +103,7 @@ func BenchmarkSlackMentionToConfirmation(b *testing.B) {
 // BenchmarkSlack1000PostsAcross100Channels: all delivered, one a second per channel.
 func BenchmarkSlack1000PostsAcross100Channels(b *testing.B) {
 	for b.Loop() {
-		e := startSlackTB(b)
+		e := startSlack(b)
 		n := dueAcrossChannels(b, e, 100, 10)
 		took := checkPace(b, e, n, 120*time.Second)
 		b.ReportMetric(took.Seconds(), "s-to-deliver-all")

@@ -32,7 +32,6 @@ import (
 // fakeSlack is a local Slack: the Web API methods schedbot calls, recorded,
 // and a Socket Mode websocket that the test pushes envelopes through.
 type fakeSlack struct {
-	t   *testing.T
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -55,8 +54,8 @@ var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return
 
 func newServer(f *fakeSlack) *httptest.Server { return httptest.NewServer(http.HandlerFunc(f.serve)) }
 
-func newFakeSlack(t *testing.T) *fakeSlack {
-	f := &fakeSlack{t: t}
+func newFakeSlack(t testing.TB) *fakeSlack {
+	f := &fakeSlack{}
 	f.srv = newServer(f)
 	t.Cleanup(func() {
 		f.mu.Lock()
@@ -256,7 +255,7 @@ type slackEnv struct {
 	st store.Store
 }
 
-func startSlack(t *testing.T) *slackEnv {
+func startSlack(t testing.TB) *slackEnv {
 	t.Helper()
 	e, stop := startSlackAt(t, newFakeSlack(t), t.TempDir())
 	t.Cleanup(stop)
@@ -264,7 +263,7 @@ func startSlack(t *testing.T) *slackEnv {
 }
 
 // startSlackAt runs the daemon on dir against f; stop ends it.
-func startSlackAt(t *testing.T, f *fakeSlack, dir string) (*slackEnv, func()) {
+func startSlackAt(t testing.TB, f *fakeSlack, dir string) (*slackEnv, func()) {
 	t.Helper()
 	path := filepath.Join(dir, "schedbot.yaml")
 	os.WriteFile(path, []byte(slackConfig), 0o600)

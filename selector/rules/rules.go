@@ -684,20 +684,6 @@ func dm(s string, monthFirst bool) string {
 	if x < 1 || x > 12 {
 		return s
 	}
-	return fmt.Sprintf("%s of %s", ordinalSuffix(y), time.Month(x))
+	return fmt.Sprintf("%s of %s", scheduler.Ordinal(y), time.Month(x))
 }
 
-func ordinalSuffix(n int) string {
-	s := "th"
-	if n%100 < 11 || n%100 > 13 {
-		switch n % 10 {
-		case 1:
-			s = "st"
-		case 2:
-			s = "nd"
-		case 3:
-			s = "rd"
-		}
-	}
-	return strconv.Itoa(n) + s
-}
