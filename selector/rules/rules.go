@@ -686,4 +686,3 @@ func dm(s string, monthFirst bool) string {
 	}
 	return fmt.Sprintf("%s of %s", scheduler.Ordinal(y), time.Month(x))
 }
-
