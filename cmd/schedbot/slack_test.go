@@ -367,11 +367,27 @@ func TestSlack_MentionCreatesAJobAndConfirmsInTheThread(t *testing.T) {
 	if !strings.Contains(post.Form.Get("text"), "Invite me") || len(e.jobs(t)) != 1 {
 		t.Errorf("secret channel: %q, %d jobs", post.Form.Get("text"), len(e.jobs(t)))
 	}
+	// Our own messages and other bots' are ignored; a direct message is heard.
+	bot := mention("Ev4", "UBOT", "post loop every day at 9am", "1700000000.000400", 0)
+	e.f.send(t, bot)
+	other2 := mention("Ev5", "U7", "post spam every day at 9am", "1700000000.000500", 0)
+	other2["payload"].(map[string]any)["event"].(map[string]any)["bot_id"] = "B7"
+	e.f.send(t, other2)
+	envelopeN++
+	dm := map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "events_api", "payload": map[string]any{
+		"token": "x", "team_id": "T1", "type": "event_callback", "event_id": "Ev6", "event_time": 1700000000,
+		"event": map[string]any{"type": "message", "channel_type": "im", "user": "U1", "text": "list my schedules",
+			"ts": "1700000000.000600", "channel": "D0ADA", "event_ts": "1700000000.000600"}}}
+	e.f.send(t, dm)
+	post = e.waitPost(t, 3, "the DM answer")
+	if post.Form.Get("channel") != "D0ADA" || !strings.Contains(post.Form.Get("text"), "1 schedule(s)") || len(e.jobs(t)) != 1 {
+		t.Errorf("DM answer %q in %s; %d jobs (bots must be ignored)", post.Form.Get("text"), post.Form.Get("channel"), len(e.jobs(t)))
+	}
 	// Another team: a polite refusal and nothing else.
 	other := mention("Ev3", "U1", "post x every day at 9am", "1700000000.000300", 0)
 	other["payload"].(map[string]any)["team_id"] = "T9"
 	e.f.send(t, other)
-	post = e.waitPost(t, 3, "the other team's refusal")
+	post = e.waitPost(t, 4, "the other team's refusal")
 	if !strings.Contains(post.Form.Get("text"), "not set up for this channel") || len(e.jobs(t)) != 1 {
 		t.Errorf("other team: %q", post.Form.Get("text"))
 	}
