@@ -5,8 +5,10 @@ package bolt
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,6 +89,9 @@ func Open(path string, opts *Options) (s *Store, err error) {
 			s, err = nil, fmt.Errorf("open %s: %w: %v", path, store.ErrCorrupt, r)
 		}
 	}()
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:      timeout,
 		ReadOnly:     opts.ReadOnly,
@@ -116,6 +121,62 @@ func Open(path string, opts *Options) (s *Store, err error) {
 		_ = os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	}
 	return s, nil
+}
+
+// checkFile reads a bbolt file's two meta pages and refuses a file shorter
+// than the pages its current meta names. bbolt maps the file and would read
+// past its end: a SIGBUS, which no recover can catch.
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	type meta struct{ pageSize, freelist, pgid, txid, root uint64 }
+	read := func(off int64) (meta, bool) {
+		buf := make([]byte, 16+64)
+		if _, err := f.ReadAt(buf, off); err != nil {
+			return meta{}, false
+		}
+		m := buf[16:]
+		le := binary.LittleEndian
+		if le.Uint32(m[0:]) != 0xED0CDAED || le.Uint32(m[4:]) != 2 {
+			return meta{}, false
+		}
+		h := fnv.New64a()
+		h.Write(m[:56])
+		if h.Sum64() != le.Uint64(m[56:]) {
+			return meta{}, false
+		}
+		return meta{pageSize: uint64(le.Uint32(m[8:])), root: le.Uint64(m[16:]), freelist: le.Uint64(m[32:]),
+			pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:])}, true
+	}
+	m0, ok0 := read(0)
+	if !ok0 {
+		return fmt.Errorf("%w: not a bbolt file, or its first meta page is damaged", store.ErrCorrupt)
+	}
+	m1, ok1 := read(int64(m0.pageSize))
+	m := m0
+	if ok1 && m1.txid > m0.txid {
+		m = m1 // bbolt uses the newer valid meta
+	}
+	const noFreelist = ^uint64(0)
+	size := uint64(st.Size())
+	switch {
+	case m.pageSize < 512 || m.pageSize > 1<<20:
+		return fmt.Errorf("%w: page size %d", store.ErrCorrupt, m.pageSize)
+	case size < m.pgid*m.pageSize:
+		return fmt.Errorf("%w: file is %d bytes, its pages need %d (truncated)", store.ErrCorrupt, size, m.pgid*m.pageSize)
+	case m.root >= m.pgid || m.freelist != noFreelist && m.freelist >= m.pgid:
+		return fmt.Errorf("%w: meta page points past the file's pages", store.ErrCorrupt)
+	}
+	return nil
 }
 
 func (s *Store) init(readOnly bool) error {
