@@ -320,6 +320,7 @@ func call(fn string, args map[string]any) selector.Decision {
 var (
 	quoteRe     = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|‘([^’]+)’|(?:^|\s)'([^']+)'(?:\s|$)`)
 	channelRe   = regexp.MustCompile(`(?i)(?:\b(?:in|to|into|on|at)\s+)?(?:<#([CG][A-Z0-9]{2,20})(?:\|([^>]*))?>|#([a-z0-9][a-z0-9_-]{0,79}))`)
+	slackIDRe   = regexp.MustCompile(`^[CG][A-Z0-9]{2,20}$`) // as Slack writes ids: upper case
 	userRe      = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
 	threadRe    = regexp.MustCompile(`\b(?:in|to)\s+this\s+thread\b`)
 	hereRe      = regexp.MustCompile(`\b(?:in\s+)?(?:here|this\s+channel)\b`)
@@ -371,7 +372,7 @@ func create(in selector.Input, text string) selector.Decision {
 	if m := quoteRe.FindSubmatchIndex(w.orig); m != nil {
 		for g := 1; g <= 4; g++ {
 			if m[2*g] >= 0 {
-				quoted = string(w.orig[m[2*g]:m[2*g+1]])
+				quoted = strings.TrimSpace(string(w.orig[m[2*g]:m[2*g+1]]))
 				break
 			}
 		}
@@ -390,6 +391,9 @@ func create(in selector.Input, text string) selector.Decision {
 	}
 	if g := w.take(channelRe, true); g != nil {
 		if g[1] != "" {
+			if !slackIDRe.MatchString(g[1]) {
+				return unsupported("That channel link is not one Slack writes. Name the channel as #name.")
+			}
 			tgt.channelID = g[1]
 		} else {
 			tgt.channelID = "#" + strings.ToLower(g[3])
