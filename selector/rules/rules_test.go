@@ -114,6 +114,8 @@ func TestSelect_Create(t *testing.T) {
 		{`post "we ship at 5 on friday" in #eng every thursday at 4pm`, "2026-11-26T21:00:00Z", "", "we ship at 5 on friday", "#eng"},
 		{"post “standup in 5” every weekday at 9:25am", "2026-11-23T14:25:00Z", "", "standup in 5", ""},
 		{"please post the 2024 report every day at 9", "2026-11-21T14:00:00Z", "", "the 2024 report", ""},
+		{"post release 1.10 is out every day at 9", "2026-11-21T14:00:00Z", "", "release 1.10 is out", ""},
+		{"post tea every day at 4.30pm", "2026-11-20T21:30:00Z", "", "tea", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {

@@ -87,6 +87,9 @@ func takeClocks(w *work) (out []clock, err string) {
 		if at == "" && ms == "" && suffix == "" {
 			continue
 		}
+		if at == "" && suffix == "" && ms != "" && text[l[5]] == '.' {
+			continue // "release 1.10" is a version, not a time; "at 9.30" is one
+		}
 		end := l[1]
 		if end < len(text) && (unicode.IsLetter(rune(text[end])) && suffix == "") {
 			continue // "15th", "2nd"
