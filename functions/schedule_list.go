@@ -14,6 +14,7 @@ var scheduleListSchema []byte
 type scheduleListArgs struct {
 	State     string `json:"state"`
 	CreatedBy string `json:"createdBy"`
+	ChannelID string `json:"channelId"`
 	Limit     int    `json:"limit"`
 	Cursor    string `json:"cursor"`
 }
@@ -23,7 +24,7 @@ func scheduleList() Spec[scheduleListArgs] {
 }
 
 func listJobs(ctx context.Context, c *Call, a *scheduleListArgs) (any, error) {
-	p := &store.JobListParams{CreatedBy: a.CreatedBy, Limit: a.Limit, Cursor: a.Cursor}
+	p := &store.JobListParams{CreatedBy: a.CreatedBy, ChannelID: a.ChannelID, Limit: a.Limit, Cursor: a.Cursor}
 	switch a.State {
 	case "":
 	case "all":

@@ -182,11 +182,27 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 
 // resolve replaces a create's or update's Slack channel name by its id.
 func (c *Conversations) resolve(ctx context.Context, d selector.Decision) (json.RawMessage, error) {
-	if c.ResolveTarget == nil || (d.Function != "schedule.create" && d.Function != "schedule.update") {
+	if c.ResolveTarget == nil {
 		return d.Args, nil
 	}
 	var args map[string]json.RawMessage
-	if json.Unmarshal(d.Args, &args) != nil || args["targetRef"] == nil {
+	if json.Unmarshal(d.Args, &args) != nil {
+		return d.Args, nil
+	}
+	if d.Function == "schedule.list" {
+		// "what's scheduled in #ops": jobs store the channel's id.
+		var ch string
+		if json.Unmarshal(args["channelId"], &ch) != nil || !strings.HasPrefix(ch, "#") {
+			return d.Args, nil
+		}
+		id, err := c.ResolveTarget(ctx, ch)
+		if err != nil {
+			return nil, err
+		}
+		args["channelId"], _ = json.Marshal(id)
+		return json.Marshal(args)
+	}
+	if (d.Function != "schedule.create" && d.Function != "schedule.update") || args["targetRef"] == nil {
 		return d.Args, nil
 	}
 	var ref map[string]any

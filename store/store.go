@@ -110,6 +110,7 @@ type Tx interface {
 type JobListParams struct {
 	States    []JobState // empty: every state but deleted
 	CreatedBy string     // senderId; empty: anyone
+	ChannelID string     // the target's channelId; empty: any
 	Limit     int        // 1..MaxListLimit; 0 means DefaultListLimit
 	Cursor    string     // from a previous JobPage.NextCursor
 }

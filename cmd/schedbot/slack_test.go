@@ -361,9 +361,15 @@ func TestSlack_MentionCreatesAJobAndConfirmsInTheThread(t *testing.T) {
 	if n := len(e.jobs(t)); n != 1 {
 		t.Errorf("%d jobs after a retried event, want 1", n)
 	}
+	// "What's scheduled in #team" finds it by the channel's id.
+	e.f.send(t, mention("Ev1b", "U1", "what's scheduled in #team", "1700000000.000150", 0))
+	post = e.waitPost(t, 2, "the channel listing")
+	if !strings.Contains(post.Form.Get("text"), "1 schedule(s)") {
+		t.Errorf("listing for #team: %q", post.Form.Get("text"))
+	}
 	// A channel the bot is not in: a clear reply, and no job.
 	e.f.send(t, mention("Ev2", "U1", "post psst in #secret every day at 9am", "1700000000.000200", 0))
-	post = e.waitPost(t, 2, "the refusal")
+	post = e.waitPost(t, 3, "the refusal")
 	if !strings.Contains(post.Form.Get("text"), "Invite me") || len(e.jobs(t)) != 1 {
 		t.Errorf("secret channel: %q, %d jobs", post.Form.Get("text"), len(e.jobs(t)))
 	}
@@ -379,7 +385,7 @@ func TestSlack_MentionCreatesAJobAndConfirmsInTheThread(t *testing.T) {
 		"event": map[string]any{"type": "message", "channel_type": "im", "user": "U1", "text": "list my schedules",
 			"ts": "1700000000.000600", "channel": "D0ADA", "event_ts": "1700000000.000600"}}}
 	e.f.send(t, dm)
-	post = e.waitPost(t, 3, "the DM answer")
+	post = e.waitPost(t, 4, "the DM answer")
 	if post.Form.Get("channel") != "D0ADA" || !strings.Contains(post.Form.Get("text"), "1 schedule(s)") || len(e.jobs(t)) != 1 {
 		t.Errorf("DM answer %q in %s; %d jobs (bots must be ignored)", post.Form.Get("text"), post.Form.Get("channel"), len(e.jobs(t)))
 	}
@@ -387,7 +393,7 @@ func TestSlack_MentionCreatesAJobAndConfirmsInTheThread(t *testing.T) {
 	other := mention("Ev3", "U1", "post x every day at 9am", "1700000000.000300", 0)
 	other["payload"].(map[string]any)["team_id"] = "T9"
 	e.f.send(t, other)
-	post = e.waitPost(t, 4, "the other team's refusal")
+	post = e.waitPost(t, 5, "the other team's refusal")
 	if !strings.Contains(post.Form.Get("text"), "not set up for this channel") || len(e.jobs(t)) != 1 {
 		t.Errorf("other team: %q", post.Form.Get("text"))
 	}

@@ -175,6 +175,15 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 				args["createdBy"] = in.SenderID
 			}
 		}
+		// "what's scheduled in #ops": jobs that post there.
+		if m := channelRe.FindStringSubmatch(body); m != nil {
+			switch {
+			case m[1] != "" && slackIDRe.MatchString(m[1]):
+				args["channelId"] = m[1]
+			case m[3] != "":
+				args["channelId"] = "#" + strings.ToLower(m[3])
+			}
+		}
 		return call("schedule.list", args), true
 	}
 	for _, v := range verbs {

@@ -220,6 +220,8 @@ func TestSelect_Manage(t *testing.T) {
 	cases := []struct{ text, fn, args string }{
 		{"list my schedules", "schedule.list", `{"createdBy":"U0ADA"}`},
 		{"what's scheduled", "schedule.list", `{}`},
+		{"what's scheduled in #ops", "schedule.list", `{"channelId":"#ops"}`},
+		{"what's scheduled in <#C024BE91L|ops>", "schedule.list", `{"channelId":"C024BE91L"}`},
 		{"show me all the jobs", "schedule.list", `{}`},
 		{"pause the backup reminder", "schedule.pause", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA"}`},
 		{"stop the backup reminder", "schedule.pause", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA"}`},

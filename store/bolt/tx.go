@@ -279,7 +279,8 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 			if err != nil {
 				return nil, err
 			}
-			if p.CreatedBy != "" && j.CreatedBy.SenderID != p.CreatedBy {
+			if p.CreatedBy != "" && j.CreatedBy.SenderID != p.CreatedBy ||
+				p.ChannelID != "" && (j.TargetRef == nil || j.TargetRef.ChannelID != p.ChannelID) {
 				continue
 			}
 			if len(page.Jobs) == limit {

@@ -29,7 +29,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"JobsDueFromIndexInOrder", testJobsDue},
 		{"JobListSortsByNextRunThenState", testJobList},
 		{"JobListPagesWithCursor", testJobListPages},
-		{"JobListFiltersCreator", testJobListCreator},
+		{"JobListFiltersCreatorAndChannel", testJobListCreator},
 		{"JobCountByState", testJobCount},
 		{"RunsPutGetListNewestFirst", testRuns},
 		{"QueueLifecycle", testQueue},
@@ -298,6 +298,7 @@ func testJobListCreator(t *testing.T, s store.Store) {
 	a := NewJob("A", t0)
 	b := NewJob("B", t0.Add(time.Minute))
 	b.CreatedBy.SenderID = "U2"
+	b.TargetRef = &store.TargetRef{Channel: "slack", ChannelID: "C0OPS"}
 	mustPut(t, s, a, b)
 	mustView(t, s, func(tx store.Tx) error {
 		page, err := tx.JobList(&store.JobListParams{CreatedBy: "U2"})
@@ -306,6 +307,13 @@ func testJobListCreator(t *testing.T, s store.Store) {
 		}
 		if d := cmp.Diff([]string{"B"}, ids(page.Jobs)); d != "" {
 			t.Errorf("CreatedBy U2 (-want +got):\n%s", d)
+		}
+		page, err = tx.JobList(&store.JobListParams{ChannelID: "C0OPS"})
+		if err != nil {
+			return err
+		}
+		if d := cmp.Diff([]string{"B"}, ids(page.Jobs)); d != "" {
+			t.Errorf("ChannelID C0OPS (-want +got):\n%s", d)
 		}
 		return nil
 	})
