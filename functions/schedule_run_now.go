@@ -35,7 +35,7 @@ func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 		before := j.Clone()
 		itemID := c.r.newID(c.Now)
 		run := &store.Run{
-			ExecutionID: j.JobID + "@manual-" + itemID, JobID: j.JobID,
+			ExecutionID: store.ManualExecutionID(j.JobID, c.Now, itemID), JobID: j.JobID,
 			ScheduledAt: c.Now, DispatchedAt: c.Now, Status: store.RunDispatched, Manual: true,
 		}
 		if err := tx.RunPut(run); err != nil {

@@ -180,6 +180,12 @@ func ExecutionID(jobID string, scheduledAt time.Time) string {
 	return jobID + "@" + scheduledAt.UTC().Format("20060102T150405Z")
 }
 
+// ManualExecutionID is the id of a run_now run: it sorts with the
+// scheduled runs by time, and never collides with one.
+func ManualExecutionID(jobID string, at time.Time, unique string) string {
+	return ExecutionID(jobID, at) + "~manual-" + unique
+}
+
 // QueueName is one stage of an orchestrator's queue.
 type QueueName string
 

@@ -73,11 +73,13 @@ type Tx interface {
 	// false when no job is due ever.
 	JobNextRunAt() (t time.Time, ok bool, err error)
 
-	// RunPut inserts or replaces a run record.
+	// RunPut inserts or replaces a run record. Its executionId starts with
+	// its jobId and "@" (ExecutionID, ManualExecutionID).
 	RunPut(r *Run) error
 	// RunGet returns the run with executionID, or ErrNotFound.
 	RunGet(executionID string) (*Run, error)
-	// RunList returns a job's runs, newest scheduled first, at most limit.
+	// RunList returns a job's runs, newest first (executionId order, which
+	// ExecutionID makes time order), at most limit.
 	RunList(jobID string, limit int) ([]*Run, error)
 
 	// QueueAdd stores a new item in item.Queue (incoming when empty),

@@ -54,12 +54,10 @@ var (
 	bucketJobs      = []byte("jobs")
 	bucketJobsNext  = []byte("jobs_next")  // nextRunAt(8) + jobId -> nil, enabled jobs only
 	bucketJobsState = []byte("jobs_state") // state 0x00 jobId -> nil
-	bucketJobsMeta  = []byte("jobs_meta")  // jobId -> state, nextRunAt, name (jobMeta)
 	bucketJobNames  = []byte("job_names")  // name -> jobId, jobs not deleted
 	bucketRuns      = []byte("runs")
-	bucketRunsJob   = []byte("runs_job")    // jobId 0x00 scheduledAt(8) executionId -> nil
-	bucketQueueIdx  = []byte("queue_index") // itemId -> queue name
-	bucketAudit     = []byte("audit")       // seq(8) -> hash(32) + body
+	bucketRunsJob   = []byte("runs_job") // jobId 0x00 scheduledAt(8) executionId -> nil
+	bucketAudit     = []byte("audit")    // seq(8) -> hash(32) + body
 
 	keyVersion   = []byte("version")
 	keyAuditHead = []byte("audit_head") // seq(8) + hash(32)
@@ -180,8 +178,8 @@ func checkFile(path string) error {
 }
 
 func (s *Store) init(readOnly bool) error {
-	all := [][]byte{bucketMeta, bucketJobs, bucketJobsNext, bucketJobsState, bucketJobsMeta, bucketJobNames,
-		bucketRuns, bucketRunsJob, bucketQueueIdx, bucketAudit}
+	all := [][]byte{bucketMeta, bucketJobs, bucketJobsNext, bucketJobsState, bucketJobNames,
+		bucketRuns, bucketAudit}
 	for _, q := range store.QueueNames {
 		all = append(all, queueBucket(q))
 	}

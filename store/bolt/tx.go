@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,6 +26,28 @@ type tx struct {
 	headDirty bool
 	headSeq   uint64
 	headHash  []byte
+
+	// seen holds the indexed fields of every job this transaction read or
+	// wrote, so that rewriting one (the scheduler's burst) does not decode
+	// its stored JSON a second time.
+	seen map[string]jobMeta
+}
+
+// loadJob decodes a stored job and remembers its indexed fields.
+func (t *tx) loadJob(id, v []byte) (*store.Job, error) {
+	j, err := decode[store.Job]("job", id, v)
+	if err != nil {
+		return nil, err
+	}
+	t.remember(j.JobID, jobMeta{state: j.State, next: j.NextRunAt, name: j.Name})
+	return j, nil
+}
+
+func (t *tx) remember(id string, m jobMeta) {
+	if t.seen == nil {
+		t.seen = map[string]jobMeta{}
+	}
+	t.seen[id] = m
 }
 
 func (t *tx) bucket(name []byte) *bolt.Bucket { return t.b.Bucket(name) }
@@ -56,7 +79,7 @@ func (t *tx) JobGet(id string) (*store.Job, error) {
 	if v == nil {
 		return nil, fmt.Errorf("job %s: %w", id, store.ErrNotFound)
 	}
-	return decode[store.Job]("job", []byte(id), v)
+	return t.loadJob([]byte(id), v)
 }
 
 func (t *tx) JobGetByName(name string) (*store.Job, error) {
@@ -84,12 +107,15 @@ func (t *tx) JobPut(j *store.Job) error {
 		}
 	}
 	var old *jobMeta
-	if v := t.bucket(bucketJobsMeta).Get(id); v != nil {
-		m, err := decodeMeta(v)
-		if err != nil {
-			return fmt.Errorf("job %s: %w", j.JobID, err)
-		}
+	if m, ok := t.seen[j.JobID]; ok {
 		old = &m
+	} else if v := t.bucket(bucketJobs).Get(id); v != nil {
+		// Only the indexed fields of the old record are needed to unindex it.
+		ix, err := decode[indexed]("job", id, v)
+		if err != nil {
+			return err
+		}
+		old = &jobMeta{state: ix.State, next: ix.NextRunAt, name: ix.Name}
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
@@ -102,33 +128,22 @@ func (t *tx) JobPut(j *store.Job) error {
 	if err := t.reindex(j.JobID, old, &next); err != nil {
 		return err
 	}
-	return t.bucket(bucketJobsMeta).Put(id, next.encode())
+	t.remember(j.JobID, next)
+	return nil
 }
 
-// jobMeta is what a job's indexes are built from, kept beside the job in a
-// compact form so that rewriting a job never decodes its old JSON.
+// jobMeta is what a job's indexes are built from.
 type jobMeta struct {
 	state store.JobState
 	next  time.Time
 	name  string
 }
 
-func (m *jobMeta) encode() []byte {
-	b := make([]byte, 0, 1+8+len(m.name))
-	b = append(b, byte(slices.Index(store.JobStates, m.state)))
-	b = append(b, timeKey(m.next)...)
-	return append(b, m.name...)
-}
-
-func decodeMeta(v []byte) (jobMeta, error) {
-	if len(v) < 9 || int(v[0]) >= len(store.JobStates) {
-		return jobMeta{}, fmt.Errorf("index record: %w", store.ErrCorrupt)
-	}
-	m := jobMeta{state: store.JobStates[v[0]], name: string(v[9:])}
-	if k := v[1:9]; !bytes.Equal(k, timeKey(time.Time{})) {
-		m.next = keyTime(k)
-	}
-	return m, nil
+// indexed is the part of a stored job its indexes are built from.
+type indexed struct {
+	Name      string         `json:"name"`
+	State     store.JobState `json:"state"`
+	NextRunAt time.Time      `json:"nextRunAt"`
 }
 
 func (m *jobMeta) nextKey(id string) []byte {
@@ -275,7 +290,7 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 			} else {
 				id = k[len(prefix):]
 			}
-			j, err := decode[store.Job]("job", id, jobs.Get(id))
+			j, err := t.loadJob(id, jobs.Get(id))
 			if err != nil {
 				return nil, err
 			}
@@ -326,7 +341,7 @@ func (t *tx) JobsDue(at time.Time, limit int) ([]*store.Job, error) {
 		if keyTime(k[:8]).After(at) {
 			break
 		}
-		j, err := decode[store.Job]("job", k[8:], jobs.Get(k[8:]))
+		j, err := t.loadJob(k[8:], jobs.Get(k[8:]))
 		if err != nil {
 			return nil, err
 		}
@@ -348,34 +363,18 @@ func (t *tx) JobNextRunAt() (time.Time, bool, error) {
 
 // ---- runs ----
 
-func runJobKey(r *store.Run) []byte {
-	k := append([]byte(r.JobID), 0)
-	k = append(k, timeKey(r.ScheduledAt)...)
-	return append(k, r.ExecutionID...)
-}
-
 func (t *tx) RunPut(r *store.Run) error {
 	if r.ExecutionID == "" || r.JobID == "" {
 		return errors.New("put run: executionId and jobId are required")
 	}
-	runs := t.bucket(bucketRuns)
-	if v := runs.Get([]byte(r.ExecutionID)); v != nil {
-		old, err := decode[store.Run]("run", []byte(r.ExecutionID), v)
-		if err != nil {
-			return err
-		}
-		if err := t.bucket(bucketRunsJob).Delete(runJobKey(old)); err != nil {
-			return err
-		}
+	if !strings.HasPrefix(r.ExecutionID, r.JobID+"@") {
+		return fmt.Errorf("put run: executionId %q does not start with its jobId and @", r.ExecutionID)
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", r.ExecutionID, err)
 	}
-	if err := runs.Put([]byte(r.ExecutionID), b); err != nil {
-		return err
-	}
-	return t.bucket(bucketRunsJob).Put(runJobKey(r), nil)
+	return t.bucket(bucketRuns).Put([]byte(r.ExecutionID), b)
 }
 
 func (t *tx) RunGet(id string) (*store.Run, error) {
@@ -386,24 +385,25 @@ func (t *tx) RunGet(id string) (*store.Run, error) {
 	return decode[store.Run]("run", []byte(id), v)
 }
 
+// RunList reads a job's runs backwards from the end of its key range:
+// executionIds are jobId@<UTC instant>, so key order is time order and no
+// index is needed.
 func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
 	if limit <= 0 {
 		limit = store.DefaultListLimit
 	}
-	prefix := append([]byte(jobID), 0)
-	end := append([]byte(jobID), 1)
-	c := t.bucket(bucketRunsJob).Cursor()
-	k, _ := c.Seek(end)
+	prefix := []byte(jobID + "@")
+	end := []byte(jobID + "A") // '@'+1: just past the job's range
+	c := t.bucket(bucketRuns).Cursor()
+	k, v := c.Seek(end)
 	if k == nil {
-		k, _ = c.Last()
+		k, v = c.Last()
 	} else {
-		k, _ = c.Prev()
+		k, v = c.Prev()
 	}
-	runs := t.bucket(bucketRuns)
 	var out []*store.Run
-	for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Prev() {
-		id := k[len(prefix)+8:]
-		r, err := decode[store.Run]("run", id, runs.Get(id))
+	for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Prev() {
+		r, err := decode[store.Run]("run", k, v)
 		if err != nil {
 			return nil, err
 		}
@@ -431,10 +431,21 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 	if item.ItemID == "" {
 		item.ItemID = t.s.newID(now) // claim order is arrival order
 	}
-	if t.bucket(bucketQueueIdx).Get([]byte(item.ItemID)) != nil {
+	if _, ok := t.stageOf([]byte(item.ItemID)); ok {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
 	}
 	return t.queueWrite(item)
+}
+
+// stageOf finds the queue an item is in. There is no id index: five
+// lookups cost less than writing one more key for every item.
+func (t *tx) stageOf(id []byte) (store.QueueName, bool) {
+	for _, q := range store.QueueNames {
+		if t.bucket(queueBucket(q)).Get(id) != nil {
+			return q, true
+		}
+	}
+	return "", false
 }
 
 func (t *tx) queueWrite(item *store.QueueItem) error {
@@ -442,34 +453,27 @@ func (t *tx) queueWrite(item *store.QueueItem) error {
 	if err != nil {
 		return fmt.Errorf("encode queue item %s: %w", item.ItemID, err)
 	}
-	if err := t.bucket(queueBucket(item.Queue)).Put([]byte(item.ItemID), b); err != nil {
-		return err
-	}
-	return t.bucket(bucketQueueIdx).Put([]byte(item.ItemID), []byte(item.Queue))
+	return t.bucket(queueBucket(item.Queue)).Put([]byte(item.ItemID), b)
 }
 
 func (t *tx) QueueGet(id string) (*store.QueueItem, error) {
-	q := t.bucket(bucketQueueIdx).Get([]byte(id))
-	if q == nil {
+	q, ok := t.stageOf([]byte(id))
+	if !ok {
 		return nil, fmt.Errorf("queue item %s: %w", id, store.ErrNotFound)
 	}
-	b := t.bucket(queueBucket(store.QueueName(q)))
-	if b == nil {
-		return nil, fmt.Errorf("queue item %s in queue %q: %w", id, q, store.ErrCorrupt)
-	}
-	return decode[store.QueueItem]("queue item", []byte(id), b.Get([]byte(id)))
+	return decode[store.QueueItem]("queue item", []byte(id), t.bucket(queueBucket(q)).Get([]byte(id)))
 }
 
 func (t *tx) QueuePut(item *store.QueueItem) error {
 	if !item.Queue.Valid() {
 		return fmt.Errorf("put queue item %s: unknown queue %q", item.ItemID, item.Queue)
 	}
-	q := t.bucket(bucketQueueIdx).Get([]byte(item.ItemID))
-	if q == nil {
+	q, ok := t.stageOf([]byte(item.ItemID))
+	if !ok {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrNotFound)
 	}
-	if store.QueueName(q) != item.Queue {
-		if err := t.bucket(queueBucket(store.QueueName(q))).Delete([]byte(item.ItemID)); err != nil {
+	if q != item.Queue {
+		if err := t.bucket(queueBucket(q)).Delete([]byte(item.ItemID)); err != nil {
 			return err
 		}
 	}
@@ -534,14 +538,11 @@ func (t *tx) QueueCount(q store.QueueName) (int, error) {
 }
 
 func (t *tx) QueueDelete(id string) error {
-	q := t.bucket(bucketQueueIdx).Get([]byte(id))
-	if q == nil {
+	q, ok := t.stageOf([]byte(id))
+	if !ok {
 		return fmt.Errorf("queue item %s: %w", id, store.ErrNotFound)
 	}
-	if err := t.bucket(queueBucket(store.QueueName(q))).Delete([]byte(id)); err != nil {
-		return err
-	}
-	return t.bucket(bucketQueueIdx).Delete([]byte(id))
+	return t.bucket(queueBucket(q)).Delete([]byte(id))
 }
 
 // ---- audit ----

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -357,6 +358,16 @@ func testRuns(t *testing.T, s store.Store) {
 				return err
 			}
 		}
+		// A manual run sorts by its time among the scheduled ones.
+		m := &store.Run{ExecutionID: store.ManualExecutionID("J", t0.Add(90*time.Minute), "X1"), JobID: "J",
+			ScheduledAt: t0.Add(90 * time.Minute), Status: store.RunDispatched, Manual: true}
+		want = slices.Insert(want, 3, m.ExecutionID)
+		if err := tx.RunPut(m); err != nil {
+			return err
+		}
+		if err := tx.RunPut(&store.Run{ExecutionID: "other", JobID: "J"}); err == nil {
+			t.Error("a run whose id does not start with its job was stored")
+		}
 		// Another job's runs never show up.
 		return tx.RunPut(&store.Run{ExecutionID: "K@1", JobID: "K", ScheduledAt: t0, Status: store.RunCompleted})
 	})
@@ -381,8 +392,8 @@ func testRuns(t *testing.T, s store.Store) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("RunList (-want +got):\n%s", d)
 		}
-		if runs[4].Status != store.RunFailed || runs[4].Error != "boom" {
-			t.Errorf("rewritten run = %+v", runs[4])
+		if last := runs[len(runs)-1]; last.Status != store.RunFailed || last.Error != "boom" {
+			t.Errorf("rewritten run = %+v", last)
 		}
 		runs, _ = tx.RunList("J", 2)
 		if len(runs) != 2 {
