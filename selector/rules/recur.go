@@ -59,6 +59,9 @@ var (
 	inMonthsRe    = regexp.MustCompile(`\b(?:in|during|every|each)\s+(` + monthPattern + `(?:\s*(?:,|and|&)\s*` + monthPattern + `)*)\b`)
 	yearDateRe    = regexp.MustCompile(`\b(?:on\s+)?(?:(` + monthPattern + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(` + monthPattern + `))\b`)
 	plainDayWords = regexp.MustCompile(dayPattern)
+	pluralDaysRe  = regexp.MustCompile(`days\b`)
+	monthWordRe   = regexp.MustCompile(monthPattern)
+	domPartRe     = regexp.MustCompile(`\d{1,2}(?:st|nd|rd|th)|[a-z]+`)
 )
 
 // takeRecur reads the recurrence phrases; why is set when the text asks
@@ -190,7 +193,7 @@ func takeRecur(w *work) (r recur, why string) {
 	if m := w.find(dayListRe); m != nil {
 		phrase := string(w.lower[m[0]:m[1]])
 		recurring := strings.HasPrefix(phrase, "every") || strings.HasPrefix(phrase, "each") || r.any() ||
-			regexp.MustCompile(`days\b`).MatchString(phrase)
+			pluralDaysRe.MatchString(phrase)
 		if recurring {
 			for _, d := range plainDayWords.FindAllString(string(w.lower[m[2]:m[3]]), -1) {
 				r.dows = append(r.dows, dayIndex[d])
@@ -199,7 +202,7 @@ func takeRecur(w *work) (r recur, why string) {
 		}
 	}
 	if g := w.take(inMonthsRe, false); g != nil {
-		for _, mo := range regexp.MustCompile(monthPattern).FindAllString(g[1], -1) {
+		for _, mo := range monthWordRe.FindAllString(g[1], -1) {
 			r.months = append(r.months, monthIndex[mo])
 		}
 	}
@@ -217,7 +220,7 @@ func takeRecur(w *work) (r recur, why string) {
 		if r.monthly || r.yearly || len(r.months) > 0 || r.any() || strings.Contains(phrase, " month") ||
 			strings.Contains(phrase, " and ") || strings.Contains(phrase, ",") || strings.Contains(phrase, "&") {
 			g := w.take(domRe, false)
-			for _, part := range regexp.MustCompile(`\d{1,2}(?:st|nd|rd|th)|[a-z]+`).FindAllString(g[1], -1) {
+			for _, part := range domPartRe.FindAllString(g[1], -1) {
 				if part == "and" || part == "the" {
 					continue
 				}

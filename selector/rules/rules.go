@@ -54,11 +54,13 @@ func Decide(in selector.Input) selector.Decision {
 	return decide(in, text)
 }
 
+var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|in|tomorrow|today)\b`)
+
 // looksLikeAnswer: short replies ("9am", "the backup one") answer a question.
 func looksLikeAnswer(text string) bool { return len(strings.Fields(text)) <= 6 }
 
 func answerText(missing, text string) string {
-	if missing == selector.MissingTime && !regexp.MustCompile(`(?i)\b(at|on|every|in|tomorrow|today)\b`).MatchString(text) {
+	if missing == selector.MissingTime && !timeWordRe.MatchString(text) {
 		return "at " + text
 	}
 	return text
@@ -488,9 +490,6 @@ func create(in selector.Input, text string) selector.Decision {
 			return unsupported("%s", errWhy)
 		}
 		if q != "" {
-			if vague != nil || !ok {
-				// decision 13 does not apply: the pattern itself is fine
-			}
 			return clarify(in, text, selector.MissingTime, q)
 		}
 		scheduleType, sched = "cron", map[string]any{"cron": expr, "timezone": zone}
