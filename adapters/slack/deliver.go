@@ -49,19 +49,23 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 		opts = append(opts, slack.MsgOptionBlocks(blocks...))
 	}
 	_, _, err := a.api.PostMessageContext(ctx, channel, opts...)
+	// The pace counts from when Slack had the post: a slow request must
+	// not let the next one arrive sooner than the interval.
+	a.mu.Lock()
+	a.lastPost[channel] = time.Now()
+	a.mu.Unlock()
 	return classify(err)
 }
 
-// reserve claims the next post slot of a channel; a positive result is how
-// long to wait first.
+// reserve says how long to wait before posting to a channel again.
 func (a *Adapter) reserve(channel string) time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now := time.Now()
-	if last, ok := a.lastPost[channel]; ok && now.Sub(last) < a.opt.MinInterval {
-		return a.opt.MinInterval - now.Sub(last)
+	if last, ok := a.lastPost[channel]; ok {
+		if since := time.Since(last); since < a.opt.MinInterval {
+			return a.opt.MinInterval - since
+		}
 	}
-	a.lastPost[channel] = now
 	return 0
 }
 
