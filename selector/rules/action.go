@@ -81,7 +81,8 @@ func takeAction(in selector.Input, w *work, quoted string) (action, bool) {
 			return action{workflow: id}, true
 		}
 	}
-	rest := newWork(w.rest())
+	// What is left may start with a connector ("… at 9am and remind #team …").
+	rest := newWork(leadingRe.ReplaceAllString(w.rest(), ""))
 	if g := rest.take(remindRe, true); g != nil {
 		a := action{text: cleanText(rest.rest())}
 		if quoted != "" {
@@ -169,6 +170,10 @@ func takeEnd(w *work, now time.Time) (*endBound, string) {
 			return nil, ""
 		}
 		switch {
+		case strings.HasPrefix(g[2], "min"):
+			return &endBound{span: time.Duration(n) * time.Minute}, ""
+		case strings.HasPrefix(g[2], "h"):
+			return &endBound{span: time.Duration(n) * time.Hour}, ""
 		case strings.HasPrefix(g[2], "day"):
 			return &endBound{span: time.Duration(n) * 24 * time.Hour}, ""
 		case strings.HasPrefix(g[2], "week"):
@@ -226,6 +231,8 @@ func untilInstant(s string, now time.Time) (time.Time, bool) {
 		return t.AddDate(0, 0, 1), true
 	}
 	switch {
+	case strings.Contains(s, "year"):
+		return time.Date(now.Year()+1, 1, 1, 0, 0, 0, 0, loc), true
 	case s == "tomorrow":
 		y, mo, d := now.AddDate(0, 0, 2).Date()
 		return time.Date(y, mo, d, 0, 0, 0, 0, loc), true
@@ -251,7 +258,8 @@ func (e *endBound) resolve(scheduleType string, sched map[string]any, now time.T
 	case !e.until.IsZero():
 		return e.until, ""
 	case e.span > 0:
-		return now.Add(e.span), ""
+		// A fire exactly at the end of the span is still within it.
+		return now.Add(e.span + time.Second), ""
 	}
 	s := buildSchedule(scheduleType, sched, now)
 	sp, err := scheduler.NewSpec(scheduleType, s, time.Time{})

@@ -145,7 +145,7 @@ var unsupportedPatterns = []struct {
 
 var (
 	prefixRe = regexp.MustCompile(`(?i)^(?:(?:hey|hi|ok|okay)\s+)?(?:<@[A-Z0-9]+>\s*)?(?:@?schedbot\b[,:]?\s*)?(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+|would\s+you\s+|i\s+want\s+(?:you\s+)?to\s+|i'd\s+like\s+(?:you\s+)?to\s+)*`)
-	listRe   = regexp.MustCompile(`^(?:(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+(?:my|our|the))?\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?)|what(?:'s|\s+is|\s+are)\s+(?:scheduled|(?:my|our|the)\s+(?:schedules?|jobs?|reminders?))|(?:my|our)\s+(?:schedules?|jobs?|reminders?)|schedules?|jobs?)\b(.*)$`)
+	listRe   = regexp.MustCompile(`^(?:(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+(?:my|our|the))?\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?)|what(?:'s|\s+is|\s+are)\s+(?:scheduled|(?:my|our|the)\s+(?:schedules?|jobs?|reminders?))|(?:my|our)\s+(?:schedules?|jobs?|reminders?)|what\s+(?:schedules?|jobs?|reminders?|posts?)\s+(?:do|have|are)\b|which\s+(?:schedules?|jobs?|reminders?)|(?:schedules?|jobs?)\s*$)\b(.*)$`)
 	bulkRe   = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b`)
 	verbs    = []struct {
 		re *regexp.Regexp
@@ -337,15 +337,16 @@ var (
 	hereRe      = regexp.MustCompile(`\b(?:in\s+)?(?:here|this\s+channel)\b`)
 	ianaRe      = regexp.MustCompile(`\b(?:in\s+)?([A-Za-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?)\b(?:\s+time)?`)
 	abbrevRe    = regexp.MustCompile(`(\d|am\b|pm\b|noon\b|midnight\b)\s*\(?\b(pst|pdt|pt|cst|cdt|ct|est|edt|et|mst|mdt|mt|utc|gmt|cet|cest|bst|ist|jst|aest|aedt|z)\b\)?`)
+	usZoneRe    = regexp.MustCompile(`(\d|am\b|pm\b|noon\b)\s*\(?\b(pacific|eastern|central|mountain)(?:\s+time)?\b\)?`)
 	cityRe      = regexp.MustCompile(`\b(?:in\s+)?(london|paris|berlin|madrid|rome|amsterdam|tokyo|sydney|melbourne|new york|nyc|chicago|denver|los angeles|san francisco|seattle|toronto|singapore|india|mumbai|bangalore|dubai|sao paulo|são paulo|utc)\s+time\b`)
 	remindRe    = regexp.MustCompile(`(?i)^\s*remind\s+(me|us|everyone|everybody|the\s+team|team|<@[UW][A-Z0-9]+(?:\|[^>]*)?>|@\w+|channel)?\s*(?:to|that|about|of)?\s*`)
-	postVerbRe  = regexp.MustCompile(`^\s*(?:post|send|say|announce|write|share|message|tell\s+(?:everyone|the\s+team|us)(?:\s+that)?|ping\s+(?:everyone|the\s+team)\s+(?:with|about)?)\s*(?:a\s+message\s+(?:saying|that\s+says)?|the\s+message|message)?\s*(?::|saying|that\s+says)?\s*`)
+	postVerbRe  = regexp.MustCompile(`^\s*(?:(?:schedule|set\s+up|create|add)\s+(?:a\s+|an\s+)?(?:message|post|reminder|announcement)(?:\s+(?:saying|that\s+says|to\s+say))?|post|send|say|announce|write|share|message|tell\s+(?:everyone|the\s+team|us)(?:\s+that)?|ping\s+(?:everyone|the\s+team)\s+(?:with|about)?)\s*(?:a\s+message\s+(?:saying|that\s+says)?|the\s+message|message)?\s*(?::|saying|that\s+says)?\s*`)
 	workflowRe  = regexp.MustCompile(`\b(?:run|start|trigger|kick\s+off)\s+(?:the\s+)?workflow\s+([a-z0-9][a-z0-9_.-]*)\b|\b(?:run|start|trigger|kick\s+off)\s+(?:the\s+)?([a-z0-9][a-z0-9_.-]*)\s+workflow\b`)
 	runFuncRe   = regexp.MustCompile(`\b(?:run|call|invoke)\s+([a-z][a-z0-9_]*\.[a-z][a-z0-9_.]*)\b`)
 	startRe     = regexp.MustCompile(`\b(?:run|start|trigger|kick\s+off)\s+(?:the\s+)?([a-z0-9][a-z0-9_.-]*)\b`)
-	endForRe    = regexp.MustCompile(`\bfor\s+(?:the\s+)?(?:next\s+)?` + numberPattern + `\s+(days?|weeks?|months?)\b`)
+	endForRe    = regexp.MustCompile(`\bfor\s+(?:the\s+)?(?:next\s+)?` + numberPattern + `\s+(minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\b`)
 	endTimesRe  = regexp.MustCompile(`\b(?:` + numberPattern + `\s+times|(once|twice|thrice))\b`)
-	untilRe     = regexp.MustCompile(`\b(?:until|till|til|through|thru)\s+(?:the\s+end\s+of\s+)?(` + monthPattern + `(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}-\d{2}-\d{2}|` + dayPattern + `|tomorrow|next\s+week|next\s+month)\b`)
+	untilRe     = regexp.MustCompile(`\b(?:until|till|til|through|thru)\s+(?:the\s+end\s+of\s+)?(` + monthPattern + `(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}-\d{2}-\d{2}|` + dayPattern + `|tomorrow|next\s+week|next\s+month|(?:the\s+)?end\s+of\s+(?:the\s+)?year|year\s+end)\b`)
 	connectorRe = regexp.MustCompile(`(?i)^(?:and|then|to|at|on|in|every|each|,|:|-)+\s+|\s+(?:and|then|at|on|in|every|each|from|,|:|-)+$`)
 )
 
@@ -420,6 +421,10 @@ func create(in selector.Input, text string) selector.Decision {
 	}
 	if m := w.find(abbrevRe); m != nil {
 		zone = zoneAbbrev[string(w.lower[m[4]:m[5]])]
+		w.blank(m[4], m[1])
+	} else if m := w.find(usZoneRe); m != nil {
+		zone = map[string]string{"pacific": "America/Los_Angeles", "eastern": "America/New_York",
+			"central": "America/Chicago", "mountain": "America/Denver"}[string(w.lower[m[4]:m[5]])]
 		w.blank(m[4], m[1])
 	} else if g := w.take(cityRe, false); g != nil {
 		zone = cityZone[g[1]]

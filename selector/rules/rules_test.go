@@ -116,6 +116,14 @@ func TestSelect_Create(t *testing.T) {
 		{"please post the 2024 report every day at 9", "2026-11-21T14:00:00Z", "", "the 2024 report", ""},
 		{"post release 1.10 is out every day at 9", "2026-11-21T14:00:00Z", "", "release 1.10 is out", ""},
 		{"post tea every day at 4.30pm", "2026-11-20T21:30:00Z", "", "tea", ""},
+		{"post the 1.5h meeting notes every day at 9", "2026-11-21T14:00:00Z", "", "the 1.5h meeting notes", ""},
+		{"schedule a message saying hi at 3pm tomorrow", "2026-11-21T20:00:00Z", "", "hi", ""},
+		{"set up a reminder to stretch every day at 3pm", "2026-11-20T20:00:00Z", "", "stretch", ""},
+		{"every weekday at 9am and 1pm remind #team to stand up", "2026-11-20T18:00:00Z 2026-11-23T14:00:00Z", "", "stand up", "#team"},
+		{"post x daily at 8am Pacific", "2026-11-20T16:00:00Z", "America/Los_Angeles", "x", ""},
+		{"post x at 17h30 every day", "2026-11-20T22:30:00Z", "", "x", ""},
+		{"post x every 5 minutes for the next 10 minutes", "2026-11-20T15:05:00Z 2026-11-20T15:10:00Z", "", "x", ""},
+		{"post the weekly report every monday at 9am until end of year", "2026-11-23T14:00:00Z", "", "the weekly report", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
@@ -220,6 +228,7 @@ func TestSelect_Manage(t *testing.T) {
 	cases := []struct{ text, fn, args string }{
 		{"list my schedules", "schedule.list", `{"createdBy":"U0ADA"}`},
 		{"what's scheduled", "schedule.list", `{}`},
+		{"what jobs do I have", "schedule.list", `{}`},
 		{"what's scheduled in #ops", "schedule.list", `{"channelId":"#ops"}`},
 		{"what's scheduled in <#C024BE91L|ops>", "schedule.list", `{"channelId":"C024BE91L"}`},
 		{"show me all the jobs", "schedule.list", `{}`},

@@ -34,7 +34,7 @@ var (
 	secondsRe = regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}\b`)
 	noonRe    = regexp.MustCompile(`\b(?:at\s+)?(noon|midday|midnight)\b`)
 	// "at 9", "9am", "9:30 pm", "at 17:00", "0600", "at 9 o'clock"
-	clockRe = regexp.MustCompile(`(?:\b(at|@)\s*)?\b(\d{1,2})(?:[:.](\d{2}))?(?:\s*(a\.?m\.?|p\.?m\.?|o'?clock))?(?:\b|$)`)
+	clockRe = regexp.MustCompile(`(?:\b(at|@)\s*)?\b(\d{1,2})(?:[:.h](\d{2}))?(?:\s*(a\.?m\.?|p\.?m\.?|o'?clock|h\b))?(?:\b|$)`)
 	// "0600" as a 24-hour time, only after "at".
 	milRe   = regexp.MustCompile(`\bat\s+([01]\d|2[0-3])([0-5]\d)\b|\b(0\d)([0-5]\d)\b`)
 	vagueRe = regexp.MustCompile(`\b(morning|afternoon|evening|tonight|night|lunch(?:time)?|eod|end of (?:the )?day|later|soon|sometime)\b`)
@@ -82,6 +82,12 @@ func takeClocks(w *work) (out []clock, err string) {
 			return string(text[l[2*k]:l[2*k+1]])
 		}
 		at, hs, ms, suffix := grp(1), grp(2), grp(3), strings.ReplaceAll(grp(4), ".", "")
+		if l[4] > 0 && (text[l[4]-1] == '.' || text[l[4]-1] == ',') {
+			continue // "1.5h": a decimal, not a time
+		}
+		if suffix == "h" { // "17h": a 24-hour time, as much of Europe writes it
+			suffix, at = "", "at"
+		}
 		// A bare number is a time only after "at" or with a suffix or minutes;
 		// "every 2 hours", "5 times", "the 15th" are not times.
 		if at == "" && ms == "" && suffix == "" {
