@@ -44,7 +44,7 @@ func (a action) json() map[string]any {
 
 var (
 	trimRe     = regexp.MustCompile(`^[\s,.:;!-]+|[\s,.:;!-]+$`)
-	trailingRe = regexp.MustCompile(`(?i)(?:\s+(?:and|then|at|on|in|every|each|from|for|by|to|please))+$`)
+	trailingRe = regexp.MustCompile(`(?i)(?:\s+(?:and|then|at|on|in|every|each|from|for|by|to|of|please))+$`)
 	leadingRe  = regexp.MustCompile(`(?i)^(?:(?:and|then|to|that|about|please)\s+)+`)
 )
 

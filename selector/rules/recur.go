@@ -25,6 +25,44 @@ type recur struct {
 	dayInterval bool // "every N days/weeks": an interval that must not carry a time or weekday
 	atMinute    int  // "hourly at :15"
 	hasAtMinute bool
+	window      [2]int // "from 9 to 5": hours [from, to); zero: all day
+}
+
+var windowRe = regexp.MustCompile(`\b(?:from|between)\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\s+(?:to|and|until|till|through|-|–)\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b`)
+
+// takeWindow reads "from 9 to 5" / "between 9am and 5:30pm" as the hours
+// a frequent schedule runs in; ok is false when it is unreadable.
+func takeWindow(w *work) (from, to int, found, ok bool) {
+	g := w.take(windowRe, false)
+	if g == nil {
+		return 0, 0, false, true
+	}
+	hour := func(h, ap string) int {
+		n := number(h)
+		switch {
+		case n < 0 || n > 23:
+			return -1
+		case ap == "am" && n <= 12:
+			return n % 12
+		case ap == "pm" && n <= 12:
+			return n%12 + 12
+		}
+		return n
+	}
+	from, to = hour(g[1], g[3]), hour(g[4], g[6])
+	if from < 0 || to < 0 || g[2] != "" && g[2] != "00" {
+		return 0, 0, true, false
+	}
+	if g[6] == "" && to <= from && to < 12 {
+		to += 12 // "from 9 to 5" ends at 5 pm
+	}
+	if g[5] != "" && g[5] != "00" {
+		to++ // "until 5:30" runs through the 5 o'clock hour
+	}
+	if to <= from || to > 24 {
+		return 0, 0, true, false
+	}
+	return from, to, true, true
 }
 
 func (r *recur) any() bool {
@@ -46,14 +84,17 @@ var (
 	dailyRe     = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
 	// A bare "daily", "weekly" is a schedule word only where a schedule
 	// phrase follows (or the text ends): "post the weekly report" keeps it.
-	genericRe     = regexp.MustCompile(`(?:^|\s)(daily|weekly|monthly|yearly|annually|quarterly)(\s+(?:on|at|in|for|until|from|till|by|between|every)\b|\s*[,.!?]|\s*$)`)
-	weekdaysRe    = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(?:weekdays?|business\s+days?|working\s+days?|work\s*days?)\b|\b(?:mon(?:day)?)\s*(?:-|to|through|thru|–)\s*(?:fri(?:day)?)\b`)
-	weekendsRe    = regexp.MustCompile(`\b(?:(?:every|each|on|at|over)\s+(?:the\s+)?)?weekends?\b`)
+	genericRe = regexp.MustCompile(`(?:^|\s)(daily|weekly|monthly|yearly|annually|quarterly)(\s+(?:on|at|in|for|until|from|till|by|between|every)\b|\s*[,.!?]|\s*$)`)
+	// A bare singular "weekday"/"weekend" is text ("weekend plans"); the
+	// plural or a preposition makes it a schedule.
+	weekdaysRe    = regexp.MustCompile(`\b(?:every|each|on)\s+(?:weekdays?|business\s+days?|working\s+days?|work\s*days?)\b|\b(?:weekdays|business\s+days|working\s+days|workdays)\b|\b(?:mon(?:day)?)\s*(?:-|to|through|thru|–)\s*(?:fri(?:day)?)\b`)
+	weekendsRe    = regexp.MustCompile(`\b(?:every|each|on|at|over)\s+(?:the\s+)?weekends?\b|\bweekends\b`)
+	exceptRe      = regexp.MustCompile(`\b(?:except(?:\s+(?:on|for))?|but\s+not(?:\s+on)?|excluding|other\s+than)\s+(` + dayPattern + `(?:\s*(?:,|and|or|&)\s*` + dayPattern + `)*)\b`)
 	weeklyRe      = regexp.MustCompile(`\b(?:every\s+week|once\s+a\s+week)\b`)
 	monthlyRe     = regexp.MustCompile(`\b(?:every\s+month|each\s+month|once\s+a\s+month)\b`)
 	quarterlyRe   = regexp.MustCompile(`\bevery\s+quarter\b`)
 	yearlyRe      = regexp.MustCompile(`\b(?:every\s+year|each\s+year)\b`)
-	dayListRe     = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(` + dayPattern + `(?:\s*(?:,|and|&|or)\s*(?:(?:every|on)\s+)?` + dayPattern + `)*)\b`)
+	dayListRe     = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(` + dayPattern + `(?:(?:\s*(?:,|and|&|or)\s*|\s+)(?:(?:every|on)\s+)?` + dayPattern + `)*)\b`)
 	dayRangeRe    = regexp.MustCompile(`\b(?:(?:every|each|on|from)\s+)?(` + dayPattern + `)\s*(?:-|to|through|thru|–)\s*(` + dayPattern + `)\b`)
 	domRe         = regexp.MustCompile(`\b(?:(?:on|every)\s+)?(?:the\s+)?((?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)(?:\s*(?:,|and|&)\s*(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)|first|fifteenth|tenth|twentieth))*)(?:\s+(?:day\s+)?of\s+(?:every|each|the)\s+month)?\b`)
 	inMonthsRe    = regexp.MustCompile(`\b(?:in|during|every|each)\s+(` + monthPattern + `(?:\s*(?:,|and|&)\s*` + monthPattern + `)*)\b`)
@@ -173,6 +214,13 @@ func takeRecur(w *work) (r recur, why string) {
 	if w.take(dailyRe, false) != nil {
 		r.daily = true
 	}
+	// "every day except Sunday": read the exceptions first, apply them last.
+	var except []int
+	if g := w.take(exceptRe, false); g != nil {
+		for _, d := range plainDayWords.FindAllString(g[1], -1) {
+			except = append(except, dayIndex[d])
+		}
+	}
 	if w.take(weekdaysRe, false) != nil {
 		r.dows = []int{1, 2, 3, 4, 5}
 	}
@@ -243,6 +291,15 @@ func takeRecur(w *work) (r recur, why string) {
 		if n := number(mm); n >= 0 && n < 60 {
 			r.atMinute, r.hasAtMinute = n, true
 			w.blank(g[0], g[1])
+		}
+	}
+	if len(except) > 0 {
+		if len(r.dows) == 0 {
+			r.dows = []int{0, 1, 2, 3, 4, 5, 6}
+		}
+		r.dows = slices.DeleteFunc(r.dows, func(d int) bool { return slices.Contains(except, d) })
+		if len(r.dows) == 0 {
+			return r, "That leaves no day to run on."
 		}
 	}
 	slices.Sort(r.dows)

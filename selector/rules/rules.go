@@ -390,6 +390,11 @@ func create(in selector.Input, text string) selector.Decision {
 		}
 		w.blank(m[0], m[1])
 	}
+	// "from 9 to 5" is a window of hours, not a start bound.
+	winFrom, winTo, hasWindow, winOK := takeWindow(w)
+	if !winOK {
+		return unsupported("I couldn't read that window of hours. Try “every 15 minutes from 9am to 5pm”.")
+	}
 	lower := w.String()
 	for _, u := range unsupportedPatterns {
 		if u.re.MatchString(lower) {
@@ -449,6 +454,12 @@ func create(in selector.Input, text string) selector.Decision {
 	if why != "" {
 		return unsupported("%s", why)
 	}
+	if hasWindow {
+		if r.every == 0 && r.minuteStep == 0 && r.hourStep == 0 && !r.onTheHour && !r.hasAtMinute {
+			return unsupported("A window of hours goes with a repeating time, such as “every 15 minutes from 9am to 5pm”.")
+		}
+		r.window = [2]int{winFrom, winTo}
+	}
 	clocks, clockErr := takeClocks(w)
 	switch clockErr {
 	case "seconds":
@@ -477,7 +488,7 @@ func create(in selector.Input, text string) selector.Decision {
 		if r.dayInterval && (len(clocks) > 0 || len(r.dows) > 0) {
 			return unsupported("I can't repeat every few days or weeks at a fixed time or weekday: an interval would drift an hour at DST and cron can't say it. I can do every week on a weekday, or every N days from now with no fixed time.")
 		}
-		if r.every > 0 && !r.dayInterval && len(r.dows) == 0 && len(r.doms) == 0 && len(r.months) == 0 && !r.onTheHour && !r.hasAtMinute {
+		if r.every > 0 && !r.dayInterval && len(r.dows) == 0 && len(r.doms) == 0 && len(r.months) == 0 && !r.onTheHour && !r.hasAtMinute && !hasWindow {
 			if len(clocks) > 0 {
 				return unsupported("I can't start an interval at a set time yet. I can repeat every %s from now, or at fixed times (“every day at 9am and 5pm”).", humanDuration(r.every))
 			}
@@ -582,6 +593,13 @@ func plural(n int, unit string) string {
 func cronFor(r *recur, clocks []clock, now time.Time) (expr, q, why string) {
 	dom, month, dow := r.dayFields(now)
 	days := dom + " " + month + " " + dow
+	hourField := "*"
+	if r.window != [2]int{} {
+		hourField = fmt.Sprintf("%d-%d", r.window[0], r.window[1]-1)
+		if r.window[1]-1 == r.window[0] {
+			hourField = fmt.Sprint(r.window[0])
+		}
+	}
 	switch {
 	case r.minuteStep > 0 || (r.every > 0 && r.every < time.Hour):
 		n := r.minuteStep
@@ -592,9 +610,9 @@ func cronFor(r *recur, clocks []clock, now time.Time) (expr, q, why string) {
 			return "", "", fmt.Sprintf("Every %s on set days can't be kept evenly: use a step that divides the hour (5, 10, 15, 20, 30 minutes).", humanDuration(r.every))
 		}
 		if n == 1 {
-			return "* * " + days, "", ""
+			return "* " + hourField + " " + days, "", ""
 		}
-		return fmt.Sprintf("*/%d * %s", n, days), "", ""
+		return fmt.Sprintf("*/%d %s %s", n, hourField, days), "", ""
 	case r.hourStep > 0 || r.every >= time.Hour && r.every < 24*time.Hour:
 		n := r.hourStep
 		if n == 0 {
@@ -607,12 +625,23 @@ func cronFor(r *recur, clocks []clock, now time.Time) (expr, q, why string) {
 		if r.hasAtMinute {
 			minute = r.atMinute
 		}
+		if r.window != [2]int{} {
+			// Every n hours inside the window, from its start, its end included.
+			var hs []int
+			for h := r.window[0]; h <= r.window[1] && h < 24; h += n {
+				hs = append(hs, h)
+			}
+			return fmt.Sprintf("%d %s %s", minute, intList(hs), days), "", ""
+		}
 		if n == 1 {
 			return fmt.Sprintf("%d * %s", minute, days), "", ""
 		}
 		return fmt.Sprintf("%d */%d %s", minute, n, days), "", ""
 	case r.onTheHour || r.hasAtMinute:
 		minute := r.atMinute
+		if r.window != [2]int{} {
+			return fmt.Sprintf("%d %d-%d %s", minute, r.window[0], min(r.window[1], 23), days), "", ""
+		}
 		return fmt.Sprintf("%d * %s", minute, days), "", ""
 	}
 	if len(clocks) == 0 {
@@ -683,8 +712,11 @@ func onceAt(day *date, clocks []clock, vague []string, now time.Time) (at time.T
 	if !t.After(now) && day.weekday {
 		t = t.AddDate(0, 0, 7) // "on Friday" said on a Friday after the time: next week's
 	}
-	if !t.After(now) && day.dayOfMonth {
-		t = t.AddDate(0, 1, 0)
+	for i := 1; !t.After(now) && day.dayOfMonth && i <= 14; i++ {
+		// The next month that has that day.
+		if next := time.Date(day.y, time.Month(day.m)+time.Month(i), day.d, c.h, c.m, 0, 0, now.Location()); next.Day() == day.d {
+			t = next
+		}
 	}
 	if !t.After(now) {
 		return time.Time{}, fmt.Sprintf("%s has already passed. When should it be instead?", t.Format("Mon 2 Jan at 3:04 PM")), ""

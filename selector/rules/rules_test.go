@@ -117,6 +117,14 @@ func TestSelect_Create(t *testing.T) {
 		{"post release 1.10 is out every day at 9", "2026-11-21T14:00:00Z", "", "release 1.10 is out", ""},
 		{"post tea every day at 4.30pm", "2026-11-20T21:30:00Z", "", "tea", ""},
 		{"post the 1.5h meeting notes every day at 9", "2026-11-21T14:00:00Z", "", "the 1.5h meeting notes", ""},
+		{"post weekend plans every saturday at 11am", "2026-11-21T16:00:00Z 2026-11-28T16:00:00Z", "", "weekend plans", ""},
+		{"post x at 9:30 am every mon wed fri", "2026-11-23T14:30:00Z 2026-11-25T14:30:00Z 2026-11-27T14:30:00Z", "", "x", ""},
+		{"post x every weekday except friday at 9", "2026-11-23T14:00:00Z 2026-11-24T14:00:00Z 2026-11-25T14:00:00Z 2026-11-26T14:00:00Z 2026-11-30T14:00:00Z", "", "x", ""},
+		{"post x every day except sunday at 9am", "2026-11-21T14:00:00Z 2026-11-23T14:00:00Z", "", "x", ""},
+		{"post x on the 31st at 9am", "2026-12-31T14:00:00Z", "", "x", ""},
+		{"post x every hour from 9 to 5 on weekdays", "2026-11-20T16:00:00Z 2026-11-20T17:00:00Z 2026-11-20T18:00:00Z 2026-11-20T19:00:00Z 2026-11-20T20:00:00Z 2026-11-20T21:00:00Z 2026-11-20T22:00:00Z 2026-11-23T14:00:00Z", "", "x", ""},
+		{"post x every 15 minutes between 9am and 11am", "2026-11-20T15:15:00Z 2026-11-20T15:30:00Z 2026-11-20T15:45:00Z 2026-11-21T14:00:00Z", "", "x", ""},
+		{"remind me to pay rent on the 1st of every month at 9am", "2026-12-01T14:00:00Z 2027-01-01T14:00:00Z", "", "pay rent", ""},
 		{"schedule a message saying hi at 3pm tomorrow", "2026-11-21T20:00:00Z", "", "hi", ""},
 		{"set up a reminder to stretch every day at 3pm", "2026-11-20T20:00:00Z", "", "stretch", ""},
 		{"every weekday at 9am and 1pm remind #team to stand up", "2026-11-20T18:00:00Z 2026-11-23T14:00:00Z", "", "stand up", "#team"},
@@ -348,5 +356,22 @@ func TestSelect_NeverThePast(t *testing.T) {
 		if d := Decide(input(text)); d.IsCall() {
 			t.Errorf("%q scheduled the past: %s", text, d.Args)
 		}
+	}
+}
+
+func TestSelect_DayOfMonthRollsToAMonthThatHasIt(t *testing.T) {
+	in := input("post x on the 31st at 9am")
+	in.Now = time.Date(2026, 12, 31, 15, 0, 0, 0, time.UTC) // 10:00 on the 31st: 9am has passed
+	d := Decide(in)
+	var a createArgs
+	json.Unmarshal(d.Args, &a)
+	if got := a.Schedule.RunAt.UTC().Format(time.RFC3339); got != "2027-01-31T14:00:00Z" {
+		t.Errorf("runAt = %s (%+v)", got, d)
+	}
+	in.Now = time.Date(2027, 1, 31, 15, 0, 0, 0, time.UTC) // February has no 31st
+	d = Decide(in)
+	json.Unmarshal(d.Args, &a)
+	if got := a.Schedule.RunAt.UTC().Format(time.RFC3339); got != "2027-03-31T13:00:00Z" {
+		t.Errorf("runAt = %s (%+v)", got, d)
 	}
 }

@@ -244,14 +244,14 @@ func takeDate(w *work, now time.Time) (*date, bool) {
 		if day < 1 || day > 31 {
 			return nil, false
 		}
-		t := time.Date(now.Year(), now.Month(), day, 0, 0, 0, 0, now.Location())
-		for t.Day() != day || t.Before(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())) {
-			t = time.Date(t.Year(), t.Month()+1, day, 0, 0, 0, 0, now.Location())
-			if t.Day() != day {
-				t = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, now.Location()) // skip a month without that day
+		// The next month that has that day, this one included.
+		for m := 0; m < 14; m++ {
+			t := time.Date(now.Year(), now.Month()+time.Month(m), day, 0, 0, 0, 0, now.Location())
+			if t.Day() == day && !t.Before(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())) {
+				return &date{y: t.Year(), m: int(t.Month()), d: t.Day(), dayOfMonth: true}, true
 			}
 		}
-		return &date{y: t.Year(), m: int(t.Month()), d: t.Day(), dayOfMonth: true}, true
+		return nil, false
 	}
 	if g := w.take(casualRe, false); g != nil {
 		switch g[1] {
