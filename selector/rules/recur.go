@@ -79,6 +79,7 @@ var (
 	everyUnitRe = regexp.MustCompile(`\b(?:every|each)\s+(?:` + numberPattern + `\s*)?(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b`)
 	hourlyRe    = regexp.MustCompile(`\b(hourly|every\s+half\s+(?:an\s+)?hour|every\s+quarter\s+(?:of\s+an\s+)?hour|half[- ]hourly)\b`)
 	onTheHourRe = regexp.MustCompile(`\bon\s+the\s+hour\b`)
+	halfHourRe  = regexp.MustCompile(`\bon\s+the\s+half[\s-]+hour\b|\bat\s+half\s+past\b`)
 	otherRe     = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
 	pastHourRe  = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
 	dailyRe     = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
@@ -178,6 +179,9 @@ func takeRecur(w *work) (r recur, why string) {
 	if w.take(onTheHourRe, false) != nil {
 		r.onTheHour = true
 	}
+	if w.take(halfHourRe, false) != nil { // "every hour on the half hour"
+		r.atMinute, r.hasAtMinute = 30, true
+	}
 	quarterly := w.take(quarterlyRe, false) != nil
 	for {
 		m := w.find(genericRe)
@@ -238,11 +242,23 @@ func takeRecur(w *work) (r recur, why string) {
 	}
 	// Day lists need a recurrence word ("every", a plural, or an already
 	// found recurrence); a lone "on Friday" is a one-time date.
-	if m := w.find(dayListRe); m != nil {
+	// Every day list is looked at: "the monday report every friday" names
+	// Friday as the schedule, and Monday stays in the text.
+	for _, m := range dayListRe.FindAllSubmatchIndex(w.lower, -1) {
 		phrase := string(w.lower[m[0]:m[1]])
-		recurring := strings.HasPrefix(phrase, "every") || strings.HasPrefix(phrase, "each") || r.any() ||
-			pluralDaysRe.MatchString(phrase)
-		if recurring {
+		recurring := strings.HasPrefix(phrase, "every") || strings.HasPrefix(phrase, "each") || pluralDaysRe.MatchString(phrase)
+		if !recurring {
+			continue
+		}
+		for _, d := range plainDayWords.FindAllString(string(w.lower[m[2]:m[3]]), -1) {
+			r.dows = append(r.dows, dayIndex[d])
+		}
+		w.blank(m[0], m[1])
+	}
+	if len(r.dows) == 0 && r.any() {
+		// "weekly on Friday", "every week on mon and wed": the recurrence
+		// is already said, so a plain day list belongs to it.
+		if m := w.find(dayListRe); m != nil {
 			for _, d := range plainDayWords.FindAllString(string(w.lower[m[2]:m[3]]), -1) {
 				r.dows = append(r.dows, dayIndex[d])
 			}

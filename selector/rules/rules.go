@@ -376,8 +376,27 @@ type target struct {
 	user      string
 }
 
+// Parts of the day that settle a time's am or pm: "8 in the evening" is
+// 20:00, "this evening at 7" is 19:00 today.
+var dayPartRewrites = []struct {
+	re  *regexp.Regexp
+	out string
+}{
+	{regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?)\s*(?:o'?clock\s+)?in\s+the\s+morning\b`), "${1}am"},
+	{regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?)\s*(?:o'?clock\s+)?(?:in\s+the\s+(?:afternoon|evening)|at\s+night)\b`), "${1}pm"},
+	{regexp.MustCompile(`(?i)\bthis\s+(?:afternoon|evening)\s+at\s+(\d{1,2}(?::\d{2})?)\b(\s*(?:am|pm))?`), "today at ${1}pm"},
+	{regexp.MustCompile(`(?i)\b(today|tomorrow)\s+(?:afternoon|evening)\s+at\s+(\d{1,2}(?::\d{2})?)\b(\s*(?:am|pm))?`), "$1 at ${2}pm"},
+	{regexp.MustCompile(`(?i)\b(today|tomorrow)\s+morning\s+at\s+(\d{1,2}(?::\d{2})?)\b(\s*(?:am|pm))?`), "$1 at ${2}am"},
+}
+
 func create(in selector.Input, text string) selector.Decision {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	body = outsideQuotes(body, func(seg string) string {
+		for _, rw := range dayPartRewrites {
+			seg = rw.re.ReplaceAllString(seg, rw.out)
+		}
+		return seg
+	})
 	w := newWork(body)
 	// 1. Quoted text is the message, whatever words it holds.
 	quoted := ""
@@ -546,6 +565,20 @@ func create(in selector.Input, text string) selector.Decision {
 	return call("schedule.create", args)
 }
 
+// outsideQuotes applies fn to the text between quotations, leaving what is
+// quoted (the message) as written.
+func outsideQuotes(s string, fn func(string) string) string {
+	var b strings.Builder
+	last := 0
+	for _, q := range quoteRe.FindAllStringIndex(s, -1) {
+		b.WriteString(fn(s[last:q[0]]))
+		b.WriteString(s[q[0]:q[1]])
+		last = q[1]
+	}
+	b.WriteString(fn(s[last:]))
+	return b.String()
+}
+
 func canonicalZone(s string) string {
 	parts := strings.Split(s, "/")
 	for i, p := range parts {
@@ -669,6 +702,15 @@ func cronFor(r *recur, clocks []clock, now time.Time) (expr, q, why string) {
 // the text named no time at all.
 func onceAt(day *date, clocks []clock, vague []string, now time.Time) (at time.Time, q, why string) {
 	if day != nil && day.isRel {
+		if len(clocks) == 1 && day.relative >= 24*time.Hour && day.relative%(24*time.Hour) == 0 {
+			// "in 2 days at 9am": that day, at that time.
+			d := now.Add(day.relative)
+			c := clocks[0]
+			if c.ambiguous {
+				return time.Time{}, fmt.Sprintf("Is that %d in the morning or in the afternoon? Say %dam or %dpm.", c.h, c.h, c.h), ""
+			}
+			return time.Date(d.Year(), d.Month(), d.Day(), c.h, c.m, 0, 0, now.Location()), "", ""
+		}
 		return now.Add(day.relative), "", "" // exact, keeps the seconds of now
 	}
 	if day != nil && day.vague != "" {
@@ -725,7 +767,10 @@ func onceAt(day *date, clocks []clock, vague []string, now time.Time) (at time.T
 }
 
 func dm(s string, monthFirst bool) string {
-	a, b, _ := strings.Cut(s, "/")
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		a, b, _ = strings.Cut(s, ".")
+	}
 	x, y := number(a), number(b)
 	if !monthFirst {
 		x, y = y, x

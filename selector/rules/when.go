@@ -162,8 +162,11 @@ var (
 	monthDayRe = regexp.MustCompile(`\b(?:on\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthPattern + `|` + monthPattern + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?)(?:,?\s+(\d{4}))?\b`)
 	isoDateRe  = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2}))?\b`)
 	slashRe    = regexp.MustCompile(`\b(?:on\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b`)
-	theDomRe   = regexp.MustCompile(`\b(?:on\s+)?the\s+(\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)\b`)
-	weekdayRe  = regexp.MustCompile(`\b(?:(next|this|on|coming)\s+)?(` + dayPattern + `)\b`)
+	// 25.12 and 25.12.2026: day first, as Europe writes dates.
+	dotDateRe    = regexp.MustCompile(`\b(?:on\s+)?(\d{1,2})\.(\d{1,2})(?:\.(\d{2,4}))?\b`)
+	halfAnHourRe = regexp.MustCompile(`\bin\s+(?:half\s+an\s+hour|a\s+half\s+hour|30\s+mins?)\b`)
+	theDomRe     = regexp.MustCompile(`\b(?:on\s+)?the\s+(\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)\b`)
+	weekdayRe    = regexp.MustCompile(`\b(?:(next|this|on|coming)\s+)?(` + dayPattern + `)\b`)
 )
 
 // date is a calendar day the text names, in the zone of the request.
@@ -188,6 +191,9 @@ func nextYear(now time.Time, m, d int) int {
 // takeDate finds a one-time date. The day-of-week rules follow NL_SPEC
 // decision 10; when's own reading of "next Saturday" differs.
 func takeDate(w *work, now time.Time) (*date, bool) {
+	if w.take(halfAnHourRe, false) != nil {
+		return &date{relative: 30 * time.Minute, isRel: true}, true
+	}
 	if g := w.take(relativeRe, false); g != nil {
 		// when's Deadline rule reads the same phrase; use it for the amount.
 		res, err := whenParser.Parse(g[0], now)
@@ -223,6 +229,25 @@ func takeDate(w *work, now time.Time) (*date, bool) {
 			d.y = nextYear(now, d.m, d.d)
 		}
 		return d, true
+	}
+	if g := w.take(dotDateRe, false); g != nil {
+		d, m := number(g[1]), number(g[2])
+		switch {
+		case d < 1 || d > 31 || m < 1 || m > 12:
+			return nil, false
+		case d <= 12 && d != m:
+			return &date{vague: g[1] + "." + g[2]}, true
+		}
+		out := &date{m: m, d: d}
+		if g[3] != "" {
+			out.y = number(g[3])
+			if out.y < 100 {
+				out.y += 2000
+			}
+		} else {
+			out.y = nextYear(now, m, d)
+		}
+		return out, true
 	}
 	if m := w.find(monthDayRe); m != nil {
 		text := string(w.lower[m[0]:m[1]])
