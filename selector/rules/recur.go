@@ -90,12 +90,12 @@ var (
 	// plural or a preposition makes it a schedule.
 	weekdaysRe    = regexp.MustCompile(`\b(?:every|each|on)\s+(?:weekdays?|business\s+days?|working\s+days?|work\s*days?)\b|\b(?:weekdays|business\s+days|working\s+days|workdays)\b|\b(?:mon(?:day)?)\s*(?:-|to|through|thru|–)\s*(?:fri(?:day)?)\b`)
 	weekendsRe    = regexp.MustCompile(`\b(?:every|each|on|at|over)\s+(?:the\s+)?weekends?\b|\bweekends\b`)
-	exceptRe      = regexp.MustCompile(`\b(?:except(?:\s+(?:on|for))?|but\s+not(?:\s+on)?|excluding|other\s+than)\s+(` + dayPattern + `(?:\s*(?:,|and|or|&)\s*` + dayPattern + `)*)\b`)
+	exceptRe      = regexp.MustCompile(`\b(?:except(?:\s+(?:on|for))?|but\s+not(?:\s+on)?|excluding|other\s+than|not\s+on)\s+(?:the\s+)?(weekends?|weekdays?|` + dayPattern + `(?:\s*(?:,|and|or|&)\s*` + dayPattern + `)*)\b`)
 	weeklyRe      = regexp.MustCompile(`\b(?:every\s+week|once\s+a\s+week)\b`)
 	monthlyRe     = regexp.MustCompile(`\b(?:every\s+month|each\s+month|once\s+a\s+month)\b`)
 	quarterlyRe   = regexp.MustCompile(`\bevery\s+quarter\b`)
 	yearlyRe      = regexp.MustCompile(`\b(?:every\s+year|each\s+year)\b`)
-	dayListRe     = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(` + dayPattern + `(?:(?:\s*(?:,|and|&|or)\s*|\s+)(?:(?:every|on)\s+)?` + dayPattern + `)*)\b`)
+	dayListRe     = regexp.MustCompile(`\b(?:(?:every|each|on)\s+)?(` + dayPattern + `(?:(?:\s*,\s*(?:and\s+|&\s*|or\s+)?|\s*(?:and|&|or)\s*|\s+)(?:(?:every|on)\s+)?` + dayPattern + `)*)\b`)
 	dayRangeRe    = regexp.MustCompile(`\b(?:(?:every|each|on|from)\s+)?(` + dayPattern + `)\s*(?:-|to|through|thru|–)\s*(` + dayPattern + `)\b`)
 	domRe         = regexp.MustCompile(`\b(?:(?:on|every)\s+)?(?:the\s+)?((?:\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)(?:\s*(?:,|and|&)\s*(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)|first|fifteenth|tenth|twentieth))*)(?:\s+(?:day\s+)?of\s+(?:every|each|the)\s+month)?\b`)
 	inMonthsRe    = regexp.MustCompile(`\b(?:in|during|every|each)\s+(` + monthPattern + `(?:\s*(?:,|and|&)\s*` + monthPattern + `)*)\b`)
@@ -221,8 +221,15 @@ func takeRecur(w *work) (r recur, why string) {
 	// "every day except Sunday": read the exceptions first, apply them last.
 	var except []int
 	if g := w.take(exceptRe, false); g != nil {
-		for _, d := range plainDayWords.FindAllString(g[1], -1) {
-			except = append(except, dayIndex[d])
+		switch {
+		case strings.HasPrefix(g[1], "weekend"):
+			except = []int{0, 6}
+		case strings.HasPrefix(g[1], "weekday"):
+			except = []int{1, 2, 3, 4, 5}
+		default:
+			for _, d := range plainDayWords.FindAllString(g[1], -1) {
+				except = append(except, dayIndex[d])
+			}
 		}
 	}
 	if w.take(weekdaysRe, false) != nil {

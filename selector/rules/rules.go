@@ -387,6 +387,13 @@ var dayPartRewrites = []struct {
 	{regexp.MustCompile(`(?i)\bthis\s+(?:afternoon|evening)\s+at\s+(\d{1,2}(?::\d{2})?)\b(\s*(?:am|pm))?`), "today at ${1}pm"},
 	{regexp.MustCompile(`(?i)\b(today|tomorrow)\s+(?:afternoon|evening)\s+at\s+(\d{1,2}(?::\d{2})?)\b(\s*(?:am|pm))?`), "$1 at ${2}pm"},
 	{regexp.MustCompile(`(?i)\b(today|tomorrow)\s+morning\s+at\s+(\d{1,2}(?::\d{2})?)\b(\s*(?:am|pm))?`), "$1 at ${2}am"},
+	// "Sunday mornings", "every weekday morning": the days recur; the time
+	// written with them says when.
+	{regexp.MustCompile(`(?i)\bevery\s+(` + dayPattern + `|weekday|weekend)\s+(?:morning|afternoon|evening|night)\b`), "every $1"},
+	{regexp.MustCompile(`(?i)\b(` + dayPattern + `|weekday|weekend)s?\s+(?:morning|afternoon|evening|night)s\b`), "every $1"},
+	// "every evening at 6" is 6 pm.
+	{regexp.MustCompile(`(?i)\bevery\s+(?:evening|afternoon|night)\s+at\s+(\d{1,2}(?::\d{2})?)\b(?:\s*(?:am|pm|a\.m\.|p\.m\.))?`), "every day at ${1}pm"},
+	{regexp.MustCompile(`(?i)\bevery\s+morning\s+at\s+(\d{1,2}(?::\d{2})?)\b(?:\s*(?:am|a\.m\.))?`), "every day at ${1}am"},
 }
 
 func create(in selector.Input, text string) selector.Decision {
