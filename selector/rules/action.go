@@ -44,7 +44,7 @@ func (a action) json() map[string]any {
 
 var (
 	trimRe     = regexp.MustCompile(`^[\s,.:;!-]+|[\s,.:;!-]+$`)
-	trailingRe = regexp.MustCompile(`(?i)(?:\s+(?:and|then|at|on|in|every|each|from|for|by|to|of|please))+$`)
+	trailingRe = regexp.MustCompile(`(?i)(?:\s+(?:and|then|at|on|in|every|each|from|for|by|to|of|the|please))+$`)
 	leadingRe  = regexp.MustCompile(`(?i)^(?:(?:and|then|to|that|about|please)\s+)+`)
 )
 
@@ -182,7 +182,14 @@ func takeEnd(w *work, now time.Time) (*endBound, string) {
 			return &endBound{until: now.AddDate(0, n, 0)}, ""
 		}
 	}
-	if g := w.take(endTimesRe, false); g != nil {
+	if m := w.find(endTimesRe); m != nil && !frequencyAfter.Match(w.lower[m[1]:]) {
+		g := []string{"", "", ""}
+		for i := 1; i <= 2; i++ {
+			if m[2*i] >= 0 {
+				g[i] = string(w.lower[m[2*i]:m[2*i+1]])
+			}
+		}
+		w.blank(m[0], m[1])
 		n := number(g[1])
 		if g[2] != "" {
 			n = number(g[2])
@@ -201,6 +208,9 @@ func takeEnd(w *work, now time.Time) (*endBound, string) {
 	}
 	return nil, ""
 }
+
+// "once a week", "twice a day": a frequency, not a number of runs.
+var frequencyAfter = regexp.MustCompile(`^\s+(?:a|an|per|every|each)\b`)
 
 var untilMonthDayRe = regexp.MustCompile(`^(` + monthPattern + `)(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?(?:,?\s+(\d{4}))?$`)
 

@@ -76,13 +76,14 @@ func (r *recur) needsTime() bool {
 }
 
 var (
-	everyUnitRe = regexp.MustCompile(`\b(?:every|each)\s+(?:` + numberPattern + `\s*)?(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b`)
-	hourlyRe    = regexp.MustCompile(`\b(hourly|every\s+half\s+(?:an\s+)?hour|every\s+quarter\s+(?:of\s+an\s+)?hour|half[- ]hourly)\b`)
-	onTheHourRe = regexp.MustCompile(`\bon\s+the\s+hour\b`)
-	halfHourRe  = regexp.MustCompile(`\bon\s+the\s+half[\s-]+hour\b|\bat\s+half\s+past\b`)
-	otherRe     = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
-	pastHourRe  = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
-	dailyRe     = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
+	everyUnitRe     = regexp.MustCompile(`\b(?:every|each)\s+(?:` + numberPattern + `\s*)?(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b`)
+	hourlyRe        = regexp.MustCompile(`\b(hourly|every\s+half\s+(?:an\s+)?hour|every\s+quarter\s+(?:of\s+an\s+)?hour|half[- ]hourly)\b`)
+	onTheHourRe     = regexp.MustCompile(`\bon\s+the\s+hour\b`)
+	everyMonthDayRe = regexp.MustCompile(`\b(?:every|each)\s+(` + monthPattern + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b`)
+	halfHourRe      = regexp.MustCompile(`\bon\s+the\s+half[\s-]+hour\b|\bat\s+half\s+past\b`)
+	otherRe         = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
+	pastHourRe      = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
+	dailyRe         = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
 	// A bare "daily", "weekly" is a schedule word only where a schedule
 	// phrase follows (or the text ends): "post the weekly report" keeps it.
 	genericRe = regexp.MustCompile(`(?:^|\s)(daily|weekly|monthly|yearly|annually|quarterly)(\s+(?:on|at|in|for|until|from|till|by|between|every)\b|\s*[,.!?]|\s*$)`)
@@ -270,6 +271,12 @@ func takeRecur(w *work) (r recur, why string) {
 				r.dows = append(r.dows, dayIndex[d])
 			}
 			w.blank(m[0], m[1])
+		}
+	}
+	// "every December 24": once a year on that date.
+	if g := w.take(everyMonthDayRe, false); g != nil {
+		if d := number(g[2]); d >= 1 && d <= 31 {
+			r.months, r.doms, r.yearly = []int{monthIndex[g[1]]}, []int{d}, true
 		}
 	}
 	if g := w.take(inMonthsRe, false); g != nil {

@@ -255,10 +255,14 @@ func takeDate(w *work, now time.Time) (*date, bool) {
 		if err != nil || res == nil {
 			return nil, false
 		}
-		w.blank(m[0], m[1])
 		d := &date{y: res.Time.Year(), m: int(res.Time.Month()), d: res.Time.Day()}
-		if m[6] >= 0 { // a year was written
-			d.y = number(string(w.orig[m[6]:m[7]]))
+		year := ""
+		if m[6] >= 0 {
+			year = string(w.lower[m[6]:m[7]])
+		}
+		w.blank(m[0], m[1])
+		if year != "" { // a year was written
+			d.y = number(year)
 		} else if time.Date(d.y, time.Month(d.m), d.d, 23, 59, 0, 0, now.Location()).Before(now) {
 			d.y++ // when keeps this year; a date with no year is its next occurrence
 		}
