@@ -182,7 +182,11 @@ func takeEnd(w *work, now time.Time) (*endBound, string) {
 			return &endBound{until: now.AddDate(0, n, 0)}, ""
 		}
 	}
-	if m := w.find(endTimesRe); m != nil && !frequencyAfter.Match(w.lower[m[1]:]) {
+	if m := w.find(endTimesRe); m != nil && frequencyAfter.Match(w.lower[m[1]:]) {
+		if n := string(w.lower[m[0]:m[1]]); !strings.HasPrefix(n, "once") && !strings.HasPrefix(n, "1 ") {
+			return nil, "I can't spread several posts over a day or week by themselves yet: give the times (“every day at 9am and 5pm”)."
+		}
+	} else if m != nil {
 		g := []string{"", "", ""}
 		for i := 1; i <= 2; i++ {
 			if m[2*i] >= 0 {
@@ -204,6 +208,9 @@ func takeEnd(w *work, now time.Time) (*endBound, string) {
 		if !ok {
 			return nil, "I couldn't read when it should end. Try “until March” or “until 2026-12-31”."
 		}
+		if strings.Contains(g[0], "end of") && untilMonthOnlyRe.MatchString(g[1]) {
+			t = t.AddDate(0, 1, 0) // "until the end of March" includes March
+		}
 		return &endBound{until: t}, ""
 	}
 	return nil, ""
@@ -211,6 +218,8 @@ func takeEnd(w *work, now time.Time) (*endBound, string) {
 
 // "once a week", "twice a day": a frequency, not a number of runs.
 var frequencyAfter = regexp.MustCompile(`^\s+(?:a|an|per|every|each)\b`)
+
+var untilMonthOnlyRe = regexp.MustCompile(`^` + monthPattern + `$`)
 
 var untilMonthDayRe = regexp.MustCompile(`^(` + monthPattern + `)(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?(?:,?\s+(\d{4}))?$`)
 

@@ -83,7 +83,7 @@ var (
 	halfHourRe      = regexp.MustCompile(`\bon\s+the\s+half[\s-]+hour\b|\bat\s+half\s+past\b`)
 	otherRe         = regexp.MustCompile(`\b(?:every|each)\s+(?:other|second|2nd|alternate)\s+(days?|weeks?|` + dayPattern + `)\b|\bbi-?weekly\b|\bfortnightly\b`)
 	pastHourRe      = regexp.MustCompile(`\b(?:at\s+)?(?::(\d{2})|(\d{1,2})\s+(?:minutes?\s+)?past(?:\s+the\s+hour)?)\b`)
-	dailyRe         = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
+	dailyRe         = regexp.MustCompile(`\b(?:every\s*day|everyday|each\s+day|once\s+a\s+day|every\s+(?:morning|evening|night|afternoon))\b`)
 	// A bare "daily", "weekly" is a schedule word only where a schedule
 	// phrase follows (or the text ends): "post the weekly report" keeps it.
 	genericRe = regexp.MustCompile(`(?:^|\s)(daily|weekly|monthly|yearly|annually|quarterly)(\s+(?:on|at|in|for|until|from|till|by|between|every)\b|\s*[,.!?]|\s*$)`)
