@@ -43,12 +43,29 @@ type Conversations struct {
 
 	mu    sync.Mutex
 	state map[string]*conversation
+	jobs  map[string]string // "it": the job last spoken of, per channel and sender
 }
 
 type conversation struct {
 	pending *selector.Pending
-	jobID   string // the job last spoken of ("pause it")
 	seen    time.Time
+}
+
+// lastJob returns the job a sender last spoke of in a channel and, when
+// set is not empty, makes it set.
+func (c *Conversations) lastJob(key, set string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.jobs == nil {
+		c.jobs = map[string]string{}
+	}
+	if set != "" {
+		if len(c.jobs) >= maxConversations {
+			clear(c.jobs) // a rare, harmless forgetting of "it"
+		}
+		c.jobs[key] = set
+	}
+	return c.jobs[key]
 }
 
 // maxConversations bounds the remembered conversations; the oldest go first.
@@ -61,8 +78,16 @@ func (c *Conversations) now() time.Time {
 	return time.Now()
 }
 
+// conversationKey names the conversation a message belongs to: the
+// thread it starts or continues (an answer in the thread of a question
+// belongs with it), or the whole channel for a direct message or the
+// terminal, which have no threads to speak of.
 func conversationKey(item *store.QueueItem, m *Message) string {
-	return item.ChannelProfileID + "|" + m.ChannelID + "|" + m.ThreadTS + "|" + m.SenderID
+	root := m.ThreadTS
+	if root == "" && !strings.HasPrefix(m.ChannelID, "D") {
+		root = m.MessageTS
+	}
+	return item.ChannelProfileID + "|" + m.ChannelID + "|" + root + "|" + m.SenderID
 }
 
 func (c *Conversations) get(key string) *conversation {
@@ -118,11 +143,15 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	prof := c.Profiles[item.ChannelProfileID]
 	key := conversationKey(item, m)
 	cv := c.get(key)
+	// "It" is the job this sender last spoke of in this channel, whichever
+	// thread that was in.
+	ctxKey := item.ChannelProfileID + "|" + m.ChannelID + "|" + m.SenderID
+	lastJob := c.lastJob(ctxKey, "")
 	now := c.now()
 	in := selector.Input{
 		Text: m.Text, SenderID: m.SenderID, Sender: m.Sender, ProfileID: prof.ID, Channel: prof.Channel,
 		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, Timezone: c.zone(m, prof), Now: now,
-		ContextJobID: cv.jobID, Workflows: c.Workflows, Functions: c.Registry.Allowed(),
+		ContextJobID: lastJob, Workflows: c.Workflows, Functions: c.Registry.Allowed(),
 	}
 	if cv.pending != nil && now.Before(cv.pending.Expires) {
 		in.Pending = cv.pending
@@ -172,9 +201,9 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	}
 	switch r := res.(type) {
 	case *functions.JobResult:
-		cv.jobID = r.Job.JobID
+		c.lastJob(ctxKey, r.Job.JobID)
 	case *functions.RunNowResult:
-		cv.jobID = r.Job.JobID
+		c.lastJob(ctxKey, r.Job.JobID)
 	}
 	c.put(key, cv)
 	return Describe(d.Function, res), res, d.Function

@@ -38,6 +38,10 @@ func TestConversation_AsksRemembersAndEchoes(t *testing.T) {
 		!strings.Contains(got, " Job ") {
 		t.Errorf("echo = %q", got)
 	}
+	// The answered question is closed: another time starts nothing.
+	if got := say(c, "UANA", "10am"); strings.HasPrefix(got, "OK") {
+		t.Errorf("an answered question was answered again: %q", got)
+	}
 	// "stop it" refers to the job just made.
 	if got := say(c, "UANA", "stop it"); !strings.HasPrefix(got, "Paused job") {
 		t.Errorf("stop it = %q", got)
@@ -47,6 +51,35 @@ func TestConversation_AsksRemembersAndEchoes(t *testing.T) {
 	now = now.Add(time.Hour)
 	if got := say(c, "UANA", "10am"); strings.HasPrefix(got, "OK") {
 		t.Errorf("an expired question was answered: %q", got)
+	}
+}
+
+func TestConversation_AnswerInTheThreadOfTheQuestion(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	ask := func(text, ts, thread string) string {
+		return c.Handle(context.Background(), &store.QueueItem{ChannelProfileID: "team"},
+			&orchestrator.Message{Text: text, SenderID: "UANA", Sender: "ana", ChannelID: "C0TEAM", MessageTS: ts, ThreadTS: thread}).Text
+	}
+	if got := ask("post hello every friday", "1700000000.000100", ""); !strings.HasPrefix(got, "What time?") {
+		t.Fatalf("question = %q", got)
+	}
+	// A question elsewhere in the channel is another conversation.
+	if got := ask("9am", "1700000000.000300", ""); strings.HasPrefix(got, "OK") {
+		t.Errorf("a top-level message answered a thread's question: %q", got)
+	}
+	if got := ask("9am", "1700000000.000200", "1700000000.000100"); !strings.HasPrefix(got, "OK — I'll post “hello”") {
+		t.Errorf("answer in the thread = %q", got)
+	}
+	// In a direct message the whole channel is one conversation.
+	dm := func(text, ts string) string {
+		return c.Handle(context.Background(), &store.QueueItem{ChannelProfileID: "team"},
+			&orchestrator.Message{Text: text, SenderID: "UANA", Sender: "ana", ChannelID: "D0ANA", MessageTS: ts}).Text
+	}
+	dm("post bye every monday", "1700000001.000100")
+	if got := dm("10am", "1700000001.000200"); !strings.HasPrefix(got, "OK — I'll post “bye”") {
+		t.Errorf("DM answer = %q", got)
 	}
 }
 
