@@ -134,14 +134,23 @@ func (a *Adapter) RunSocketMode(ctx context.Context) error {
 	defer a.work.Wait()
 	for backoff := time.Second; ; backoff = min(2*backoff, time.Minute) {
 		sm := socketmode.New(a.api)
-		done := make(chan struct{})
+		// socketmode never closes Events: stop this reader with the client.
+		stop := make(chan struct{})
+		read := make(chan struct{})
 		go func() {
-			defer close(done)
-			for evt := range sm.Events {
-				a.handleSocket(ctx, sm, evt)
+			defer close(read)
+			for {
+				select {
+				case evt := <-sm.Events:
+					a.handleSocket(ctx, sm, evt)
+				case <-stop:
+					return
+				}
 			}
 		}()
 		err := sm.RunContext(ctx)
+		close(stop)
+		<-read
 		if ctx.Err() != nil {
 			return nil
 		}
