@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -370,7 +371,7 @@ func (c *Config) Validate() error {
 		bad("orchestrators", "at least one orchestrator is required")
 	}
 	roots := map[string]string{}
-	for _, id := range sortedKeys(c.Orchestrators) {
+	for _, id := range slices.Sorted(maps.Keys(c.Orchestrators)) {
 		o := c.Orchestrators[id]
 		p := "orchestrators." + id
 		if !idPattern.MatchString(id) {
@@ -390,7 +391,7 @@ func (c *Config) Validate() error {
 				bad(fmt.Sprintf("%s.functions[%d]", p, i), "%q is not a function id or pattern such as schedule.*", f)
 			}
 		}
-		for _, wid := range sortedKeys(o.Workflows) {
+		for _, wid := range slices.Sorted(maps.Keys(o.Workflows)) {
 			w := o.Workflows[wid]
 			wp := p + ".workflows." + wid
 			if !idPattern.MatchString(wid) {
@@ -411,7 +412,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	for _, id := range sortedKeys(c.ChannelProfiles) {
+	for _, id := range slices.Sorted(maps.Keys(c.ChannelProfiles)) {
 		pr := c.ChannelProfiles[id]
 		p := "channel_profiles." + id
 		if !idPattern.MatchString(id) {
@@ -461,15 +462,6 @@ func (c *Config) Validate() error {
 	return errors.New(strings.Join(errs, "\n"))
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // MatchFunction reports whether id is allowed by patterns: an exact id,
 // "prefix.*" for every function under prefix, or "*" for all.
 func MatchFunction(patterns []string, id string) bool {
@@ -489,7 +481,7 @@ func (c *Config) Orchestrator(id string) (*Orchestrator, error) {
 	if o := c.Orchestrators[id]; o != nil {
 		return o, nil
 	}
-	return nil, fmt.Errorf("unknown orchestrator %q (known: %s)", id, strings.Join(sortedKeys(c.Orchestrators), ", "))
+	return nil, fmt.Errorf("unknown orchestrator %q (known: %s)", id, strings.Join(slices.Sorted(maps.Keys(c.Orchestrators)), ", "))
 }
 
 // Profile returns the channel profile with id, or an error naming the known ones.
@@ -497,11 +489,11 @@ func (c *Config) Profile(id string) (*ChannelProfile, error) {
 	if p := c.ChannelProfiles[id]; p != nil {
 		return p, nil
 	}
-	return nil, fmt.Errorf("unknown channel profile %q (known: %s)", id, strings.Join(sortedKeys(c.ChannelProfiles), ", "))
+	return nil, fmt.Errorf("unknown channel profile %q (known: %s)", id, strings.Join(slices.Sorted(maps.Keys(c.ChannelProfiles)), ", "))
 }
 
 // OrchestratorIDs lists the orchestrators, sorted.
-func (c *Config) OrchestratorIDs() []string { return sortedKeys(c.Orchestrators) }
+func (c *Config) OrchestratorIDs() []string { return slices.Sorted(maps.Keys(c.Orchestrators)) }
 
 // DefaultOrchestrator is the one to use when a command names none: the
 // only orchestrator, or the one called "default".
@@ -514,7 +506,7 @@ func (c *Config) DefaultOrchestrator() (*Orchestrator, error) {
 	if o := c.Orchestrators["default"]; o != nil {
 		return o, nil
 	}
-	return nil, fmt.Errorf("several orchestrators (%s): name one with --orchestrator", strings.Join(sortedKeys(c.Orchestrators), ", "))
+	return nil, fmt.Errorf("several orchestrators (%s): name one with --orchestrator", strings.Join(slices.Sorted(maps.Keys(c.Orchestrators)), ", "))
 }
 
 // String formats d as a Go duration ("30s").

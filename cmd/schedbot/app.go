@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/user"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func checkFunctions(cfg *config.Config) error {
 				errs = append(errs, fmt.Sprintf("orchestrators.%s.functions[%d]: %q matches no function (known: %s)", id, i, p, strings.Join(known, ", ")))
 			}
 		}
-		for _, wid := range sortedKeys(o.Workflows) {
+		for _, wid := range slices.Sorted(maps.Keys(o.Workflows)) {
 			for i, s := range o.Workflows[wid].Steps {
 				if !matchesAny(s.Function, known) {
 					errs = append(errs, fmt.Sprintf("orchestrators.%s.workflows.%s.steps[%d].function: unknown function %q", id, wid, i, s.Function))
@@ -75,15 +76,6 @@ func matchesAny(pattern string, ids []string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // pickOrchestrator resolves --orchestrator and --profile: a profile names

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -233,7 +235,7 @@ func profileChannels(cfg *config.Config) map[string]string {
 // where: its terminal profile (the embedded default's prints on serve's
 // standard output).
 func defaultTarget(cfg *config.Config, orchID string) store.TargetRef {
-	for _, id := range sortedKeys(cfg.ChannelProfiles) {
+	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
 		p := cfg.ChannelProfiles[id]
 		if p.OrchestratorID == orchID && p.Channel == config.ChannelTerminal {
 			return store.TargetRef{Channel: config.ChannelTerminal, ChannelProfileID: id}

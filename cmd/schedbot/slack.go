@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
@@ -16,7 +18,7 @@ import (
 // from the environment; nil when there are none or no bot token is set.
 func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) *slackad.Adapter {
 	var profiles []slackad.Profile
-	for _, id := range sortedKeys(cfg.ChannelProfiles) {
+	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
 		p := cfg.ChannelProfiles[id]
 		if p.Channel == config.ChannelSlack && p.Slack != nil {
 			profiles = append(profiles, slackad.Profile{ID: id, TeamID: p.Slack.TeamID, Channels: p.Slack.Channels})
