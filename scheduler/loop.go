@@ -313,22 +313,19 @@ func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, nil, err
 	}
-	if j.OverlapPolicy != store.OverlapAllow && j.LastResult != nil && j.LastResult.ExecutionID != "" {
-		prev, err := tx.RunGet(j.LastResult.ExecutionID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
+	// The job's lastResult follows its latest run (the worker writes both in
+	// one transaction), so the overlap check needs no read of the run.
+	if last := j.LastResult; j.OverlapPolicy != store.OverlapAllow && last != nil && last.ExecutionID != "" &&
+		(last.Status == string(store.RunDispatched) || last.Status == string(store.RunRunning)) {
+		r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
+			Status: store.RunSkipped, Reason: "previous_still_running"}
+		if err := tx.RunPut(r); err != nil {
 			return nil, nil, err
 		}
-		if prev != nil && (prev.Status == store.RunDispatched || prev.Status == store.RunRunning) {
-			r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
-				Status: store.RunSkipped, Reason: "previous_still_running"}
-			if err := tx.RunPut(r); err != nil {
-				return nil, nil, err
-			}
-			ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
-				Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
-				Detail: "previous run " + prev.ExecutionID + " is still " + string(prev.Status)}
-			return nil, r, tx.AuditAppend(ev)
-		}
+		ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+			Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
+			Detail: "previous run " + last.ExecutionID + " is still " + last.Status}
+		return nil, r, tx.AuditAppend(ev)
 	}
 	r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, DispatchedAt: now, Status: store.RunDispatched}
 	if err := tx.RunPut(r); err != nil {

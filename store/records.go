@@ -73,7 +73,7 @@ type Actor struct {
 type Schedule struct {
 	Cron         string    `json:"cron,omitempty"`
 	Timezone     string    `json:"timezone,omitempty"`
-	EverySeconds int64     `json:"everySeconds,omitempty"`
+	EverySeconds int64     `json:"everySeconds,omitzero"`
 	StartAt      time.Time `json:"startAt,omitzero"`
 	RunAt        time.Time `json:"runAt,omitzero"`
 }
@@ -170,8 +170,8 @@ type Run struct {
 	Status       RunStatus `json:"status"`
 	Reason       string    `json:"reason,omitempty"`
 	Error        string    `json:"error,omitempty"`
-	Manual       bool      `json:"manual,omitempty"`
-	Missed       int       `json:"missed,omitempty"` // windows a missed record stands for
+	Manual       bool      `json:"manual,omitzero"`
+	Missed       int       `json:"missed,omitzero"` // windows a missed record stands for
 }
 
 // ExecutionID is the deterministic id of a job's window, so a retried
@@ -241,7 +241,7 @@ type QueueItem struct {
 
 // TriggerPayload is the payload of a trigger queue item.
 type TriggerPayload struct {
-	Manual bool `json:"manual,omitempty"`
+	Manual bool `json:"manual,omitzero"`
 }
 
 // AuditEvent is one append-only record of who did what.

@@ -47,17 +47,19 @@ type Store struct {
 	entropy *ulid.MonotonicEntropy
 }
 
-const schemaVersion = "1"
+// Version 2 stores each job as a definition and a status (jobs.go);
+// a version 1 file is upgraded when opened for writing.
+const schemaVersion = "2"
 
 var (
 	bucketMeta      = []byte("meta")
-	bucketJobs      = []byte("jobs")
+	bucketJobs      = []byte("jobs")       // jobId -> definition (status fields zero)
+	bucketJobStatus = []byte("job_status") // jobId -> status
 	bucketJobsNext  = []byte("jobs_next")  // nextRunAt(8) + jobId -> nil, enabled jobs only
 	bucketJobsState = []byte("jobs_state") // state 0x00 jobId -> nil
 	bucketJobNames  = []byte("job_names")  // name -> jobId, jobs not deleted
 	bucketRuns      = []byte("runs")
-	bucketRunsJob   = []byte("runs_job") // jobId 0x00 scheduledAt(8) executionId -> nil
-	bucketAudit     = []byte("audit")    // seq(8) -> hash(32) + body
+	bucketAudit     = []byte("audit") // seq(8) -> hash(32) + body
 
 	keyVersion   = []byte("version")
 	keyAuditHead = []byte("audit_head") // seq(8) + hash(32)
@@ -178,7 +180,7 @@ func checkFile(path string) error {
 }
 
 func (s *Store) init(readOnly bool) error {
-	all := [][]byte{bucketMeta, bucketJobs, bucketJobsNext, bucketJobsState, bucketJobNames,
+	all := [][]byte{bucketMeta, bucketJobs, bucketJobStatus, bucketJobsNext, bucketJobsState, bucketJobNames,
 		bucketRuns, bucketAudit}
 	for _, q := range store.QueueNames {
 		all = append(all, queueBucket(q))
@@ -193,7 +195,9 @@ func (s *Store) init(readOnly bool) error {
 		if meta == nil {
 			return fmt.Errorf("%w: no meta bucket (not a schedbot store?)", store.ErrCorrupt)
 		}
-		if v := string(meta.Get(keyVersion)); v != schemaVersion {
+		if v := string(meta.Get(keyVersion)); v == "1" {
+			return fmt.Errorf("written by an older schedbot (schema 1): open it once for writing, e.g. schedbot serve, to upgrade it")
+		} else if v != schemaVersion {
 			return fmt.Errorf("%w: schema version %q, want %q", store.ErrCorrupt, v, schemaVersion)
 		}
 		for _, b := range all {
@@ -222,8 +226,28 @@ func (s *Store) init(readOnly bool) error {
 				return err
 			}
 		}
+		if err := upgrade(tx); err != nil {
+			return fmt.Errorf("upgrade schema: %w", err)
+		}
 		return check(tx)
 	})
+}
+
+// upgrade brings a file of an older schema up to this one, in the
+// transaction that opens it.
+func upgrade(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if string(meta.Get(keyVersion)) != "1" {
+		return nil
+	}
+	status, err := tx.CreateBucketIfNotExists(bucketJobStatus)
+	if err != nil {
+		return err
+	}
+	if err := migrateSplitJobs(tx.Bucket(bucketJobs), status); err != nil {
+		return err
+	}
+	return meta.Put(keyVersion, []byte(schemaVersion))
 }
 
 // Close releases the file.

@@ -2,9 +2,11 @@ package bolt_test
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +228,68 @@ func TestAuditVerify_FindsTheFirstBadRecord(t *testing.T) {
 				t.Errorf("first bad record = %d (%v), want %d", ce.Seq, err, c.wantSeq)
 			}
 		})
+	}
+}
+
+// TestOpen_UpgradesSchema1: a file written before jobs were split into a
+// definition and a status (one JSON record per job) is upgraded when opened
+// for writing, and keeps every field; a read-only open says what to do.
+func TestOpen_UpgradesSchema1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := storetest.NewJob("OLD", t0)
+	want.Name, want.RunCount, want.LastRunAt = "weekly-report", 4, t0.Add(-7*24*time.Hour)
+	want.LastResult = &store.Result{ExecutionID: store.ExecutionID("OLD", want.LastRunAt), Status: "completed"}
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobPut(want) }); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// Rewrite it as schema 1 wrote it: the whole job in "jobs".
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		whole, _ := json.Marshal(want)
+		if err := tx.Bucket([]byte("jobs")).Put([]byte("OLD"), whole); err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket([]byte("job_status")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("1"))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := bolt.Open(path, &bolt.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "open it once for writing") {
+		t.Fatalf("read-only Open of schema 1 = %v, want advice to open it for writing", err)
+	}
+	s, err = bolt.Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open(schema 1) = %v", err)
+	}
+	defer s.Close()
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		got, err := tx.JobGetByName("weekly-report")
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("upgraded job =\n%+v\nwant\n%+v", got, want)
+		}
+		due, err := tx.JobsDue(t0, 10)
+		if err != nil || len(due) != 1 || due[0].RunCount != 4 {
+			t.Errorf("JobsDue after upgrade = %v, %v", due, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	json "github.com/go-json-experiment/json"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/schedbot/schedbot/store"
@@ -33,26 +31,30 @@ type tx struct {
 	// wrote, so that rewriting one (the scheduler's burst) does not decode
 	// its stored JSON a second time.
 	seen map[string]jobMeta
+
+	// Records put but not yet encoded (see pending.go).
+	pend []*pendingPut
+	over map[string]map[string]*pendingPut // bucket -> key -> latest
 }
 
-// loadJob decodes a stored job and remembers its indexed fields.
-func (t *tx) loadJob(id, v []byte) (*store.Job, error) {
-	j, err := decode[store.Job]("job", id, v)
-	if err != nil {
-		return nil, err
+func (t *tx) bucket(name []byte) *bolt.Bucket {
+	b := t.b.Bucket(name)
+	if b != nil {
+		b.FillPercent = fillPercent(name)
 	}
-	t.remember(j.JobID, jobMeta{state: j.State, next: j.NextRunAt, name: j.Name})
-	return j, nil
+	return b
 }
 
-func (t *tx) remember(id string, m jobMeta) {
-	if t.seen == nil {
-		t.seen = map[string]jobMeta{}
+// fillPercent is how full bbolt packs a bucket's pages when it splits them.
+// Its default (half) leaves room for inserts in the middle; where keys only
+// grow at the end (audit seq, queue ULIDs) or values keep their size (job
+// status, rewritten in place), full pages halve what a burst writes.
+func fillPercent(name []byte) float64 {
+	if bytes.Equal(name, bucketAudit) || bytes.Equal(name, bucketJobStatus) || bytes.HasPrefix(name, []byte("queue_")) {
+		return 0.95
 	}
-	t.seen[id] = m
+	return bolt.DefaultFillPercent
 }
-
-func (t *tx) bucket(name []byte) *bolt.Bucket { return t.b.Bucket(name) }
 
 func timeKey(at time.Time) []byte {
 	k := make([]byte, 8)
@@ -66,6 +68,11 @@ func keyTime(k []byte) time.Time {
 	return time.Unix(0, int64(binary.BigEndian.Uint64(k)^(1<<63))).UTC()
 }
 
+// Records are encoded with encoding/json/v2 (its mirror module until Go
+// 1.27): it decodes them about 2.7x faster than encoding/json, and a burst
+// reads and writes thousands in one transaction. Tags mean the same to both.
+func encode(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }
+
 func decode[T any](what string, key, v []byte) (*T, error) {
 	var x T
 	if err := json.Unmarshal(v, &x); err != nil {
@@ -74,14 +81,24 @@ func decode[T any](what string, key, v []byte) (*T, error) {
 	return &x, nil
 }
 
+// notFoundError is store.ErrNotFound for one record. The scheduler asks
+// for thousands of runs that do not exist yet; formatting waits until the
+// message is read.
+type notFoundError struct{ what, id string }
+
+func notFound(what, id string) error { return &notFoundError{what, id} }
+
+func (e *notFoundError) Error() string { return e.what + " " + e.id + ": " + store.ErrNotFound.Error() }
+func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
+
 // ---- jobs ----
 
 func (t *tx) JobGet(id string) (*store.Job, error) {
-	v := t.bucket(bucketJobs).Get([]byte(id))
-	if v == nil {
-		return nil, fmt.Errorf("job %s: %w", id, store.ErrNotFound)
+	j, err := t.loadJob([]byte(id))
+	if err == nil && j == nil {
+		err = notFound("job", id)
 	}
-	return t.loadJob([]byte(id), v)
+	return j, err
 }
 
 func (t *tx) JobGetByName(name string) (*store.Job, error) {
@@ -108,44 +125,16 @@ func (t *tx) JobPut(j *store.Job) error {
 			return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
 		}
 	}
-	var old *jobMeta
-	if m, ok := t.seen[j.JobID]; ok {
-		old = &m
-	} else if v := t.bucket(bucketJobs).Get(id); v != nil {
-		// Only the indexed fields of the old record are needed to unindex it.
-		ix, err := decode[indexed]("job", id, v)
-		if err != nil {
-			return err
-		}
-		old = &jobMeta{state: ix.State, next: ix.NextRunAt, name: ix.Name}
-	}
-	b, err := json.Marshal(j)
+	old, err := t.storedMeta(id)
 	if err != nil {
-		return fmt.Errorf("encode job %s: %w", j.JobID, err)
-	}
-	if err := t.bucket(bucketJobs).Put(id, b); err != nil {
 		return err
 	}
-	next := jobMeta{state: j.State, next: j.NextRunAt, name: j.Name}
-	if err := t.reindex(j.JobID, old, &next); err != nil {
+	next := t.writeJob(j, old)
+	if err := t.reindex(j.JobID, old, next); err != nil {
 		return err
 	}
-	t.remember(j.JobID, next)
+	t.remember(j.JobID, *next)
 	return nil
-}
-
-// jobMeta is what a job's indexes are built from.
-type jobMeta struct {
-	state store.JobState
-	next  time.Time
-	name  string
-}
-
-// indexed is the part of a stored job its indexes are built from.
-type indexed struct {
-	Name      string         `json:"name"`
-	State     store.JobState `json:"state"`
-	NextRunAt time.Time      `json:"nextRunAt"`
 }
 
 func (m *jobMeta) nextKey(id string) []byte {
@@ -263,8 +252,10 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 		}
 		segs = segs[i:]
 	}
+	if err := t.flushPending(); err != nil {
+		return nil, err
+	}
 	page := &store.JobPage{Jobs: []*store.Job{}}
-	jobs := t.bucket(bucketJobs)
 	for _, seg := range segs {
 		var c *bolt.Cursor
 		var prefix []byte
@@ -292,7 +283,10 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 			} else {
 				id = k[len(prefix):]
 			}
-			j, err := t.loadJob(id, jobs.Get(id))
+			j, err := t.loadJob(id)
+			if err == nil && j == nil {
+				err = fmt.Errorf("job %s: %w: indexed but not stored", id, store.ErrCorrupt)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -336,37 +330,18 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 }
 
 func (t *tx) JobsDue(at time.Time, limit int) ([]*store.Job, error) {
-	type raw struct{ id, v []byte }
-	var due []raw
-	jobs := t.bucket(bucketJobs)
+	if err := t.flushPending(); err != nil {
+		return nil, err
+	}
+	var due [][]byte
 	c := t.bucket(bucketJobsNext).Cursor()
 	for k, _ := c.First(); k != nil && len(due) < limit; k, _ = c.Next() {
 		if keyTime(k[:8]).After(at) {
 			break
 		}
-		due = append(due, raw{k[8:], jobs.Get(k[8:])})
+		due = append(due, k[8:])
 	}
-	// Decoding a burst is most of reading it: share it among the cores.
-	// The values stay valid (and unchanged) for the transaction's life.
-	out := make([]*store.Job, len(due))
-	errs := make([]error, len(due))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(due)/512)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(due); i += workers {
-				out[i], errs[i] = decode[store.Job]("job", due[i].id, due[i].v)
-			}
-		})
-	}
-	wg.Wait()
-	for i, j := range out {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		t.remember(j.JobID, jobMeta{state: j.State, next: j.NextRunAt, name: j.Name})
-	}
-	return out, nil
+	return t.loadJobs(due)
 }
 
 func (t *tx) JobNextRunAt() (time.Time, bool, error) {
@@ -389,17 +364,17 @@ func (t *tx) RunPut(r *store.Run) error {
 	if !strings.HasPrefix(r.ExecutionID, r.JobID+"@") {
 		return fmt.Errorf("put run: executionId %q does not start with its jobId and @", r.ExecutionID)
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("encode run %s: %w", r.ExecutionID, err)
-	}
-	return t.bucket(bucketRuns).Put([]byte(r.ExecutionID), b)
+	t.put(bucketRuns, r.ExecutionID, copyRun(r))
+	return nil
 }
 
 func (t *tx) RunGet(id string) (*store.Run, error) {
+	if p := t.pending(bucketRuns, []byte(id)); p != nil {
+		return copyRun(p.(*store.Run)), nil
+	}
 	v := t.bucket(bucketRuns).Get([]byte(id))
 	if v == nil {
-		return nil, fmt.Errorf("run %s: %w", id, store.ErrNotFound)
+		return nil, notFound("run", id)
 	}
 	return decode[store.Run]("run", []byte(id), v)
 }
@@ -410,6 +385,9 @@ func (t *tx) RunGet(id string) (*store.Run, error) {
 func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
 	if limit <= 0 {
 		limit = store.DefaultListLimit
+	}
+	if err := t.flushPending(); err != nil {
+		return nil, err
 	}
 	prefix := []byte(jobID + "@")
 	end := []byte(jobID + "A") // '@'+1: just past the job's range
@@ -448,9 +426,10 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 		item.UpdatedAt = item.CreatedAt
 	}
 	if item.ItemID == "" {
+		// A fresh ULID (monotonic in this process) cannot be in the queue
+		// already, so only a caller's own id is looked up.
 		item.ItemID = t.s.newID(now) // claim order is arrival order
-	}
-	if _, ok := t.stageOf([]byte(item.ItemID)); ok {
+	} else if _, ok := t.stageOf([]byte(item.ItemID)); ok {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
 	}
 	return t.queueWrite(item)
@@ -460,7 +439,7 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 // lookups cost less than writing one more key for every item.
 func (t *tx) stageOf(id []byte) (store.QueueName, bool) {
 	for _, q := range store.QueueNames {
-		if t.bucket(queueBucket(q)).Get(id) != nil {
+		if t.pending(queueBucket(q), id) != nil || t.bucket(queueBucket(q)).Get(id) != nil {
 			return q, true
 		}
 	}
@@ -468,17 +447,17 @@ func (t *tx) stageOf(id []byte) (store.QueueName, bool) {
 }
 
 func (t *tx) queueWrite(item *store.QueueItem) error {
-	b, err := json.Marshal(item)
-	if err != nil {
-		return fmt.Errorf("encode queue item %s: %w", item.ItemID, err)
-	}
-	return t.bucket(queueBucket(item.Queue)).Put([]byte(item.ItemID), b)
+	t.put(queueBucket(item.Queue), item.ItemID, copyItem(item))
+	return nil
 }
 
 func (t *tx) QueueGet(id string) (*store.QueueItem, error) {
 	q, ok := t.stageOf([]byte(id))
 	if !ok {
-		return nil, fmt.Errorf("queue item %s: %w", id, store.ErrNotFound)
+		return nil, notFound("queue item", id)
+	}
+	if p := t.pending(queueBucket(q), []byte(id)); p != nil {
+		return copyItem(p.(*store.QueueItem)), nil
 	}
 	return decode[store.QueueItem]("queue item", []byte(id), t.bucket(queueBucket(q)).Get([]byte(id)))
 }
@@ -489,10 +468,10 @@ func (t *tx) QueuePut(item *store.QueueItem) error {
 	}
 	q, ok := t.stageOf([]byte(item.ItemID))
 	if !ok {
-		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrNotFound)
+		return notFound("queue item", item.ItemID)
 	}
 	if q != item.Queue {
-		if err := t.bucket(queueBucket(q)).Delete([]byte(item.ItemID)); err != nil {
+		if err := t.del(queueBucket(q), []byte(item.ItemID)); err != nil {
 			return err
 		}
 	}
@@ -500,6 +479,9 @@ func (t *tx) QueuePut(item *store.QueueItem) error {
 }
 
 func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
+	if err := t.flushPending(); err != nil {
+		return nil, err
+	}
 	var claimed []*store.QueueItem
 	c := t.bucket(queueBucket(store.QueueIncoming)).Cursor()
 	for k, v := c.First(); k != nil && len(claimed) < limit; k, v = c.Next() {
@@ -525,6 +507,9 @@ func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
 func (t *tx) QueueList(p *store.QueueListParams) ([]*store.QueueItem, error) {
 	if !p.Queue.Valid() {
 		return nil, fmt.Errorf("list queue: unknown queue %q", p.Queue)
+	}
+	if err := t.flushPending(); err != nil {
+		return nil, err
 	}
 	limit := p.Limit
 	if limit <= 0 {
@@ -553,15 +538,27 @@ func (t *tx) QueueCount(q store.QueueName) (int, error) {
 	if !q.Valid() {
 		return 0, fmt.Errorf("count queue: unknown queue %q", q)
 	}
-	return t.bucket(queueBucket(q)).Stats().KeyN, nil
+	if err := t.flushPending(); err != nil {
+		return 0, err
+	}
+	if !t.b.Writable() {
+		return t.bucket(queueBucket(q)).Stats().KeyN, nil
+	}
+	// A bucket's Stats read its pages, not this transaction's changes.
+	n := 0
+	c := t.bucket(queueBucket(q)).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
+	}
+	return n, nil
 }
 
 func (t *tx) QueueDelete(id string) error {
 	q, ok := t.stageOf([]byte(id))
 	if !ok {
-		return fmt.Errorf("queue item %s: %w", id, store.ErrNotFound)
+		return notFound("queue item", id)
 	}
-	return t.bucket(queueBucket(q)).Delete([]byte(id))
+	return t.del(queueBucket(q), []byte(id))
 }
 
 // ---- audit ----
@@ -585,6 +582,9 @@ func (t *tx) auditHead() (uint64, []byte) {
 // flush writes what the transaction kept in memory; run calls it before
 // commit.
 func (t *tx) flush() error {
+	if err := t.flushPending(); err != nil {
+		return err
+	}
 	if !t.headDirty {
 		return nil
 	}

@@ -37,6 +37,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"QueueClaimHonoursNotBefore", testQueueNotBefore},
 		{"AuditAppendChainsAndLists", testAudit},
 		{"UpdateErrorRollsBackEverything", testRollback},
+		{"ReadsInATransactionSeeItsWrites", testReadYourWrites},
+		{"ChangingARecordAfterPutChangesNothing", testPutCopies},
 		{"ViewRejectsWrites", testViewRejectsWrites},
 		{"CanceledContextDoesNothing", testCanceled},
 	}
@@ -659,4 +661,150 @@ func testCanceled(t *testing.T, s store.Store) {
 	if !errors.Is(err, context.Canceled) || called {
 		t.Errorf("Update with a canceled context = %v (fn called: %v)", err, called)
 	}
+}
+
+// testReadYourWrites: every read in a writing transaction sees what the
+// transaction wrote before it, in small transactions and in ones big
+// enough for a store to batch its writes.
+func testReadYourWrites(t *testing.T, s store.Store) {
+	total, outgoing := 0, 0
+	for _, n := range []int{3, 700} {
+		total += n
+		outgoing += n / 2 // every other item is deleted
+		mustUpdate(t, s, func(tx store.Tx) error {
+			var items []*store.QueueItem
+			for i := range n {
+				id := fmt.Sprintf("RYW%d-%04d", n, i)
+				j := NewJob(id, t0.Add(time.Duration(i)*time.Second))
+				if err := tx.JobPut(j); err != nil {
+					return err
+				}
+				if err := tx.RunPut(&store.Run{ExecutionID: store.ExecutionID(id, t0), JobID: id, ScheduledAt: t0, Status: store.RunDispatched}); err != nil {
+					return err
+				}
+				it := &store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", JobID: id, CreatedAt: t0}
+				if err := tx.QueueAdd(it); err != nil {
+					return err
+				}
+				items = append(items, it)
+				// Point reads of what was just written.
+				got, err := tx.JobGet(id)
+				if err != nil || got.Description != j.Description || !got.NextRunAt.Equal(j.NextRunAt) {
+					t.Fatalf("JobGet(%s) after put = %+v, %v", id, got, err)
+				}
+				if r, err := tx.RunGet(store.ExecutionID(id, t0)); err != nil || r.Status != store.RunDispatched {
+					t.Fatalf("RunGet after put = %+v, %v", r, err)
+				}
+				if q, err := tx.QueueGet(it.ItemID); err != nil || q.JobID != id {
+					t.Fatalf("QueueGet after add = %+v, %v", q, err)
+				}
+			}
+			// Cursor reads see every write so far.
+			due, err := tx.JobsDue(t0.Add(time.Hour), total+10)
+			if err != nil || len(due) != total {
+				t.Fatalf("JobsDue = %d jobs, %v; want %d", len(due), err, total)
+			}
+			if c, _ := tx.QueueCount(store.QueueIncoming); c != n {
+				t.Fatalf("QueueCount(incoming) = %d, want %d", c, n)
+			}
+			// Then rewrite after the cursor reads: move, update, delete.
+			for i, it := range items {
+				it.Queue = store.QueueOutgoing
+				if err := tx.QueuePut(it); err != nil {
+					return err
+				}
+				if i%2 == 0 {
+					if err := tx.QueueDelete(it.ItemID); err != nil {
+						return err
+					}
+				}
+				j, err := tx.JobGet(it.JobID)
+				if err != nil {
+					return err
+				}
+				j.RunCount, j.Description = 7, "changed "+it.JobID
+				if err := tx.JobPut(j); err != nil {
+					return err
+				}
+			}
+			if c, _ := tx.QueueCount(store.QueueIncoming); c != 0 {
+				t.Errorf("incoming after moving every item = %d", c)
+			}
+			if c, _ := tx.QueueCount(store.QueueOutgoing); c != outgoing {
+				t.Errorf("outgoing = %d, want %d (half deleted)", c, outgoing)
+			}
+			if _, err := tx.QueueGet(items[0].ItemID); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("QueueGet of a deleted item = %v, want not found", err)
+			}
+			runs, err := tx.RunList(items[0].JobID, 5)
+			if err != nil || len(runs) != 1 {
+				t.Errorf("RunList = %d runs, %v", len(runs), err)
+			}
+			return nil
+		})
+		mustView(t, s, func(tx store.Tx) error {
+			for i := range n {
+				id := fmt.Sprintf("RYW%d-%04d", n, i)
+				j, err := tx.JobGet(id)
+				if err != nil || j.RunCount != 7 || j.Description != "changed "+id {
+					t.Fatalf("committed job %s = %+v, %v", id, j, err)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// testPutCopies: a record changed by its caller after a put, or a job
+// changed in place after a read, is stored as it was at the put.
+func testPutCopies(t *testing.T, s store.Store) {
+	j := NewJob("COPY", t0)
+	j.TargetAction = store.TargetAction{Type: store.ActionWorkflowStart, WorkflowID: "w",
+		Inputs: map[string]any{"who": "ada", "nested": map[string]any{"n": 1.0}}}
+	j.LastResult = &store.Result{ExecutionID: "COPY@x", Status: "completed"}
+	r := &store.Run{ExecutionID: store.ExecutionID("COPY", t0), JobID: "COPY", ScheduledAt: t0, Status: store.RunDispatched}
+	it := &store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", Payload: json.RawMessage(`{"a":1}`)}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, err := range []error{tx.JobPut(j), tx.RunPut(r), tx.QueueAdd(it)} {
+			if err != nil {
+				return err
+			}
+		}
+		j.Description, j.LastResult.Status = "scribbled", "scribbled"
+		j.TargetAction.Inputs["who"] = "scribbled"
+		j.TargetAction.Inputs["nested"].(map[string]any)["n"] = 2.0
+		r.Status = store.RunFailed
+		it.Payload[2] = 'b'
+		return nil
+	})
+	mustUpdate(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("COPY")
+		if err != nil {
+			return err
+		}
+		if got.Description == "scribbled" || got.LastResult.Status != "completed" || got.TargetAction.Inputs["who"] != "ada" ||
+			got.TargetAction.Inputs["nested"].(map[string]any)["n"] != 1.0 {
+			t.Errorf("a change after JobPut reached the store: %+v %+v", got, got.TargetAction.Inputs)
+		}
+		if rr, _ := tx.RunGet(r.ExecutionID); rr.Status != store.RunDispatched {
+			t.Errorf("a change after RunPut reached the store: %s", rr.Status)
+		}
+		if q, _ := tx.QueueGet(it.ItemID); string(q.Payload) != `{"a":1}` {
+			t.Errorf("a change after QueueAdd reached the store: %s", q.Payload)
+		}
+		// A job changed in place after a read (nested input included) and
+		// put again is stored changed.
+		got.TargetAction.Inputs["nested"].(map[string]any)["n"] = 3.0
+		return tx.JobPut(got)
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("COPY")
+		if err != nil {
+			return err
+		}
+		if n := got.TargetAction.Inputs["nested"].(map[string]any)["n"]; n != 3.0 {
+			t.Errorf("nested input after an in-place change and a put = %v, want 3", n)
+		}
+		return nil
+	})
 }
