@@ -159,15 +159,9 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 		n := 0
 		err := s.st.Update(ctx, func(tx store.Tx) error {
 			out, records = out[:0], records[:0]
-			jobs, err := tx.JobsDue(now, s.opt.Batch)
-			if err != nil {
-				return err
-			}
-			n = len(jobs)
-			if n > 0 {
-				s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
-			}
-			for _, j := range jobs {
+			n = 0
+			return tx.JobsDue(now, s.opt.Batch, func(j *store.Job) error {
+				n++
 				f, recs, err := s.fireJob(tx, j, now)
 				if err != nil {
 					return fmt.Errorf("fire job %s: %w", j.JobID, err)
@@ -176,9 +170,12 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 					out = append(out, *f)
 				}
 				records = append(records, recs...)
-			}
-			return nil
+				return nil
+			})
 		})
+		if err == nil && n > 0 {
+			s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
+		}
 		if err != nil {
 			return total, err
 		}

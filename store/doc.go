@@ -4,7 +4,7 @@
 // A Store belongs to exactly one orchestrator. All writes go through
 // Store.Update, so a job change, its run records, queue items and audit
 // events commit together or not at all. The audit log is append-only and
-// hash-chained: each event's hash covers its body and the previous hash
-// (AuditBody, AuditHash), so an edited or removed record is found by
+// hash-chained: each event's hash covers its encoded body (which names the
+// previous hash) and the previous hash (AuditHash), so an edited or removed record is found by
 // Tx.AuditVerify. store imports only the standard library.
 package store

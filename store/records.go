@@ -281,14 +281,6 @@ const (
 	AuditSchedulerStopped  = "scheduler.stopped"
 )
 
-// AuditBody is the canonical encoding of ev that its hash covers: every
-// field but Hash, as JSON.
-func AuditBody(ev *AuditEvent) ([]byte, error) {
-	c := *ev
-	c.Hash = ""
-	return json.Marshal(&c)
-}
-
 // AuditHash chains body to the previous record's hash (empty for the first).
 func AuditHash(prev []byte, body []byte) []byte {
 	h := sha256.New()

@@ -66,9 +66,11 @@ type Tx interface {
 	JobList(p *JobListParams) (*JobPage, error)
 	// JobCount counts jobs in the given states (all states when none given).
 	JobCount(states ...JobState) (int, error)
-	// JobsDue returns up to limit enabled jobs with nextRunAt at or before t,
-	// earliest first, read from the next-run index.
-	JobsDue(t time.Time, limit int) ([]*Job, error)
+	// JobsDue calls fn with up to limit enabled jobs whose nextRunAt is at
+	// or before t, earliest first (read from the next-run index), and
+	// returns fn's first error. fn may write in the transaction; a store
+	// may read the next jobs ahead while it runs.
+	JobsDue(t time.Time, limit int, fn func(*Job) error) error
 	// JobNextRunAt returns the earliest nextRunAt of any enabled job; ok is
 	// false when no job is due ever.
 	JobNextRunAt() (t time.Time, ok bool, err error)
@@ -99,7 +101,8 @@ type Tx interface {
 	// QueueDelete removes an item for good.
 	QueueDelete(id string) error
 
-	// AuditAppend appends ev, assigning Seq, PrevHash and Hash (and At when zero).
+	// AuditAppend appends ev, assigning Seq (and At when zero) at once, and
+	// PrevHash and Hash by the time the transaction commits.
 	AuditAppend(ev *AuditEvent) error
 	// AuditList returns events matching p, oldest first.
 	AuditList(p *AuditListParams) ([]*AuditEvent, error)

@@ -286,6 +286,7 @@ func (s *Store) run(ctx context.Context, write bool, fn func(store.Tx) error) (e
 	}()
 	body := func(btx *bolt.Tx) error {
 		t := &tx{b: btx, s: s}
+		defer t.stopEncoder() // after a failure or a panic; flush stops it otherwise
 		if err := fn(t); err != nil {
 			return err
 		}

@@ -283,7 +283,8 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("upgraded job =\n%+v\nwant\n%+v", got, want)
 		}
-		due, err := tx.JobsDue(t0, 10)
+		var due []*store.Job
+		err = tx.JobsDue(t0, 10, func(j *store.Job) error { due = append(due, j); return nil })
 		if err != nil || len(due) != 1 || due[0].RunCount != 4 {
 			t.Errorf("JobsDue after upgrade = %v, %v", due, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -114,10 +115,12 @@ func (t *tx) loadJob(id []byte) (*store.Job, error) {
 	return mergeJob(d, s), nil
 }
 
-// loadJobs is loadJob for many ids, decoding on every core: decoding is
-// most of reading a burst. The stored values stay valid (and unchanged)
-// for the transaction's life; nothing is pending (callers flush first).
-func (t *tx) loadJobs(ids [][]byte) ([]*store.Job, error) {
+// loadJobs is loadJob for many ids, calling fn with each in order. A big
+// batch is decoded ahead on other goroutines while fn runs: decoding is
+// most of reading a burst. The stored values read here stay valid and
+// unchanged for the transaction's life (bbolt copies on write, and this
+// transaction's writes to jobs wait in pending until flush).
+func (t *tx) loadJobs(ids [][]byte, fn func(*store.Job) error) error {
 	type parts struct {
 		defRaw, stRaw []byte
 		d             *store.Job
@@ -128,30 +131,53 @@ func (t *tx) loadJobs(ids [][]byte) ([]*store.Job, error) {
 	for i, id := range ids {
 		_, _, ps[i].defRaw, ps[i].stRaw, _ = t.jobParts(id)
 		if ps[i].defRaw == nil || ps[i].stRaw == nil {
-			return nil, fmt.Errorf("job %s: %w: indexed but not stored whole", id, store.ErrCorrupt)
+			return fmt.Errorf("job %s: %w: indexed but not stored whole", id, store.ErrCorrupt)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), 1+len(ids)/512)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(ids); i += workers {
-				p := &ps[i]
-				p.d, p.s, p.err = decodeParts(ids[i], nil, nil, p.defRaw, p.stRaw)
+	const chunk = 128
+	n := (len(ids) + chunk - 1) / chunk
+	done := make([]chan struct{}, n)
+	decodeChunk := func(c int) {
+		for i := c * chunk; i < min(len(ids), (c+1)*chunk); i++ {
+			p := &ps[i]
+			p.d, p.s, p.err = decodeParts(ids[i], nil, nil, p.defRaw, p.stRaw)
+		}
+	}
+	if n > 2 {
+		for i := range done {
+			done[i] = make(chan struct{})
+		}
+		var next atomic.Int64
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		defer func() { stop.Store(true); wg.Wait() }()
+		for range max(1, runtime.GOMAXPROCS(0)-1) {
+			wg.Go(func() {
+				for c := int(next.Add(1) - 1); c < n && !stop.Load(); c = int(next.Add(1) - 1) {
+					decodeChunk(c)
+					close(done[c])
+				}
+			})
+		}
+	}
+	for c := range n {
+		if done[c] != nil {
+			<-done[c]
+		} else {
+			decodeChunk(c)
+		}
+		for i := c * chunk; i < min(len(ids), (c+1)*chunk); i++ {
+			p := &ps[i]
+			if p.err != nil {
+				return p.err
 			}
-		})
-	}
-	wg.Wait()
-	out := make([]*store.Job, len(ids))
-	for i := range ps {
-		p := &ps[i]
-		if p.err != nil {
-			return nil, p.err
+			t.remember(string(ids[i]), jobMeta{state: p.s.State, next: p.s.NextRunAt, name: p.d.Name, def: p.d})
+			if err := fn(mergeJob(p.d, p.s)); err != nil {
+				return err
+			}
 		}
-		t.remember(string(ids[i]), jobMeta{state: p.s.State, next: p.s.NextRunAt, name: p.d.Name, def: p.d})
-		out[i] = mergeJob(p.d, p.s)
 	}
-	return out, nil
+	return nil
 }
 
 // storedMeta returns the indexed fields of job id as stored or pending, nil

@@ -2,27 +2,27 @@ package bolt
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
-	"sync/atomic"
 
 	"github.com/schedbot/schedbot/store"
 )
 
-// Jobs, runs and queue items are not encoded when they are put: a copy is
-// kept and every pending record is encoded at flush, on all cores, while
+// Records (jobs, job status, runs, queue items, audit events) are not
+// encoded when they are put: a copy is kept and every pending record is
+// encoded at flush, on all cores, while
 // this goroutine writes the ones already encoded. A scheduler burst writes
 // tens of thousands of records in one transaction and encoding them was
 // most of its time. Reads in the same transaction see pending records
 // (point reads through the overlay; cursors flush first). Audit events are
-// not deferred: each one's hash chains the one before.
+// encoded in parallel too, and chained in order as they are written.
 type pendingPut struct {
 	bucket []byte
 	key    string
-	val    any // a copy: *store.Job, *jobStatus, *store.Run or *store.QueueItem
+	val    any // a copy: *store.Job, *jobStatus, *store.Run, *store.QueueItem or *store.AuditEvent
 	enc    []byte
 	err    error
-	dead   bool // replaced or deleted later in the transaction
+	dead   bool              // replaced or deleted later in the transaction
+	audit  *store.AuditEvent // for an audit record: the caller's event
 }
 
 // put records a pending write of val (already a copy) under bucket/key.
@@ -40,7 +40,7 @@ func (t *tx) put(bucket []byte, key string, val any) {
 		old.dead = true
 	}
 	m[key] = p
-	t.pend = append(t.pend, p)
+	t.enqueue(p)
 }
 
 // pending returns the record put under bucket/key in this transaction and
@@ -63,65 +63,75 @@ func (t *tx) del(bucket, key []byte) error {
 	return t.bucket(bucket).Delete(key)
 }
 
-// parallelMin is the smallest batch worth encoding on other goroutines.
+// parallelMin is how many pending records start a background encoder.
 const parallelMin = 256
+
+// enqueue adds a pending record. Past parallelMin, a goroutine encodes
+// records as they come, on the core the transaction's own goroutine (busy
+// with bbolt) leaves idle, so that flush mostly writes.
+func (t *tx) enqueue(p *pendingPut) {
+	t.pend = append(t.pend, p)
+	if t.enc != nil {
+		t.enc <- p
+		return
+	}
+	if len(t.pend) < parallelMin {
+		return
+	}
+	ch := make(chan *pendingPut, 1024)
+	t.enc = ch
+	t.encWG.Go(func() {
+		for p := range ch {
+			if !t.encStop.Load() {
+				p.encode()
+			}
+		}
+	})
+	for _, p := range t.pend {
+		ch <- p
+	}
+}
+
+// stopEncoder ends a background encoder without waiting for it (the
+// transaction is being rolled back).
+func (t *tx) stopEncoder() {
+	if t.enc != nil {
+		t.encStop.Store(true)
+		close(t.enc)
+		t.enc = nil
+	}
+}
 
 // flushPending encodes and writes every pending record, in put order.
 func (t *tx) flushPending() error {
 	pend := t.pend
 	t.pend, t.over = nil, nil
-	if len(pend) == 0 {
-		return nil
-	}
-	if len(pend) < parallelMin {
-		for _, p := range pend {
+	if ch := t.enc; ch != nil {
+		t.enc = nil
+		close(ch)
+		for p := range ch { // help with what is left
 			p.encode()
-			if err := t.write(p); err != nil {
-				return err
+		}
+		t.encWG.Wait()
+	} else {
+		for _, p := range pend {
+			if !p.dead {
+				p.encode()
 			}
 		}
-		return nil
 	}
-	// Workers take chunks in order; this goroutine writes each chunk once
-	// it is encoded, so writing overlaps encoding.
-	const chunk = 128
-	n := (len(pend) + chunk - 1) / chunk
-	done := make([]chan struct{}, n)
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var next atomic.Int64
-	var stop atomic.Bool
-	for range min(runtime.GOMAXPROCS(0), n) {
-		go func() {
-			for !stop.Load() {
-				c := int(next.Add(1) - 1)
-				if c >= n {
-					return
-				}
-				for _, p := range pend[c*chunk : min(len(pend), (c+1)*chunk)] {
-					p.encode()
-				}
-				close(done[c])
-			}
-		}()
-	}
-	defer stop.Store(true) // on an error, the workers stop at their next chunk
-	for c := range n {
-		<-done[c]
-		for _, p := range pend[c*chunk : min(len(pend), (c+1)*chunk)] {
-			if err := t.write(p); err != nil {
-				return err
-			}
+	for _, p := range pend {
+		if err := t.write(p); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// encode may run on the encoder goroutine: it reads only p.val, which no
+// one changes once it is pending.
 func (p *pendingPut) encode() {
-	if !p.dead {
-		p.enc, p.err = encode(p.val)
-	}
+	p.enc, p.err = encode(p.val)
 }
 
 func (t *tx) write(p *pendingPut) error {
@@ -129,7 +139,12 @@ func (t *tx) write(p *pendingPut) error {
 		return nil
 	}
 	if p.err != nil {
-		return fmt.Errorf("encode %s %s: %w", p.bucket, p.key, p.err)
+		return fmt.Errorf("encode %s %q: %w", p.bucket, p.key, p.err)
+	}
+	if p.audit != nil {
+		if err := t.chain(p); err != nil {
+			return err
+		}
 	}
 	return t.bucket(p.bucket).Put([]byte(p.key), p.enc)
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	json "github.com/go-json-experiment/json"
@@ -35,6 +37,10 @@ type tx struct {
 	// Records put but not yet encoded (see pending.go).
 	pend []*pendingPut
 	over map[string]map[string]*pendingPut // bucket -> key -> latest
+	// A background encoder of pending records, for big transactions.
+	enc     chan *pendingPut
+	encWG   sync.WaitGroup
+	encStop atomic.Bool
 }
 
 func (t *tx) bucket(name []byte) *bolt.Bucket {
@@ -329,9 +335,9 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 	return n, nil
 }
 
-func (t *tx) JobsDue(at time.Time, limit int) ([]*store.Job, error) {
+func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	if err := t.flushPending(); err != nil {
-		return nil, err
+		return err
 	}
 	var due [][]byte
 	c := t.bucket(bucketJobsNext).Cursor()
@@ -341,7 +347,7 @@ func (t *tx) JobsDue(at time.Time, limit int) ([]*store.Job, error) {
 		}
 		due = append(due, k[8:])
 	}
-	return t.loadJobs(due)
+	return t.loadJobs(due, fn)
 }
 
 func (t *tx) JobNextRunAt() (time.Time, bool, error) {
@@ -591,23 +597,50 @@ func (t *tx) flush() error {
 	return t.bucket(bucketMeta).Put(keyAuditHead, append(seqKey(t.headSeq), t.headHash...))
 }
 
+// AuditAppend numbers ev at once; its body is encoded at flush with the
+// other pending records, and chained there in order (PrevHash and Hash are
+// set on ev then, before the transaction commits).
 func (t *tx) AuditAppend(ev *store.AuditEvent) error {
-	seq, prev := t.auditHead()
+	seq, _ := t.auditHead()
 	ev.Seq = seq + 1
-	ev.PrevHash = hex.EncodeToString(prev)
 	if ev.At.IsZero() {
 		ev.At = time.Now().UTC()
 	}
-	body, err := store.AuditBody(ev)
-	if err != nil {
-		return fmt.Errorf("encode audit event: %w", err)
+	c := *ev
+	c.Hash, c.PrevHash = "", prevHashPlaceholder
+	t.enqueue(&pendingPut{bucket: bucketAudit, key: string(seqKey(ev.Seq)), val: &c, audit: ev})
+	t.headSeq, t.headDirty = ev.Seq, true
+	return nil
+}
+
+// An audit body is encoded with a placeholder for the previous hash (its
+// last field) so that bodies can be encoded in parallel; chain writes the
+// real one over it.
+var (
+	prevHashPlaceholder = strings.Repeat("0", 64)
+	placeholderSuffix   = []byte(`"prevHash":"` + prevHashPlaceholder + `"}`)
+)
+
+// chain completes a pending audit record: the previous hash goes into its
+// body, and the value stored is the record's hash followed by the body.
+func (t *tx) chain(p *pendingPut) error {
+	c := p.val.(*store.AuditEvent)
+	prev := t.headHash
+	c.PrevHash = hex.EncodeToString(prev)
+	body := p.enc
+	if len(c.PrevHash) == len(prevHashPlaceholder) && bytes.HasSuffix(body, placeholderSuffix) {
+		copy(body[len(body)-2-len(prevHashPlaceholder):], c.PrevHash)
+	} else {
+		// The first event of a log has an empty previous hash.
+		var err error
+		if body, err = encode(c); err != nil {
+			return fmt.Errorf("encode audit event: %w", err)
+		}
 	}
 	hash := store.AuditHash(prev, body)
-	ev.Hash = hex.EncodeToString(hash)
-	if err := t.bucket(bucketAudit).Put(seqKey(ev.Seq), append(slices.Clip(hash), body...)); err != nil {
-		return err
-	}
-	t.headSeq, t.headHash, t.headDirty = ev.Seq, hash, true
+	p.enc = append(slices.Clip(hash), body...)
+	p.audit.PrevHash, p.audit.Hash = c.PrevHash, hex.EncodeToString(hash)
+	t.headHash = hash
 	return nil
 }
 
@@ -631,6 +664,9 @@ func (t *tx) AuditList(p *store.AuditListParams) ([]*store.AuditEvent, error) {
 		return (p.JobID == "" || ev.JobID == p.JobID) &&
 			(p.Actor == "" || ev.Actor.SenderID == p.Actor || ev.Actor.Sender == p.Actor) &&
 			(p.Since.IsZero() || !ev.At.Before(p.Since))
+	}
+	if err := t.flushPending(); err != nil {
+		return nil, err
 	}
 	c := t.bucket(bucketAudit).Cursor()
 	out := []*store.AuditEvent{}
@@ -672,6 +708,9 @@ func (t *tx) AuditList(p *store.AuditListParams) ([]*store.AuditEvent, error) {
 }
 
 func (t *tx) AuditVerify() (int, error) {
+	if err := t.flushPending(); err != nil {
+		return 0, err
+	}
 	var prev []byte
 	var want uint64 = 1
 	n := 0

@@ -28,6 +28,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"JobNamesAreUniqueUntilDeleted", testJobNames},
 		{"EnabledJobNeedsNextRunAt", testEnabledNeedsNext},
 		{"JobsDueFromIndexInOrder", testJobsDue},
+		{"JobsDueCallbackWritesAndStops", testJobsDueWrites},
 		{"JobListSortsByNextRunThenState", testJobList},
 		{"JobListPagesWithCursor", testJobListPages},
 		{"JobListFiltersCreatorAndChannel", testJobListCreator},
@@ -69,6 +70,13 @@ func NewJob(id string, next time.Time) *store.Job {
 		CreatedAt:     t0.Add(-time.Hour),
 		UpdatedAt:     t0.Add(-time.Hour),
 	}
+}
+
+// jobsDue collects what JobsDue passes to its callback.
+func jobsDue(tx store.Tx, at time.Time, limit int) ([]*store.Job, error) {
+	var out []*store.Job
+	err := tx.JobsDue(at, limit, func(j *store.Job) error { out = append(out, j); return nil })
+	return out, err
 }
 
 func mustUpdate(t *testing.T, s store.Store, fn func(store.Tx) error) {
@@ -195,14 +203,14 @@ func testJobsDue(t *testing.T, s store.Store) {
 	mustPut(t, s, paused)
 
 	mustView(t, s, func(tx store.Tx) error {
-		due, err := tx.JobsDue(t0, 10)
+		due, err := jobsDue(tx, t0, 10)
 		if err != nil {
 			return err
 		}
 		if d := cmp.Diff([]string{"early", "now"}, ids(due)); d != "" {
 			t.Errorf("JobsDue(t0) (-want +got):\n%s", d)
 		}
-		due, _ = tx.JobsDue(t0.Add(24*time.Hour), 1)
+		due, _ = jobsDue(tx, t0.Add(24*time.Hour), 1)
 		if d := cmp.Diff([]string{"early"}, ids(due)); d != "" {
 			t.Errorf("JobsDue limit 1 (-want +got):\n%s", d)
 		}
@@ -531,6 +539,7 @@ func testQueueNotBefore(t *testing.T, s store.Store) {
 }
 
 func testAudit(t *testing.T, s store.Store) {
+	var appended []*store.AuditEvent
 	mustUpdate(t, s, func(tx store.Tx) error {
 		for i, a := range []string{store.AuditJobCreated, store.AuditJobPaused, store.AuditJobCreated} {
 			ev := &store.AuditEvent{
@@ -543,15 +552,19 @@ func testAudit(t *testing.T, s store.Store) {
 			if err := tx.AuditAppend(ev); err != nil {
 				return err
 			}
-			if ev.Seq != uint64(i+1) || len(ev.Hash) != 64 {
-				t.Errorf("event %d: seq %d hash %q", i, ev.Seq, ev.Hash)
+			if ev.Seq != uint64(i+1) {
+				t.Errorf("event %d: seq %d", i, ev.Seq)
 			}
-			if i == 0 && ev.PrevHash != "" {
-				t.Errorf("first event has prevHash %q", ev.PrevHash)
-			}
+			appended = append(appended, ev)
 		}
 		return nil
 	})
+	// By the commit every event has its hash, chained to the previous one.
+	for i, ev := range appended {
+		if len(ev.Hash) != 64 || i == 0 && ev.PrevHash != "" || i > 0 && ev.PrevHash != appended[i-1].Hash {
+			t.Errorf("event %d after commit: prevHash %q hash %q", i+1, ev.PrevHash, ev.Hash)
+		}
+	}
 	mustView(t, s, func(tx store.Tx) error {
 		all, err := tx.AuditList(nil)
 		if err != nil {
@@ -604,8 +617,11 @@ func testRollback(t *testing.T, s store.Store) {
 		if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated, JobID: "J"}); err != nil {
 			return err
 		}
-		if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default"}); err != nil {
-			return err
+		// Enough records for a store to batch them.
+		for i := range 600 {
+			if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", JobID: fmt.Sprint(i)}); err != nil {
+				return err
+			}
 		}
 		return boom
 	})
@@ -687,6 +703,9 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 					return err
 				}
 				items = append(items, it)
+				if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated, JobID: id}); err != nil {
+					return err
+				}
 				// Point reads of what was just written.
 				got, err := tx.JobGet(id)
 				if err != nil || got.Description != j.Description || !got.NextRunAt.Equal(j.NextRunAt) {
@@ -700,12 +719,18 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 				}
 			}
 			// Cursor reads see every write so far.
-			due, err := tx.JobsDue(t0.Add(time.Hour), total+10)
+			due, err := jobsDue(tx, t0.Add(time.Hour), total+10)
 			if err != nil || len(due) != total {
 				t.Fatalf("JobsDue = %d jobs, %v; want %d", len(due), err, total)
 			}
 			if c, _ := tx.QueueCount(store.QueueIncoming); c != n {
 				t.Fatalf("QueueCount(incoming) = %d, want %d", c, n)
+			}
+			if c, err := tx.AuditVerify(); c != total || err != nil {
+				t.Fatalf("AuditVerify in the transaction = %d, %v; want %d events", c, err, total)
+			}
+			if evs, _ := tx.AuditList(&store.AuditListParams{JobID: items[n-1].JobID}); len(evs) != 1 {
+				t.Fatalf("AuditList(last job) = %d events, want 1", len(evs))
 			}
 			// Then rewrite after the cursor reads: move, update, delete.
 			for i, it := range items {
@@ -743,6 +768,9 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 			return nil
 		})
 		mustView(t, s, func(tx store.Tx) error {
+			if c, err := tx.AuditVerify(); c != total || err != nil {
+				t.Errorf("AuditVerify after commit = %d, %v; want %d events", c, err, total)
+			}
 			for i := range n {
 				id := fmt.Sprintf("RYW%d-%04d", n, i)
 				j, err := tx.JobGet(id)
@@ -804,6 +832,61 @@ func testPutCopies(t *testing.T, s store.Store) {
 		}
 		if n := got.TargetAction.Inputs["nested"].(map[string]any)["n"]; n != 3.0 {
 			t.Errorf("nested input after an in-place change and a put = %v, want 3", n)
+		}
+		return nil
+	})
+}
+
+// testJobsDueWrites: the JobsDue callback moves each job on and queues a
+// trigger, as the scheduler does, over a batch big enough to be read ahead;
+// an error from the callback stops the walk and comes back.
+func testJobsDueWrites(t *testing.T, s store.Store) {
+	const n = 1000
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for i := range n {
+			if err := tx.JobPut(NewJob(fmt.Sprintf("D%04d", i), t0.Add(-time.Duration(n-i)*time.Second))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	boom := errors.New("boom")
+	calls := 0
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.JobsDue(t0, n, func(j *store.Job) error {
+			if calls++; calls == n/2 {
+				return boom
+			}
+			return nil
+		})
+	})
+	if !errors.Is(err, boom) || calls != n/2 {
+		t.Fatalf("JobsDue with a failing callback = %v after %d calls, want boom after %d", err, calls, n/2)
+	}
+	var order []string
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.JobsDue(t0, n, func(j *store.Job) error {
+			order = append(order, j.JobID)
+			j.NextRunAt, j.RunCount = j.NextRunAt.Add(24*time.Hour), j.RunCount+1
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+			return tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", JobID: j.JobID})
+		})
+	})
+	if len(order) != n || !slices.IsSorted(order) {
+		t.Fatalf("JobsDue called back %d jobs (sorted: %v), want %d earliest first", len(order), slices.IsSorted(order), n)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if due, _ := jobsDue(tx, t0, n); len(due) != 0 {
+			t.Errorf("%d jobs still due after the callback moved them on", len(due))
+		}
+		if c, _ := tx.QueueCount(store.QueueIncoming); c != n {
+			t.Errorf("%d triggers queued, want %d", c, n)
+		}
+		j, err := tx.JobGet("D0999")
+		if err != nil || j.RunCount != 1 || !j.NextRunAt.Equal(t0.Add(-time.Second+24*time.Hour)) {
+			t.Errorf("moved job = %+v, %v", j, err)
 		}
 		return nil
 	})
