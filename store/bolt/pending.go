@@ -63,32 +63,40 @@ func (t *tx) del(bucket, key []byte) error {
 	return t.bucket(bucket).Delete(key)
 }
 
-// parallelMin is how many pending records start a background encoder.
-const parallelMin = 256
+// parallelMin is how many pending records start a background encoder;
+// encodeChunk is how many it is handed at a time (a hand-off wakes it).
+const (
+	parallelMin = 256
+	encodeChunk = 64
+)
 
 // enqueue adds a pending record. Past parallelMin, a goroutine encodes
-// records as they come, on the core the transaction's own goroutine (busy
-// with bbolt) leaves idle, so that flush mostly writes.
+// records in chunks as they come, on the core the transaction's own
+// goroutine (busy with bbolt) leaves idle, so that flush mostly writes.
 func (t *tx) enqueue(p *pendingPut) {
 	t.pend = append(t.pend, p)
-	if t.enc != nil {
-		t.enc <- p
-		return
-	}
-	if len(t.pend) < parallelMin {
-		return
-	}
-	ch := make(chan *pendingPut, 1024)
-	t.enc = ch
-	t.encWG.Go(func() {
-		for p := range ch {
-			if !t.encStop.Load() {
-				p.encode()
-			}
+	if t.enc == nil {
+		if len(t.pend) < parallelMin {
+			return
 		}
-	})
-	for _, p := range t.pend {
-		ch <- p
+		ch := make(chan []*pendingPut, 64)
+		t.enc = ch
+		t.encWG.Go(func() {
+			for chunk := range ch {
+				for _, p := range chunk {
+					if t.encStop.Load() {
+						break
+					}
+					p.encode()
+				}
+			}
+		})
+	}
+	if len(t.pend)-t.sent >= encodeChunk {
+		// The worker reads these elements only; appends after them (even
+		// into a new array) do not touch them.
+		t.enc <- t.pend[t.sent:len(t.pend):len(t.pend)]
+		t.sent = len(t.pend)
 	}
 }
 
@@ -104,13 +112,18 @@ func (t *tx) stopEncoder() {
 
 // flushPending encodes and writes every pending record, in put order.
 func (t *tx) flushPending() error {
-	pend := t.pend
-	t.pend, t.over = nil, nil
+	pend, sent := t.pend, t.sent
+	t.pend, t.over, t.sent = nil, nil, 0
 	if ch := t.enc; ch != nil {
 		t.enc = nil
 		close(ch)
-		for p := range ch { // help with what is left
+		for _, p := range pend[sent:] { // never handed over
 			p.encode()
+		}
+		for chunk := range ch { // help with what is left
+			for _, p := range chunk {
+				p.encode()
+			}
 		}
 		t.encWG.Wait()
 	} else {
