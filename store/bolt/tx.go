@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/schedbot/schedbot/store"
 )
@@ -102,7 +103,19 @@ func (t *tx) JobGetByName(name string) (*store.Job, error) {
 	return t.JobGet(string(id))
 }
 
+// writable refuses writes in a View: pending writes reach bbolt only at
+// flush, which a View never does.
+func (t *tx) writable() error {
+	if !t.b.Writable() {
+		return berrors.ErrTxNotWritable
+	}
+	return nil
+}
+
 func (t *tx) JobPut(j *store.Job) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
 	if j.JobID == "" {
 		return errors.New("put job: empty jobId")
 	}
@@ -351,6 +364,9 @@ func (t *tx) JobNextRunAt() (time.Time, bool, error) {
 // ---- runs ----
 
 func (t *tx) RunPut(r *store.Run) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
 	if r.ExecutionID == "" || r.JobID == "" {
 		return errors.New("put run: executionId and jobId are required")
 	}
@@ -405,6 +421,9 @@ func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
 // ---- queue ----
 
 func (t *tx) QueueAdd(item *store.QueueItem) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
 	if item.Queue == "" {
 		item.Queue = store.QueueIncoming
 	}
@@ -456,6 +475,9 @@ func (t *tx) QueueGet(id string) (*store.QueueItem, error) {
 }
 
 func (t *tx) QueuePut(item *store.QueueItem) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
 	if !item.Queue.Valid() {
 		return fmt.Errorf("put queue item %s: unknown queue %q", item.ItemID, item.Queue)
 	}
@@ -588,6 +610,9 @@ func (t *tx) flush() error {
 // other pending records, and chained there in order (PrevHash and Hash are
 // set on ev then, before the transaction commits).
 func (t *tx) AuditAppend(ev *store.AuditEvent) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
 	seq, _ := t.auditHead()
 	ev.Seq = seq + 1
 	if ev.At.IsZero() {
@@ -595,6 +620,7 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) error {
 	}
 	c := *ev
 	c.Hash, c.PrevHash = "", prevHashPlaceholder
+	c.Before, c.After = slices.Clone(ev.Before), slices.Clone(ev.After)
 	t.enqueue(&pendingPut{bucket: bucketAudit, key: string(seqKey(ev.Seq)), val: &c, audit: ev})
 	t.headSeq, t.headDirty = ev.Seq, true
 	return nil

@@ -657,9 +657,21 @@ func testRollback(t *testing.T, s store.Store) {
 }
 
 func testViewRejectsWrites(t *testing.T, s store.Store) {
-	err := s.View(t.Context(), func(tx store.Tx) error { return tx.JobPut(NewJob("J", t0)) })
-	if err == nil {
-		t.Fatal("JobPut in a View succeeded")
+	for name, write := range map[string]func(tx store.Tx) error{
+		"JobPut": func(tx store.Tx) error { return tx.JobPut(NewJob("J", t0)) },
+		"RunPut": func(tx store.Tx) error {
+			return tx.RunPut(&store.Run{ExecutionID: "J@x", JobID: "J", ScheduledAt: t0, Status: store.RunDispatched})
+		},
+		"QueueAdd": func(tx store.Tx) error {
+			return tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default"})
+		},
+		"AuditAppend": func(tx store.Tx) error {
+			return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: "x"})
+		},
+	} {
+		if err := s.View(t.Context(), write); err == nil {
+			t.Errorf("%s in a View succeeded", name)
+		}
 	}
 	mustView(t, s, func(tx store.Tx) error {
 		if _, err := tx.JobGet("J"); !errors.Is(err, store.ErrNotFound) {
