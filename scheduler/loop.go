@@ -179,9 +179,12 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 		if err != nil {
 			return total, err
 		}
+		logged := s.log.Enabled(ctx, slog.LevelInfo) // a burst is 10k lines; build none unless kept
 		for _, f := range out {
-			s.log.Info("trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
-				slog.Time("scheduledAt", f.run.ScheduledAt), slog.Float64("latenessSeconds", f.lateness.Seconds()))
+			if logged {
+				s.log.LogAttrs(ctx, slog.LevelInfo, "trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
+					slog.Time("scheduledAt", f.run.ScheduledAt), slog.Float64("latenessSeconds", f.lateness.Seconds()))
+			}
 			if s.opt.DispatchedFunc != nil {
 				s.opt.DispatchedFunc(f.job, f.run, f.lateness)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 // A job is stored as two records: its definition in "jobs" and its status
@@ -128,8 +129,12 @@ func (t *tx) loadJobs(ids [][]byte, fn func(*store.Job) error) error {
 		err           error
 	}
 	ps := make([]parts, len(ids))
+	if t.seen == nil {
+		t.seen = make(map[string]jobMeta, len(ids))
+	}
+	defs, sts := cursorReader{c: t.bucket(bucketJobs).Cursor()}, cursorReader{c: t.bucket(bucketJobStatus).Cursor()}
 	for i, id := range ids {
-		_, _, ps[i].defRaw, ps[i].stRaw, _ = t.jobParts(id)
+		ps[i].defRaw, ps[i].stRaw = defs.get(id), sts.get(id)
 		if ps[i].defRaw == nil || ps[i].stRaw == nil {
 			return fmt.Errorf("job %s: %w: indexed but not stored whole", id, store.ErrCorrupt)
 		}
@@ -176,6 +181,39 @@ func (t *tx) loadJobs(ids [][]byte, fn func(*store.Job) error) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// cursorReader reads keys that mostly come in order (a burst's jobs are
+// due at the same instant, so in id order): stepping a cursor forward is a
+// fraction of a Get, which descends from the root every time.
+type cursorReader struct {
+	c   *bolt.Cursor
+	k   []byte
+	v   []byte
+	pos bool
+}
+
+func (r *cursorReader) get(key []byte) []byte {
+	if r.pos && bytes.Compare(r.k, key) <= 0 {
+		for range 4 {
+			switch bytes.Compare(r.k, key) {
+			case 0:
+				return r.v
+			case 1:
+				return nil // passed it: not there
+			}
+			if r.k, r.v = r.c.Next(); r.k == nil {
+				r.pos = false
+				return nil
+			}
+		}
+	}
+	r.k, r.v = r.c.Seek(key)
+	r.pos = r.k != nil
+	if r.pos && bytes.Equal(r.k, key) {
+		return r.v
 	}
 	return nil
 }

@@ -1,11 +1,17 @@
 package bolt
 
 import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/schedbot/schedbot/store"
 )
@@ -115,5 +121,37 @@ func TestSplitMergeRoundTrip(t *testing.T) {
 	got.TargetAction.Inputs["a"], got.LastResult.Status = "changed", "changed"
 	if def.TargetAction.Inputs["a"] != "b" || st.LastResult.Status != "completed" {
 		t.Error("the merged job shares memory with its records")
+	}
+}
+
+// TestCursorReaderReadsAnyOrder: keys in order, out of order, missing,
+// and past the end all read what a Get would.
+func TestCursorReaderReadsAnyOrder(t *testing.T) {
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "c.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 200; i += 2 { // even keys only
+			if err := b.Put(fmt.Appendf(nil, "k%03d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
+				return err
+			}
+		}
+		r := cursorReader{c: b.Cursor()}
+		for _, i := range []int{0, 1, 2, 4, 5, 6, 30, 31, 32, 8, 10, 198, 199, 250, 3, 100, 101, 102, 104, 120} {
+			key := fmt.Appendf(nil, "k%03d", i)
+			if got, want := r.get(key), b.Get(key); !bytes.Equal(got, want) {
+				t.Errorf("get(%s) = %q, want %q", key, got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

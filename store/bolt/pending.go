@@ -8,13 +8,13 @@ import (
 )
 
 // Records (jobs, job status, runs, queue items, audit events) are not
-// encoded when they are put: a copy is kept and every pending record is
-// encoded at flush, on all cores, while
-// this goroutine writes the ones already encoded. A scheduler burst writes
-// tens of thousands of records in one transaction and encoding them was
-// most of its time. Reads in the same transaction see pending records
-// (point reads through the overlay; cursors flush first). Audit events are
-// encoded in parallel too, and chained in order as they are written.
+// encoded when they are put: a copy is kept, encoded on another goroutine
+// while the transaction goes on (once it has enough of them, see enqueue)
+// and written at flush. A scheduler burst writes tens of thousands of
+// records in one transaction, and encoding them on the transaction's
+// goroutine was most of its time. Reads in the same transaction see pending
+// records (point reads through the overlay; cursors flush first). Audit
+// events are chained in order as they are written.
 type pendingPut struct {
 	bucket []byte
 	key    string
@@ -27,7 +27,7 @@ type pendingPut struct {
 
 // put records a pending write of val (already a copy) under bucket/key.
 func (t *tx) put(bucket []byte, key string, val any) {
-	p := &pendingPut{bucket: bucket, key: key, val: val}
+	p := t.newPending(pendingPut{bucket: bucket, key: key, val: val})
 	if t.over == nil {
 		t.over = map[string]map[string]*pendingPut{}
 	}
@@ -41,6 +41,16 @@ func (t *tx) put(bucket []byte, key string, val any) {
 	}
 	m[key] = p
 	t.enqueue(p)
+}
+
+// newPending allocates pending records 256 at a time: a burst makes
+// tens of thousands.
+func (t *tx) newPending(p pendingPut) *pendingPut {
+	if len(t.slab) == cap(t.slab) {
+		t.slab = make([]pendingPut, 0, 256)
+	}
+	t.slab = append(t.slab, p)
+	return &t.slab[len(t.slab)-1]
 }
 
 // pending returns the record put under bucket/key in this transaction and

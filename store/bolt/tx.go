@@ -36,6 +36,7 @@ type tx struct {
 
 	// Records put but not yet encoded (see pending.go).
 	pend []*pendingPut
+	slab []pendingPut                      // where pend's records live
 	over map[string]map[string]*pendingPut // bucket -> key -> latest
 	// A background encoder of pending records, for big transactions.
 	enc     chan []*pendingPut
@@ -621,7 +622,7 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) error {
 	c := *ev
 	c.Hash, c.PrevHash = "", prevHashPlaceholder
 	c.Before, c.After = slices.Clone(ev.Before), slices.Clone(ev.After)
-	t.enqueue(&pendingPut{bucket: bucketAudit, key: string(seqKey(ev.Seq)), val: &c, audit: ev})
+	t.enqueue(t.newPending(pendingPut{bucket: bucketAudit, key: string(seqKey(ev.Seq)), val: &c, audit: ev}))
 	t.headSeq, t.headDirty = ev.Seq, true
 	return nil
 }
