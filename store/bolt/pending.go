@@ -143,9 +143,30 @@ func (t *tx) flushPending() error {
 			}
 		}
 	}
+	// Bucket by bucket (in put order within each): consecutive puts then
+	// descend through the same, cached, nodes.
+	if len(pend) < parallelMin {
+		for _, p := range pend {
+			if err := t.write(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var order []string
+	groups := map[string][]*pendingPut{}
 	for _, p := range pend {
-		if err := t.write(p); err != nil {
-			return err
+		g, ok := groups[string(p.bucket)]
+		if !ok {
+			order = append(order, string(p.bucket))
+		}
+		groups[string(p.bucket)] = append(g, p)
+	}
+	for _, b := range order {
+		for _, p := range groups[b] {
+			if err := t.write(p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
