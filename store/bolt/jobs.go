@@ -126,6 +126,7 @@ func (t *tx) loadJobs(ids [][]byte, fn func(*store.Job) error) error {
 		defRaw, stRaw []byte
 		d             *store.Job
 		s             *jobStatus
+		j             *store.Job // the caller's copy, merged off this goroutine too
 		err           error
 	}
 	ps := make([]parts, len(ids))
@@ -145,7 +146,9 @@ func (t *tx) loadJobs(ids [][]byte, fn func(*store.Job) error) error {
 	decodeChunk := func(c int) {
 		for i := c * chunk; i < min(len(ids), (c+1)*chunk); i++ {
 			p := &ps[i]
-			p.d, p.s, p.err = decodeParts(ids[i], nil, nil, p.defRaw, p.stRaw)
+			if p.d, p.s, p.err = decodeParts(ids[i], nil, nil, p.defRaw, p.stRaw); p.err == nil {
+				p.j = mergeJob(p.d, p.s)
+			}
 		}
 	}
 	if n > 2 {
@@ -177,7 +180,7 @@ func (t *tx) loadJobs(ids [][]byte, fn func(*store.Job) error) error {
 				return p.err
 			}
 			t.remember(string(ids[i]), jobMeta{state: p.s.State, next: p.s.NextRunAt, name: p.d.Name, def: p.d})
-			if err := fn(mergeJob(p.d, p.s)); err != nil {
+			if err := fn(p.j); err != nil {
 				return err
 			}
 		}
