@@ -1,12 +1,16 @@
 package bolt_test
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,50 +188,104 @@ func seq(n uint64) []byte {
 	return k
 }
 
+// auditEntries splits a stored audit block into its entries (hash,
+// length, body), as someone editing the file would.
+func auditEntries(v []byte) [][]byte {
+	var out [][]byte
+	for len(v) >= 36 {
+		n := 36 + int(binary.BigEndian.Uint32(v[32:36]))
+		out = append(out, v[:n:n])
+		v = v[n:]
+	}
+	return out
+}
+
 func TestAuditVerify_FindsTheFirstBadRecord(t *testing.T) {
+	// edit gets the stored entries of events 1-5 (in one block or five)
+	// and returns the ones to store.
 	cases := map[string]struct {
-		edit    func(b *bbolt.Bucket) error
+		edit    func(entries [][]byte) [][]byte
 		wantSeq uint64
 	}{
-		"edited": {func(b *bbolt.Bucket) error {
-			v := append([]byte(nil), b.Get(seq(3))...)
-			v = []byte(strings.Replace(string(v), "job.paused", "job.resumed", 1))
-			return b.Put(seq(3), v)
+		"edited": {func(e [][]byte) [][]byte {
+			body := strings.Replace(string(e[2][36:]), "job.paused", "job.resumed", 1)
+			e[2] = binary.BigEndian.AppendUint32(slices.Clone(e[2][:32]), uint32(len(body)))
+			e[2] = append(e[2], body...)
+			return e
 		}, 3},
-		"removed":      {func(b *bbolt.Bucket) error { return b.Delete(seq(2)) }, 2},
-		"last removed": {func(b *bbolt.Bucket) error { return b.Delete(seq(5)) }, 5},
+		"removed":      {func(e [][]byte) [][]byte { return slices.Delete(e, 1, 2) }, 2},
+		"last removed": {func(e [][]byte) [][]byte { return e[:4] }, 5},
 	}
 	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "s.db")
-			s, err := bolt.Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Update(t.Context(), func(tx store.Tx) error {
-				for range 5 {
-					if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "o", Action: store.AuditJobPaused, JobID: "J"}); err != nil {
-						return err
+		for _, oneTx := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/one-transaction=%v", name, oneTx), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "s.db")
+				s, err := bolt.Open(path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				perTx := 1
+				if oneTx {
+					perTx = 5
+				}
+				for range 5 / perTx {
+					err := s.Update(t.Context(), func(tx store.Tx) error {
+						for range perTx {
+							if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "o", Action: store.AuditJobPaused, JobID: "J"}); err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
 					}
 				}
-				return nil
+				s.Close()
+				tamper(t, path, func(b *bbolt.Bucket) error {
+					var keys [][]byte
+					var entries [][]byte
+					b.ForEach(func(k, v []byte) error {
+						keys = append(keys, slices.Clone(k))
+						entries = append(entries, auditEntries(slices.Clone(v))...)
+						return nil
+					})
+					if len(entries) != 5 {
+						t.Fatalf("%d entries stored, want 5", len(entries))
+					}
+					for _, k := range keys {
+						if err := b.Delete(k); err != nil {
+							return err
+						}
+					}
+					kept := c.edit(entries)
+					if oneTx {
+						return b.Put(seq(1), bytes.Join(kept, nil))
+					}
+					for _, e := range kept { // each under the seq its body names
+						var ev struct{ Seq uint64 }
+						json.Unmarshal(e[36:], &ev)
+						if err := b.Put(seq(ev.Seq), e); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				s, err = bolt.Open(path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.AuditVerify(); return err })
+				var ce *store.ChainError
+				if !errors.As(err, &ce) {
+					t.Fatalf("AuditVerify = %v, want a ChainError", err)
+				}
+				if ce.Seq != c.wantSeq {
+					t.Errorf("first bad record = %d (%v), want %d", ce.Seq, err, c.wantSeq)
+				}
 			})
-			s.Close()
-			tamper(t, path, c.edit)
-			s, err = bolt.Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.AuditVerify(); return err })
-			var ce *store.ChainError
-			if !errors.As(err, &ce) {
-				t.Fatalf("AuditVerify = %v, want a ChainError", err)
-			}
-			if ce.Seq != c.wantSeq {
-				t.Errorf("first bad record = %d (%v), want %d", ce.Seq, err, c.wantSeq)
-			}
-		})
+		}
 	}
 }
 
@@ -260,6 +318,21 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		if err := tx.DeleteBucket([]byte("job_status")); err != nil {
 			return err
 		}
+		// And its audit log: one record per event, hash then body.
+		audit := tx.Bucket([]byte("audit"))
+		var prev []byte
+		for i := uint64(1); i <= 2; i++ {
+			body, _ := json.Marshal(&store.AuditEvent{Seq: i, At: t0, OrchestratorID: "default", Action: store.AuditJobCreated,
+				JobID: "OLD", PrevHash: hex.EncodeToString(prev)})
+			hash := store.AuditHash(prev, body)
+			if err := audit.Put(seq(i), append(slices.Clip(hash), body...)); err != nil {
+				return err
+			}
+			prev = hash
+		}
+		if err := tx.Bucket([]byte("meta")).Put([]byte("audit_head"), append(seq(2), prev...)); err != nil {
+			return err
+		}
 		return tx.Bucket([]byte("meta")).Put([]byte("version"), []byte("1"))
 	})
 	db.Close()
@@ -275,6 +348,25 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		t.Fatalf("Open(schema 1) = %v", err)
 	}
 	defer s.Close()
+	// The old audit records chain on into new blocks.
+	if err := s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobPaused, JobID: "OLD"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		if n, err := tx.AuditVerify(); n != 3 || err != nil {
+			t.Errorf("AuditVerify over old and new records = %d, %v; want 3, nil", n, err)
+		}
+		evs, err := tx.AuditList(&store.AuditListParams{JobID: "OLD"})
+		if err != nil || len(evs) != 3 || evs[2].PrevHash != evs[1].Hash || evs[1].PrevHash != evs[0].Hash {
+			t.Errorf("AuditList over old and new records = %+v, %v", evs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	err = s.View(t.Context(), func(tx store.Tx) error {
 		got, err := tx.JobGetByName("weekly-report")
 		if err != nil {

@@ -144,15 +144,7 @@ func (t *tx) flushPending() error {
 		}
 	}
 	// Bucket by bucket (in put order within each): consecutive puts then
-	// descend through the same, cached, nodes.
-	if len(pend) < parallelMin {
-		for _, p := range pend {
-			if err := t.write(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	// descend through the same, cached, nodes, and audit events go in blocks.
 	var order []string
 	groups := map[string][]*pendingPut{}
 	for _, p := range pend {
@@ -163,6 +155,12 @@ func (t *tx) flushPending() error {
 		groups[string(p.bucket)] = append(g, p)
 	}
 	for _, b := range order {
+		if b == string(bucketAudit) {
+			if err := t.writeAudit(groups[b]); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, p := range groups[b] {
 			if err := t.write(p); err != nil {
 				return err
@@ -184,11 +182,6 @@ func (t *tx) write(p *pendingPut) error {
 	}
 	if p.err != nil {
 		return fmt.Errorf("encode %s %q: %w", p.bucket, p.key, p.err)
-	}
-	if p.audit != nil {
-		if err := t.chain(p); err != nil {
-			return err
-		}
 	}
 	return t.bucket(p.bucket).Put([]byte(p.key), p.enc)
 }

@@ -37,6 +37,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"QueueLifecycle", testQueue},
 		{"QueueClaimHonoursNotBefore", testQueueNotBefore},
 		{"AuditAppendChainsAndLists", testAudit},
+		{"AuditListPagesAcrossBigTransactions", testAuditPaging},
 		{"UpdateErrorRollsBackEverything", testRollback},
 		{"ReadsInATransactionSeeItsWrites", testReadYourWrites},
 		{"ChangingARecordAfterPutChangesNothing", testPutCopies},
@@ -899,6 +900,55 @@ func testJobsDueWrites(t *testing.T, s store.Store) {
 		j, err := tx.JobGet("D0999")
 		if err != nil || j.RunCount != 1 || !j.NextRunAt.Equal(t0.Add(-time.Second+24*time.Hour)) {
 			t.Errorf("moved job = %+v, %v", j, err)
+		}
+		return nil
+	})
+}
+
+// testAuditPaging: events appended by transactions of different sizes
+// (a store may group them) list from any seq, in order, and by time.
+func testAuditPaging(t *testing.T, s store.Store) {
+	total := 0
+	for i, n := range []int{2, 1500, 3} {
+		mustUpdate(t, s, func(tx store.Tx) error {
+			for range n {
+				total++
+				ev := &store.AuditEvent{At: t0.Add(time.Duration(total) * time.Second), OrchestratorID: "default",
+					Action: store.AuditTriggerDispatched, JobID: fmt.Sprintf("J%d", i)}
+				if err := tx.AuditAppend(ev); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if n, err := tx.AuditVerify(); n != total || err != nil {
+			t.Errorf("AuditVerify = %d, %v; want %d", n, err, total)
+		}
+		for _, after := range []uint64{0, 1, 2, 3, 500, 1025, 1026, 1027, 1501, 1502, 1503, 1504, 1505} {
+			evs, err := tx.AuditList(&store.AuditListParams{AfterSeq: after, Limit: 10})
+			if err != nil {
+				return err
+			}
+			want := min(10, total-int(after))
+			if len(evs) != want {
+				t.Errorf("AuditList(after %d) = %d events, want %d", after, len(evs), want)
+				continue
+			}
+			for i, ev := range evs {
+				if ev.Seq != after+uint64(i)+1 || len(ev.Hash) != 64 || (ev.Seq > 1 && len(ev.PrevHash) != 64) {
+					t.Errorf("AuditList(after %d)[%d] = seq %d hash %q prev %q", after, i, ev.Seq, ev.Hash, ev.PrevHash)
+				}
+			}
+		}
+		// By time: the last 20 seconds are the last 20 events.
+		evs, err := tx.AuditList(&store.AuditListParams{Since: t0.Add(time.Duration(total-19) * time.Second)})
+		if err != nil || len(evs) != 20 || evs[0].Seq != uint64(total-19) || evs[19].Seq != uint64(total) {
+			t.Errorf("AuditList(since) = %d events (%v), want seqs %d..%d", len(evs), err, total-19, total)
+		}
+		if evs, _ := tx.AuditList(&store.AuditListParams{JobID: "J1"}); len(evs) != 1500 {
+			t.Errorf("AuditList(job J1) = %d events, want 1500", len(evs))
 		}
 		return nil
 	})
