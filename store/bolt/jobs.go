@@ -91,7 +91,7 @@ func decodeParts(id []byte, def, st any, defRaw, stRaw []byte) (*store.Job, *job
 	}
 	s, _ := st.(*jobStatus)
 	if s == nil {
-		if s, err = decode[jobStatus]("job status", id, stRaw); err != nil {
+		if s, err = decodeStatus(id, stRaw); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -240,7 +240,7 @@ func (t *tx) storedMeta(id []byte) (*jobMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := decode[jobStatus]("job status", id, stRaw)
+	st, err := decodeStatus(id, stRaw)
 	if err != nil {
 		return nil, err
 	}

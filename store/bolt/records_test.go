@@ -3,12 +3,14 @@ package bolt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/schedbot/schedbot/store"
 )
@@ -67,7 +69,7 @@ func fill(rng *rand.Rand, v reflect.Value, zeros bool) {
 func TestAppendersMatchTheLibrary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, typ := range []reflect.Type{reflect.TypeFor[store.Run](), reflect.TypeFor[store.QueueItem](),
-		reflect.TypeFor[jobStatus](), reflect.TypeFor[store.AuditEvent]()} {
+		reflect.TypeFor[store.AuditEvent]()} {
 		fast := 0
 		for i := range 3000 {
 			v := reflect.New(typ)
@@ -80,7 +82,6 @@ func TestAppendersMatchTheLibrary(t *testing.T) {
 			if _, ok := map[reflect.Type]func() ([]byte, bool){
 				reflect.TypeFor[store.Run]():        func() ([]byte, bool) { return appendRun(nil, v.Interface().(*store.Run)) },
 				reflect.TypeFor[store.QueueItem]():  func() ([]byte, bool) { return appendItem(nil, v.Interface().(*store.QueueItem)) },
-				reflect.TypeFor[jobStatus]():        func() ([]byte, bool) { return appendStatus(nil, v.Interface().(*jobStatus)) },
 				reflect.TypeFor[store.AuditEvent](): func() ([]byte, bool) { return appendAudit(nil, v.Interface().(*store.AuditEvent)) },
 			}[typ](); ok {
 				fast++
@@ -101,5 +102,41 @@ func TestInvalidUTF8IsStoredReplaced(t *testing.T) {
 		if err != nil || !bytes.Contains(b, []byte("bad \ufffd")) {
 			t.Errorf("encode(%T) = %s, %v; want U+FFFD in place of the bad byte", v, b, err)
 		}
+	}
+}
+
+// TestStatusRoundTrips: every field of a status, at random and zero,
+// comes back from its binary form (instants as instants, in UTC); a
+// status stored as JSON still reads; a damaged one is ErrCorrupt, never
+// a panic, wherever it is cut.
+func TestStatusRoundTrips(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		var want jobStatus
+		fill(rng, reflect.ValueOf(&want).Elem(), i > 0)
+		if y := want.NextRunAt.Year(); y > 9999 { // JSON cannot hold it; binary can
+			want.NextRunAt = want.NextRunAt.AddDate(-8000, 0, 0)
+		}
+		b, err := encode(&want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeStatus([]byte("J"), b)
+		if err != nil {
+			t.Fatalf("decode(encode(%+v)) = %v", want, err)
+		}
+		if d := cmp.Diff(&want, got); d != "" {
+			t.Fatalf("status round trip (-want +got):\n%s", d)
+		}
+		for cut := range len(b) {
+			if _, err := decodeStatus([]byte("J"), b[:cut]); !errors.Is(err, store.ErrCorrupt) {
+				t.Fatalf("status cut at %d of %d = %v, want ErrCorrupt", cut, len(b), err)
+			}
+		}
+	}
+	old := []byte(`{"state":"paused","runCount":4,"lastResult":{"executionId":"J@1","status":"completed"},"updatedAt":"2026-11-27T14:00:00Z"}`)
+	got, err := decodeStatus([]byte("J"), old)
+	if err != nil || got.State != store.JobPaused || got.RunCount != 4 || got.LastResult.Status != "completed" {
+		t.Errorf("JSON status = %+v, %v", got, err)
 	}
 }
