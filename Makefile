@@ -27,6 +27,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCronNext$$' -fuzztime $(FUZZTIME) ./scheduler
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
 	$(GO) test -run '^$$' -fuzz '^FuzzRules$$' -fuzztime $(FUZZTIME) ./selector/rules
+	$(GO) test -run '^$$' -fuzz '^FuzzStoredRecords$$' -fuzztime $(FUZZTIME) ./store/bolt
 
 # A terminal conversation on the embedded default (or: make run ARGS=serve).
 run:
