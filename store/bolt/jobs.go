@@ -9,15 +9,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/schedbot/schedbot/store"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/schedbot/schedbot/store"
 )
 
-// A job is stored as two records: its definition in "jobs" and its status
-// (what changes each time it fires) in "job_status". A burst of due jobs
-// then rewrites small status records instead of whole jobs, a third of the
-// pages; JobPut writes a definition only when it differs from the one read
-// in the same transaction.
+// A job is stored as two records: its definition in "jobs" (JSON) and its
+// status (what changes each time it fires) in "job_status" (binary,
+// status.go). A burst of due jobs then rewrites 100-byte statuses instead
+// of whole jobs; JobPut writes a definition only when it differs from the
+// one read in the same transaction.
 
 // jobStatus is the part of a job that its runs change.
 type jobStatus struct {

@@ -2,10 +2,9 @@ package bolt
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
-
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
