@@ -44,9 +44,9 @@ func encode(v any) ([]byte, error) {
 	return json.Marshal(v, encodeOpts)
 }
 
-// Encode returns the bytes the store writes for a record (a *store.Run,
-// *store.QueueItem, *store.AuditEvent or *store.Job): benchmarks use it to
-// write the same records as the store, as fast as the store can.
+// Encode returns the bytes the store writes for a *store.Run or a
+// *store.QueueItem (an audit event's body is this too, before chaining):
+// benchmarks use it to write the same records as the store, as fast.
 func Encode(v any) ([]byte, error) { return encode(v) }
 
 func decode[T any](what string, key, v []byte) (*T, error) {
