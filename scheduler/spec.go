@@ -27,7 +27,11 @@ type Spec struct {
 	Every time.Duration
 	Start time.Time // interval anchor: fires at Start + k*Every
 	RunAt time.Time
+	RRule *RRule
 	End   time.Time // exclusive; zero: none
+	// NotBefore is the job's startAt: Next never returns an instant before
+	// it, whatever the type. Zero: none. NewSpec leaves it zero; callers set it.
+	NotBefore time.Time
 }
 
 // LoadLocation loads an IANA zone, refusing the empty name and "Local"
@@ -56,7 +60,7 @@ func NewSpec(scheduleType string, s store.Schedule, endAt time.Time) (*Spec, err
 	}
 	switch scheduleType {
 	case store.ScheduleCron:
-		if s.EverySeconds != 0 || !s.RunAt.IsZero() || !s.StartAt.IsZero() {
+		if s.EverySeconds != 0 || !s.RunAt.IsZero() || !s.StartAt.IsZero() || s.RRule != "" || s.Dtstart != "" {
 			return nil, &InvalidError{"schedule", "a cron schedule takes only cron and timezone"}
 		}
 		if s.Timezone == "" {
@@ -68,7 +72,7 @@ func NewSpec(scheduleType string, s store.Schedule, endAt time.Time) (*Spec, err
 		}
 		sp.Cron = c
 	case store.ScheduleInterval:
-		if s.Cron != "" || !s.RunAt.IsZero() {
+		if s.Cron != "" || !s.RunAt.IsZero() || s.RRule != "" || s.Dtstart != "" {
 			return nil, &InvalidError{"schedule", "an interval schedule takes only everySeconds, startAt and timezone"}
 		}
 		d := time.Duration(s.EverySeconds) * time.Second
@@ -80,22 +84,45 @@ func NewSpec(scheduleType string, s store.Schedule, endAt time.Time) (*Spec, err
 		}
 		sp.Every, sp.Start = d, s.StartAt.UTC()
 	case store.ScheduleOnce:
-		if s.Cron != "" || s.EverySeconds != 0 || !s.StartAt.IsZero() {
+		if s.Cron != "" || s.EverySeconds != 0 || !s.StartAt.IsZero() || s.RRule != "" || s.Dtstart != "" {
 			return nil, &InvalidError{"schedule", "a once schedule takes only runAt and timezone"}
 		}
 		if s.RunAt.IsZero() {
 			return nil, &InvalidError{"schedule.runAt", "required for a once schedule (RFC 3339)"}
 		}
 		sp.RunAt = s.RunAt.UTC()
+	case store.ScheduleRRule:
+		if s.Cron != "" || s.EverySeconds != 0 || !s.StartAt.IsZero() || !s.RunAt.IsZero() {
+			return nil, &InvalidError{"schedule", "an rrule schedule takes only rrule, timezone and dtstart (the job's startAt bounds it)"}
+		}
+		if s.Timezone == "" {
+			return nil, &InvalidError{"schedule.timezone", "required for an rrule schedule (an IANA id such as America/New_York)"}
+		}
+		if s.Dtstart == "" {
+			return nil, &InvalidError{"schedule.dtstart", "required to evaluate an rrule (schedule.create fills it: see AnchorRRule)"}
+		}
+		dt, err := ParseWall(s.Dtstart)
+		if err != nil {
+			return nil, &InvalidError{"schedule.dtstart", err.Error()}
+		}
+		r, err := ParseRRule(s.RRule, dt)
+		if err != nil {
+			return nil, &InvalidError{"schedule.rrule", err.Error()}
+		}
+		sp.RRule = r
 	default:
-		return nil, &InvalidError{"scheduleType", fmt.Sprintf("must be cron, interval or once, got %q", scheduleType)}
+		return nil, &InvalidError{"scheduleType", fmt.Sprintf("must be cron, interval, once or rrule, got %q", scheduleType)}
 	}
 	return sp, nil
 }
 
-// Next returns the first fire instant strictly after after and before End;
+// Next returns the first fire instant strictly after after, at or after
+// NotBefore and before End;
 // ok is false when there is none.
 func (sp *Spec) Next(after time.Time) (t time.Time, ok bool) {
+	if !sp.NotBefore.IsZero() && after.Before(sp.NotBefore) {
+		after = sp.NotBefore.Add(-time.Nanosecond) // strictly after this: at or after NotBefore
+	}
 	switch sp.Type {
 	case store.ScheduleCron:
 		t, ok = sp.Cron.Next(after, sp.Loc)
@@ -108,6 +135,8 @@ func (sp *Spec) Next(after time.Time) (t time.Time, ok bool) {
 		}
 	case store.ScheduleOnce:
 		t, ok = sp.RunAt, sp.RunAt.After(after)
+	case store.ScheduleRRule:
+		t, ok = sp.RRule.Next(after, sp.Loc)
 	}
 	if ok && !sp.End.IsZero() && !t.Before(sp.End) {
 		return time.Time{}, false

@@ -112,7 +112,7 @@ func TestNewSpec_Rejects(t *testing.T) {
 		{"interval", store.Schedule{EverySeconds: 10, StartAt: now}, "schedule.everySeconds", "between 60 and"},
 		{"interval", store.Schedule{EverySeconds: 367 * 86400, StartAt: now}, "schedule.everySeconds", "between 60 and"},
 		{"once", store.Schedule{}, "schedule.runAt", "required"},
-		{"weekly", store.Schedule{}, "scheduleType", "must be cron, interval or once"},
+		{"weekly", store.Schedule{}, "scheduleType", "must be cron, interval, once or rrule"},
 	}
 	for _, c := range cases {
 		_, err := NewSpec(c.typ, c.s, time.Time{})

@@ -35,6 +35,7 @@ const (
 	ScheduleCron     = "cron"
 	ScheduleInterval = "interval"
 	ScheduleOnce     = "once"
+	ScheduleRRule    = "rrule"
 )
 
 // Policies.
@@ -76,6 +77,8 @@ type Schedule struct {
 	EverySeconds int64     `json:"everySeconds,omitzero"`
 	StartAt      time.Time `json:"startAt,omitzero"`
 	RunAt        time.Time `json:"runAt,omitzero"`
+	RRule        string    `json:"rrule,omitempty"`   // RFC 5545 parts: FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=0
+	Dtstart      string    `json:"dtstart,omitempty"` // rrule anchor, local wall time "2006-01-02T15:04:05"
 }
 
 // TargetAction is what a job does when it fires.
@@ -117,6 +120,7 @@ type Job struct {
 	CreatedBy      Actor        `json:"createdBy"`
 	ScheduleType   string       `json:"scheduleType"`
 	Schedule       Schedule     `json:"schedule"`
+	StartAt        time.Time    `json:"startAt,omitzero"` // no fire before it
 	EndAt          time.Time    `json:"endAt,omitzero"`
 	TargetAction   TargetAction `json:"targetAction"`
 	TargetRef      *TargetRef   `json:"targetRef,omitempty"`

@@ -277,7 +277,8 @@ func sameDefinition(def, j *store.Job) bool {
 		def.CreatedBy == j.CreatedBy && def.ScheduleType == j.ScheduleType &&
 		def.Schedule.Cron == j.Schedule.Cron && def.Schedule.Timezone == j.Schedule.Timezone &&
 		def.Schedule.EverySeconds == j.Schedule.EverySeconds && def.Schedule.StartAt.Equal(j.Schedule.StartAt) &&
-		def.Schedule.RunAt.Equal(j.Schedule.RunAt) && def.EndAt.Equal(j.EndAt) &&
+		def.Schedule.RunAt.Equal(j.Schedule.RunAt) && def.Schedule.RRule == j.Schedule.RRule &&
+		def.Schedule.Dtstart == j.Schedule.Dtstart && def.StartAt.Equal(j.StartAt) && def.EndAt.Equal(j.EndAt) &&
 		def.TargetAction.Type == j.TargetAction.Type && def.TargetAction.WorkflowID == j.TargetAction.WorkflowID &&
 		def.TargetAction.FunctionID == j.TargetAction.FunctionID &&
 		bytes.Equal(def.TargetAction.FunctionArgs, j.TargetAction.FunctionArgs) &&
