@@ -19,6 +19,12 @@ func (sp *Spec) Describe() string {
 	case "once":
 		t := sp.RunAt.In(sp.Loc)
 		s = "Once on " + t.Format("Mon 2 Jan 2006") + " at " + clock(t.Hour(), t.Minute())
+	case "rrule":
+		s = sp.RRule.Describe()
+	}
+	if !sp.NotBefore.IsZero() {
+		nb := sp.NotBefore.In(sp.Loc)
+		s += ", starting " + nb.Format("Mon 2 Jan 2006") + " " + clock(nb.Hour(), nb.Minute())
 	}
 	if !sp.End.IsZero() {
 		s += ", until " + sp.End.In(sp.Loc).Format("Mon 2 Jan 2006") + " " + clock(sp.End.In(sp.Loc).Hour(), sp.End.In(sp.Loc).Minute())
@@ -156,6 +162,8 @@ func (c *Cron) days() (head, tail string) {
 	if !allDom || (!c.domStar && allDow) {
 		if k, ok := step(c.dom, 1, 31); ok && c.domStar {
 			domPart = fmt.Sprintf("every %d days of the month", k)
+		} else if len(doms) >= 3 && contiguous(doms) {
+			domPart = "the " + Ordinal(doms[0]) + " to the " + Ordinal(doms[len(doms)-1])
 		} else {
 			var ords []string
 			for _, d := range doms {
@@ -189,7 +197,9 @@ func (c *Cron) days() (head, tail string) {
 		}
 		return s, s
 	}
-	s := "on " + domPart + ofMonth + " and " + dowHead + inMonths
+	// Both day fields restricted: cron fires when either matches (the OR
+	// trap: "0 9 1-7 * 1" is not the first Monday), so say so plainly.
+	s := "on " + domPart + ofMonth + " or on any " + strings.TrimPrefix(dowHead, "every ") + inMonths
 	return s, s
 }
 

@@ -213,6 +213,9 @@ const maxCounted = 1_000_000
 // and moves the job on to its next window (or disables it).
 func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, []*store.Run, error) {
 	sp, err := NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
+	if sp != nil {
+		sp.NotBefore = j.StartAt
+	}
 	if err != nil {
 		before := j.Clone()
 		// A stored job that no longer parses (say, a zone removed from

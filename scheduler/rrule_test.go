@@ -198,3 +198,39 @@ func TestRRule_RareRulesAreFound(t *testing.T) {
 		}
 	}
 }
+
+func TestRRule_Describe(t *testing.T) {
+	for _, c := range []struct{ rule, dtstart, want string }{
+		{"FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;BYHOUR=10;BYMINUTE=0", "2026-11-24T10:00", "Every 2 weeks on Tuesday at 10:00 AM"},
+		{"FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=0", "2026-11-20T10:00", "On the last Friday of every month at 5:00 PM"},
+		{"FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=16;BYMINUTE=0", "2026-11-20T10:00", "On the last weekday of every month at 4:00 PM"},
+		{"FREQ=YEARLY;BYMONTH=11;BYDAY=4TH;BYHOUR=12;BYMINUTE=0", "2026-11-20T10:00", "Every year on the fourth Thursday of November at 12:00 PM"},
+		{"RRULE:FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "On the first Monday of every month at 9:00 AM"},
+		{"FREQ=MONTHLY;BYMONTHDAY=-1;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "On the last day of every month at 9:00 AM"},
+		{"FREQ=MONTHLY;BYMONTHDAY=1,-1;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "On the 1st and the last day of every month at 9:00 AM"},
+		{"FREQ=DAILY;INTERVAL=2;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "Every 2 days at 9:00 AM"},
+		{"FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=4;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "On the 4th of every 2 months at 9:00 AM"},
+		{"FREQ=MONTHLY;BYDAY=1MO,3MO;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "On the first and third Monday of every month at 9:00 AM"},
+		{"FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13;BYHOUR=13;BYMINUTE=0", "2026-11-20T10:00", "On the 13th of every month when it is a Friday at 1:00 PM"},
+		{"FREQ=WEEKLY;BYDAY=MO,WE,FR;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "Every Monday, Wednesday and Friday at 9:00 AM"},
+		{"FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=8;BYMINUTE=30", "2026-11-20T10:00", "Every weekday at 8:30 AM"},
+		{"FREQ=WEEKLY", "2026-11-20T10:15", "Every Friday at 10:15 AM"},
+		{"FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9;BYMINUTE=0", "2026-11-20T10:00", "Every year on February 29 at 9:00 AM"},
+		{"FREQ=YEARLY", "2026-11-20T10:00", "Every year on November 20 at 10:00 AM"},
+		{"FREQ=DAILY;COUNT=5;BYHOUR=7;BYMINUTE=15", "2026-11-20T10:00", "Every day at 7:15 AM, 5 times"},
+		{"FREQ=WEEKLY;BYDAY=TH;UNTIL=20270201T000000;BYHOUR=10;BYMINUTE=0", "2026-11-20T10:00", "Every Thursday at 10:00 AM, until Mon 1 Feb 2027 12:00 AM"},
+		{"FREQ=DAILY;BYHOUR=9,17;BYMINUTE=0,30", "2026-11-20T10:00", "Every day at 9:00 AM, 9:30 AM, 5:00 PM and 5:30 PM"},
+	} {
+		if got := mustRRuleSpec(t, c.rule, "Europe/Berlin", c.dtstart).Describe(); got != c.want {
+			t.Errorf("%s: Describe = %q, want %q", c.rule, got, c.want)
+		}
+	}
+}
+
+func TestSpec_DescribeSaysStartAt(t *testing.T) {
+	sp := mustRRuleSpec(t, "FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0", "America/New_York", "2026-11-20T10:00")
+	sp.NotBefore = mustTime(t, "2026-12-07T05:00:00Z")
+	if got, want := sp.DescribeWithZone(), "Every Monday at 9:00 AM, starting Mon 7 Dec 2026 12:00 AM (America/New_York)"; got != want {
+		t.Errorf("DescribeWithZone = %q, want %q", got, want)
+	}
+}
