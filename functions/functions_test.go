@@ -47,7 +47,7 @@ func newEnv(t *testing.T, mod ...func(*functions.Orchestrator)) *env {
 		m(&o)
 	}
 	e.reg = functions.NewRegistry(functions.Deps{
-		Store: st, Orchestrator: o,
+		Store: st, Orchestrator: o, Profiles: profiles,
 		Now:         func() time.Time { return e.now },
 		ChangedFunc: func() { e.wakes++ },
 	})
@@ -55,6 +55,14 @@ func newEnv(t *testing.T, mod ...func(*functions.Orchestrator)) *env {
 }
 
 var cli = store.Actor{SenderID: "1000", Sender: "ada", Via: store.ViaCLI}
+
+// profiles are the test orchestrator's: a Slack workspace on every
+// channel, one on two channels only, and the terminal.
+var profiles = map[string]functions.Profile{
+	"team":     {Channel: "slack", Channels: []string{"*"}, Admins: []string{"UADMIN"}},
+	"ops":      {Channel: "slack", Channels: []string{"C0OPS", "C0ALERTS"}},
+	"terminal": {Channel: "terminal"},
+}
 
 func (e *env) call(fn, args string) (any, error) {
 	return e.reg.Call(context(), functions.Request{Function: fn, Args: json.RawMessage(args), Actor: cli})
@@ -94,7 +102,7 @@ func (e *env) job(t *testing.T, id string) *store.Job {
 
 const friday = `{"scheduleType":"cron","schedule":{"cron":"0 9 * * 5","timezone":"America/New_York"},
 	"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hello world"}},
-	"targetRef":{"channel":"slack","channelId":"#team"}}`
+	"targetRef":{"channel":"slack","channelProfileId":"team","channelId":"#team"}}`
 
 func TestCreate_CronJobIsStoredAuditedAndDescribed(t *testing.T) {
 	e := newEnv(t)

@@ -174,6 +174,9 @@ func (c *Call) checkAction(a *store.TargetAction) error {
 		if a.FunctionID == "" {
 			return fieldErr("targetAction.functionId", "is required for command_invoke")
 		}
+		if !IsAction(a.FunctionID) {
+			return fieldErr("targetAction.functionId", "%s is a schedule function; a job runs action functions only (message.post and the orchestrator's own), as it acts with nobody's authority", a.FunctionID)
+		}
 		e, err := c.r.lookup(a.FunctionID)
 		if err != nil {
 			return fieldErr("targetAction.functionId", "%v", err)
@@ -199,10 +202,8 @@ func (c *Call) checkAction(a *store.TargetAction) error {
 	return nil
 }
 
-func checkRef(ref *store.TargetRef) error {
-	if ref == nil {
-		return nil
-	}
+// checkRefShape validates a target by shape; Call.checkRef also scopes it.
+func checkRefShape(ref *store.TargetRef) error {
 	switch ref.Channel {
 	case "slack":
 		if ref.ChannelID == "" {

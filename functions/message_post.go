@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/schedbot/schedbot/store"
@@ -29,11 +30,11 @@ func messagePost() Spec[MessagePostArgs] {
 	return Spec[MessagePostArgs]{ID: "message.post", Schema: messagePostSchema, Handle: postMessage, Check: checkMessage}
 }
 
-func checkMessage(_ *Call, a *MessagePostArgs) error {
+func checkMessage(c *Call, a *MessagePostArgs) error {
 	if strings.TrimSpace(a.Text) == "" {
 		return fieldErr("text", "is blank")
 	}
-	return checkRef(a.TargetRef)
+	return c.checkRef(a.TargetRef)
 }
 
 // postMessage queues the text for delivery in the outgoing queue, where a
@@ -49,8 +50,14 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 	if o := c.Origin; o != nil {
 		// From a job's run: to the job's target, correlated with the run.
 		item.JobID, item.ExecutionID = o.JobID, o.ExecutionID
-		if a.TargetRef == nil {
-			a.TargetRef = o.TargetRef
+		if a.TargetRef == nil && o.TargetRef != nil {
+			// The job's own target, checked again: a job stored before
+			// targets were scoped must not post outside its orchestrator.
+			ref := *o.TargetRef
+			if err := c.checkRef(&ref); err != nil {
+				return nil, fmt.Errorf("the job's %w", err)
+			}
+			a.TargetRef = &ref
 		}
 		if o.ProfileID != "" {
 			item.ChannelProfileID = o.ProfileID

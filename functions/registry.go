@@ -32,6 +32,7 @@ var (
 	ErrNotAllowed      = errors.New("function not available")
 	ErrQuota           = errors.New("job quota reached")
 	ErrConflict        = errors.New("conflict")
+	ErrForbidden       = errors.New("not permitted") // *AuthorityError unwraps to it
 )
 
 // FieldError is a validation failure: the argument path and the rule broken.
@@ -61,8 +62,11 @@ type Orchestrator struct {
 type Deps struct {
 	Store        store.Store
 	Orchestrator Orchestrator
-	Now          func() time.Time // default time.Now
-	Logger       *slog.Logger     // default: discard
+	// Profiles are the orchestrator's channel profiles, by id: where its
+	// jobs may post, and who administers them.
+	Profiles map[string]Profile
+	Now      func() time.Time // default time.Now
+	Logger   *slog.Logger     // default: discard
 	// ChangedFunc is called after a committed change to a job's schedule or
 	// state, to wake the scheduler. It must not block.
 	ChangedFunc func()
@@ -429,6 +433,10 @@ func (r *Registry) call(ctx context.Context, tx store.Tx, req Request) (any, err
 	e, err := r.lookup(req.Function)
 	if err != nil {
 		return nil, err
+	}
+	if (req.Origin != nil || req.Actor.Via == store.ViaScheduler) && !IsAction(req.Function) {
+		// A job stored before create refused this must not run it either.
+		return nil, fmt.Errorf("%w: a job runs action functions only, never %s", ErrNotAllowed, req.Function)
 	}
 	raw, err := e.parseArgs(req.Args)
 	if err != nil {

@@ -73,7 +73,7 @@ func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
 	if err := c.checkAction(&j.TargetAction); err != nil {
 		return nil, err
 	}
-	if err := checkRef(j.TargetRef); err != nil {
+	if err := c.checkRef(j.TargetRef); err != nil {
 		return nil, err
 	}
 	if err := c.arm(j, sp); err != nil {

@@ -28,7 +28,7 @@ func scheduleRunNow() Spec[jobIDArgs] {
 func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 	var res RunNowResult
 	err := c.update(ctx, func(tx store.Tx) error {
-		j, err := getJob(tx, a.JobID, false)
+		j, err := c.jobToChange(tx, a.JobID, store.AuditJobTriggered)
 		if err != nil {
 			return err
 		}

@@ -87,7 +87,7 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 		j.TargetRef = nil
 		if !a.TargetRef.Null {
 			ref := a.TargetRef.V
-			if err := checkRef(&ref); err != nil {
+			if err := c.checkRef(&ref); err != nil {
 				return false, err
 			}
 			j.TargetRef = &ref
@@ -123,7 +123,7 @@ func (c *Call) change(ctx context.Context, id, action string, fn func(j *store.J
 	var out *store.Job
 	changed := false
 	err := c.update(ctx, func(tx store.Tx) error {
-		j, err := getJob(tx, id, false)
+		j, err := c.jobToChange(tx, id, action)
 		if err != nil {
 			return err
 		}

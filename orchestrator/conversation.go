@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,12 +20,12 @@ type Profile struct {
 	ID       string
 	Channel  string // slack or terminal
 	Timezone string // "" when the profile sets none
-	Admins   []string
 }
 
 // Conversations turns people's messages into calls through a selector,
-// remembers the question each conversation was asked, checks who may
-// change a job, and answers with what it understood.
+// remembers the question each conversation was asked, and answers with
+// what it understood. Who may change a job is the functions' to decide,
+// from the sender it passes as the call's actor.
 type Conversations struct {
 	Selector  selector.Selector
 	Registry  *functions.Registry
@@ -179,10 +178,6 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		return "Sorry, I couldn't work that out.", nil, ""
 	}
 	cv.pending = nil
-	if msg := c.authorize(ctx, d, m, prof); msg != "" {
-		c.put(key, cv)
-		return msg, nil, ""
-	}
 	if args, err := c.resolve(ctx, d); err != nil {
 		c.put(key, cv)
 		return err.Error(), nil, ""
@@ -195,7 +190,10 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	}
 	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
 	res, err := c.Registry.Call(ctx, functions.Request{Function: d.Function, Args: d.Args, Actor: actor})
-	if err != nil {
+	if errors.Is(err, functions.ErrForbidden) {
+		c.put(key, cv)
+		return "Sorry — " + err.Error() + ".", nil, ""
+	} else if err != nil {
 		c.put(key, cv)
 		return "I couldn't do that: " + err.Error(), nil, ""
 	}
@@ -301,37 +299,6 @@ func actionWords(a store.TargetAction) string {
 		return p.Text
 	}
 	return a.FunctionID
-}
-
-// authorize: deleting a job, and changing or pausing someone else's, needs
-// the creator or an admin of the channel profile. The sender comes from the
-// channel, never from the text.
-func (c *Conversations) authorize(ctx context.Context, d selector.Decision, m *Message, p Profile) string {
-	if d.Function != "schedule.delete" && d.Function != "schedule.update" && d.Function != "schedule.pause" {
-		return ""
-	}
-	var args struct {
-		JobID string `json:"jobId"`
-	}
-	if json.Unmarshal(d.Args, &args) != nil || args.JobID == "" {
-		return ""
-	}
-	var job *store.Job
-	err := c.Store.View(ctx, func(tx store.Tx) (err error) { job, err = tx.JobGet(args.JobID); return })
-	if errors.Is(err, store.ErrNotFound) {
-		return "" // the call itself says it was not found
-	} else if err != nil {
-		return "Sorry, I can't read that schedule right now."
-	}
-	if job.CreatedBy.SenderID == m.SenderID || slices.Contains(p.Admins, m.SenderID) {
-		return ""
-	}
-	who := job.CreatedBy.Sender
-	if who == "" {
-		who = "its creator"
-	}
-	verb := map[string]string{"schedule.delete": "delete", "schedule.update": "change", "schedule.pause": "pause"}[d.Function]
-	return fmt.Sprintf("Only %s or an admin can %s job %s.", who, verb, job.JobID)
 }
 
 // Describe says what a call did, the way a person wants it confirmed:

@@ -13,7 +13,7 @@ import (
 
 func conv(e *env, now *time.Time) *orchestrator.Conversations {
 	return &orchestrator.Conversations{Selector: rules.New(), Registry: e.reg, Store: e.st, Timezone: "America/New_York",
-		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack", Admins: []string{"UADMIN"}}},
+		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}},
 		Now:      func() time.Time { return *now }}
 }
 
@@ -92,7 +92,7 @@ func TestConversation_OnlyTheCreatorOrAnAdminChangesAJob(t *testing.T) {
 	}
 	for _, text := range []string{"delete the standup notes", "pause the standup notes", "change the standup notes to 10am every weekday"} {
 		got := say(c, "UBOB", text)
-		if !strings.HasPrefix(got, "Only uana or an admin can") {
+		if !strings.HasPrefix(got, "Sorry — only its creator (uana) or an admin of the channel profile may") {
 			t.Errorf("stranger %q: %q", text, got)
 		}
 	}
@@ -105,7 +105,7 @@ func TestConversation_OnlyTheCreatorOrAnAdminChangesAJob(t *testing.T) {
 	if j.State != store.JobEnabled || j.Schedule.Cron != "30 9 * * 1-5" {
 		t.Fatalf("a stranger changed the job: %+v", j)
 	}
-	// Reading and running now are for anyone; an admin may delete.
+	// Reading is for anyone; an admin may delete.
 	if got := say(c, "UBOB", "list schedules"); !strings.Contains(got, "standup notes") {
 		t.Errorf("list by a stranger: %q", got)
 	}

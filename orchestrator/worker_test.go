@@ -85,7 +85,8 @@ func newEnvAllowing(t *testing.T, allowed []string, mod ...func(*orchestrator.Op
 	}
 	e.reg = functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "UTC", MaxJobs: 1000, Functions: allowed,
-		Workflows: map[string]bool{"daily-report": true, "broken": true, "gone": true}}})
+		Workflows: map[string]bool{"daily-report": true, "broken": true, "gone": true}},
+		Profiles: testProfiles})
 	functions.MustRegister(e.reg, functions.Spec[panicArgs]{ID: "test.panic", Schema: []byte(`{"type":"object"}`),
 		Handle: func(context.Context, *functions.Call, *panicArgs) (any, error) { panic("boom") }})
 	e.sched = scheduler.New(st, nil)

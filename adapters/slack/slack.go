@@ -246,8 +246,8 @@ const (
 var jobIDRe = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
 
 // handleInteraction turns a button click into what its clicker says; the
-// clicker comes from the verified payload, and the conversation checks
-// that they created the job or are an admin.
+// clicker comes from the verified payload, and the functions check that
+// they created the job or are an admin.
 func (a *Adapter) handleInteraction(ctx context.Context, cb slack.InteractionCallback) {
 	if cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
 		return

@@ -111,7 +111,7 @@ func storePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) 
 
 // openOrch opens an orchestrator's store and builds its registry; changed
 // is called after each committed job change (nil: nothing to wake).
-func openOrch(o *config.Orchestrator, log *slog.Logger, changed func()) (*orch, error) {
+func openOrch(cfg *config.Config, o *config.Orchestrator, log *slog.Logger, changed func()) (*orch, error) {
 	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
 	if err != nil {
 		return nil, err
@@ -125,10 +125,28 @@ func openOrch(o *config.Orchestrator, log *slog.Logger, changed func()) (*orch, 
 		Orchestrator: functions.Orchestrator{
 			ID: o.ID, Timezone: o.Timezone, MaxJobs: o.MaxJobs, Functions: o.Functions, Workflows: workflows,
 		},
+		Profiles:    functionProfiles(cfg, o.ID),
 		Logger:      log,
 		ChangedFunc: changed,
 	})
 	return &orch{cfg: o, store: st, reg: reg}, nil
+}
+
+// functionProfiles are an orchestrator's channel profiles as its functions
+// see them: where its jobs may post and who administers them.
+func functionProfiles(cfg *config.Config, orchID string) map[string]functions.Profile {
+	out := map[string]functions.Profile{}
+	for id, p := range cfg.ChannelProfiles {
+		if p.OrchestratorID != orchID {
+			continue
+		}
+		fp := functions.Profile{Channel: p.Channel, Admins: p.Admins}
+		if p.Slack != nil {
+			fp.Channels = p.Slack.Channels
+		}
+		out[id] = fp
+	}
+	return out
 }
 
 // cliActor is the person at the terminal: the OS user, via cli.

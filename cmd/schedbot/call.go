@@ -60,7 +60,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw)}, res)
 	} else {
 		var oc *orch
-		if oc, err = openOrch(o, discardLogger(), nil); err != nil {
+		if oc, err = openOrch(cfg, o, discardLogger(), nil); err != nil {
 			return err
 		}
 		defer oc.Close()

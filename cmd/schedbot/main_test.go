@@ -58,14 +58,14 @@ func (c *cli) mustRun(args ...string) string {
 
 const createArgs = `{"name":"friday post","scheduleType":"cron","schedule":{"cron":"0 9 * * 5","timezone":"America/New_York"},
 "targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hello world"}},
-"targetRef":{"channel":"slack","channelId":"#team"}}`
+"targetRef":{"channel":"terminal"}}`
 
 var jobIDRe = regexp.MustCompile(`[0-9A-HJKMNP-TV-Z]{26}`)
 
 func TestCall_JobLifecycle(t *testing.T) {
 	c := newCLI(t)
 	out := c.mustRun("call", "schedule.create", "--args", createArgs)
-	for _, want := range []string{"Created job", "“friday post”", "Every Friday at 9:00 AM (America/New_York)", `post "hello world"`, "slack #team", "Next:"} {
+	for _, want := range []string{"Created job", "“friday post”", "Every Friday at 9:00 AM (America/New_York)", `post "hello world"`, "Target:  terminal", "Next:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("create output lacks %q:\n%s", want, out)
 		}

@@ -109,7 +109,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		o := cfg.Orchestrators[id]
 		var sched *scheduler.Scheduler
 		var worker *orchestrator.Worker
-		oc, err := openOrch(o, log, func() {
+		oc, err := openOrch(cfg, o, log, func() {
 			sched.Wake()
 			worker.Wake()
 		})
@@ -187,7 +187,7 @@ func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *sl
 		Profiles: map[string]orchestrator.Profile{}, Timezone: o.Timezone, Logger: log}
 	for id, p := range cfg.ChannelProfiles {
 		if p.OrchestratorID == o.ID {
-			c.Profiles[id] = orchestrator.Profile{ID: id, Channel: p.Channel, Timezone: p.Timezone, Admins: p.Admins}
+			c.Profiles[id] = orchestrator.Profile{ID: id, Channel: p.Channel, Timezone: p.Timezone}
 		}
 	}
 	for id := range o.Workflows {

@@ -417,7 +417,7 @@ func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
 	// A stranger's click changes nothing.
 	e.f.send(t, click("U2", "schedbot_pause", id))
 	post := e.waitPost(t, 2, "the stranger's answer")
-	if !strings.Contains(post.Form.Get("text"), "Only u1 or an admin can pause") || e.jobs(t)[0].State != store.JobEnabled {
+	if !strings.Contains(post.Form.Get("text"), "only its creator (u1) or an admin of the channel profile may pause") || e.jobs(t)[0].State != store.JobEnabled {
 		t.Errorf("stranger: %q, state %s", post.Form.Get("text"), e.jobs(t)[0].State)
 	}
 	// The creator's click pauses it.

@@ -52,7 +52,7 @@ func runFunctions(_ context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	oc, err := openOrch(o, discardLogger(), nil)
+	oc, err := openOrch(cfg, o, discardLogger(), nil)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ func FuzzRules(f *testing.F) {
 	}
 	defer st.Close()
 	reg := functions.NewRegistry(functions.Deps{Store: st, Now: func() time.Time { return now },
+		Profiles: map[string]functions.Profile{"team": {Channel: "slack", Channels: []string{"*"}}},
 		Orchestrator: functions.Orchestrator{ID: "default", Timezone: "UTC", MaxJobs: 10, Functions: []string{"schedule.*", "message.post"},
 			Workflows: map[string]bool{"daily-report": true}}})
 	f.Fuzz(func(t *testing.T, text string) {

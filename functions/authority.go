@@ -1,0 +1,163 @@
+package functions
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Profile is what the functions need to know of one channel profile of
+// their orchestrator: the channel it is on, where it may post, and who
+// administers it.
+type Profile struct {
+	Channel  string   // "slack" or "terminal"
+	Channels []string // Slack channel ids it serves; "*": any; none: direct messages only
+	Admins   []string // sender ids that may change anyone's job
+}
+
+// serves says whether the profile may post to a Slack channel id: one it
+// lists, any with "*", and direct messages when it lists none (as the
+// Slack adapter routes them).
+func (p Profile) serves(channelID string) bool {
+	if slices.Contains(p.Channels, "*") || slices.Contains(p.Channels, channelID) {
+		return true
+	}
+	return len(p.Channels) == 0 && isDirect(channelID)
+}
+
+// isDirect: a DM channel (D…) or a person (U…, W…) Slack opens one with.
+func isDirect(channelID string) bool {
+	return strings.HasPrefix(channelID, "D") || strings.HasPrefix(channelID, "U") || strings.HasPrefix(channelID, "W")
+}
+
+// IsAction says whether a job may run function id. Jobs run action
+// functions only (message.post and the orchestrator's own), never
+// schedule.*: a job runs with nobody's authority, so a schedule that
+// changed schedules would act for no one.
+func IsAction(id string) bool { return !strings.HasPrefix(id, "schedule.") }
+
+// AuthorityError is a change refused because the actor is neither the
+// job's creator nor an admin.
+type AuthorityError struct {
+	JobID   string
+	Verb    string // "change", "pause", "resume", "delete", "run"
+	Creator string // the creator's name, as the job records it
+}
+
+func (e *AuthorityError) Error() string {
+	who := "its creator"
+	if e.Creator != "" {
+		who += " (" + e.Creator + ")"
+	}
+	return fmt.Sprintf("only %s or an admin of the channel profile may %s job %s", who, e.Verb, e.JobID)
+}
+
+func (e *AuthorityError) Unwrap() error { return ErrForbidden }
+
+// verbs name the changes that need authority, by the audit action they make.
+var verbs = map[string]string{
+	store.AuditJobUpdated: "change", store.AuditJobPaused: "pause", store.AuditJobResumed: "resume",
+	store.AuditJobDeleted: "delete", store.AuditJobTriggered: "run",
+}
+
+// authorize says whether the call's actor may make change action to j.
+// The creator may (the same sender through the same channel profile), and
+// so may an admin of the actor's channel profile. The person at the CLI or
+// the local API can open the orchestrator's store anyway, so is its admin.
+// A job's run never may: jobs run action functions only.
+func (c *Call) authorize(j *store.Job, action string) error {
+	a := c.Actor
+	switch {
+	case a.Via == store.ViaScheduler:
+	case a.Via == store.ViaCLI:
+		return nil
+	case a.SenderID == "":
+	case a.SenderID == j.CreatedBy.SenderID && a.ChannelProfileID == j.CreatedBy.ChannelProfileID:
+		return nil
+	case slices.Contains(c.r.deps.Profiles[a.ChannelProfileID].Admins, a.SenderID):
+		return nil
+	}
+	return &AuthorityError{JobID: j.JobID, Verb: verbs[action], Creator: j.CreatedBy.Sender}
+}
+
+// jobToChange loads a job for change action, refusing an actor without
+// the authority to make it.
+func (c *Call) jobToChange(tx store.Tx, id, action string) (*store.Job, error) {
+	j, err := getJob(tx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.authorize(j, action); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// checkRef validates a target's shape, then keeps it inside the
+// orchestrator: its profile must be one of the orchestrator's, on the
+// target's channel, and serve the channel. A target naming no profile gets
+// the caller's, else the orchestrator's only profile on that channel, so
+// that delivery goes where was checked.
+func (c *Call) checkRef(ref *store.TargetRef) error {
+	if ref == nil {
+		return nil
+	}
+	if err := checkRefShape(ref); err != nil {
+		return err
+	}
+	profiles := c.r.deps.Profiles
+	if ref.ChannelProfileID == "" {
+		id, err := c.defaultProfile(ref.Channel)
+		if err != nil {
+			return err
+		}
+		ref.ChannelProfileID = id
+	}
+	p, ok := profiles[ref.ChannelProfileID]
+	if !ok {
+		return fieldErr("targetRef.channelProfileId", "%q is not a channel profile of orchestrator %q (its profiles: %s)",
+			ref.ChannelProfileID, c.orch().ID, orNone(slices.Sorted(maps.Keys(profiles))))
+	}
+	if p.Channel != ref.Channel {
+		return fieldErr("targetRef.channel", "is %s, but profile %q is on %s", ref.Channel, ref.ChannelProfileID, p.Channel)
+	}
+	if ref.Channel == "slack" && !p.serves(ref.ChannelID) && ref.ChannelID != c.Actor.SenderID {
+		return fieldErr("targetRef.channelId", "%s is not a channel profile %q serves (its channels: %s)",
+			ref.ChannelID, ref.ChannelProfileID, orNone(p.Channels))
+	}
+	return nil
+}
+
+// defaultProfile is the profile a target on channel goes through when it
+// names none: the caller's when it is on that channel, else the only one.
+func (c *Call) defaultProfile(channel string) (string, error) {
+	profiles := c.r.deps.Profiles
+	if p, ok := profiles[c.Actor.ChannelProfileID]; ok && p.Channel == channel {
+		return c.Actor.ChannelProfileID, nil
+	}
+	var ids []string
+	for id, p := range profiles {
+		if p.Channel == channel {
+			ids = append(ids, id)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", fieldErr("targetRef.channel", "orchestrator %q has no %s channel profile", c.orch().ID, channel)
+	case 1:
+		return ids[0], nil
+	}
+	slices.Sort(ids)
+	return "", fieldErr("targetRef.channelProfileId", "is required: orchestrator %q has several %s profiles (%s)",
+		c.orch().ID, channel, strings.Join(ids, ", "))
+}
+
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
