@@ -56,6 +56,8 @@ func checkFunctions(cfg *config.Config) error {
 			for i, s := range o.Workflows[wid].Steps {
 				if !matchesAny(s.Function, known) {
 					errs = append(errs, fmt.Sprintf("orchestrators.%s.workflows.%s.steps[%d].function: unknown function %q", id, wid, i, s.Function))
+				} else if !functions.IsAction(s.Function) {
+					errs = append(errs, fmt.Sprintf("orchestrators.%s.workflows.%s.steps[%d].function: %s is a schedule function; a workflow runs action functions only", id, wid, i, s.Function))
 				}
 			}
 		}

@@ -56,3 +56,31 @@ func TestCall_TargetsOutsideTheOrchestratorAreRefused(t *testing.T) {
 		t.Errorf("create in the profile's channel: exit %d %s", code, errs)
 	}
 }
+
+func TestCall_EmptyOrchestratorOrProfileIsAUsageError(t *testing.T) {
+	c := newCLI(t)
+	for _, args := range [][]string{
+		{"call", "schedule.list", "--orchestrator", ""},
+		{"call", "--orchestrator=", "schedule.list"},
+		{"call", "schedule.list", "--profile", ""},
+		{"audit", "--orchestrator", ""},
+	} {
+		flag := "--orchestrator"
+		if strings.Contains(strings.Join(args, " "), "--profile") {
+			flag = "--profile"
+		}
+		_, errs, code := c.run(args...)
+		if code != 2 || !strings.Contains(errs, flag+": is empty") {
+			t.Errorf("%q: exit %d, stderr %q, want a usage error naming %s", args, code, errs, flag)
+		}
+	}
+}
+
+func TestConfig_AWorkflowRunsActionFunctionsOnly(t *testing.T) {
+	c := newCLI(t)
+	cfg := scopedConfig(t, "    workflows:\n      purge:\n        steps:\n          - function: schedule.delete\n            args: {jobId: x}\n")
+	_, errs, code := c.run("call", "schedule.list", "--config", cfg)
+	if code != 1 || !strings.Contains(errs, "orchestrators.ops.workflows.purge.steps[0].function: schedule.delete is a schedule function; a workflow runs action functions only") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}

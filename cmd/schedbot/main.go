@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -123,14 +124,26 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			return pos, refuseEmpty(fs, "orchestrator", "profile")
 		}
 		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
+			return append(pos, args[1:]...), refuseEmpty(fs, "orchestrator", "profile")
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// refuseEmpty is a usage error for a flag among names given as "": an
+// empty id would silently mean the default, which is not what was asked.
+func refuseEmpty(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(names, f.Name) && f.Value.String() == "" {
+			err = usagef("--%s: is empty; name one, or leave the flag out for the default", f.Name)
+		}
+	})
+	return err
 }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
