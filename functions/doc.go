@@ -6,6 +6,11 @@
 //
 // A call is validated in full before anything is written, and a failure
 // names the field and the rule (*FieldError) and changes nothing.
+//
+// Authority is checked here and nowhere else, from the call's Actor: only a
+// job's creator or an admin changes it (*AuthorityError), a job's run calls
+// action functions only, and a job's target stays among its orchestrator's
+// channel profiles (authority.go).
 package functions
 
 import "time"
