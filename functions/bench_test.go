@@ -22,7 +22,7 @@ func BenchmarkCreate(b *testing.B) {
 	}
 	defer st.Close()
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
-		ID: "default", Timezone: "UTC", MaxJobs: 1 << 30, Functions: []string{"*"}}})
+		ID: "default", Timezone: "UTC", MaxJobs: 1 << 30, Functions: []string{"*"}}, Profiles: profiles})
 	req := functions.Request{Function: "schedule.create", Args: []byte(friday), Actor: cli}
 	for b.Loop() {
 		if _, err := reg.Call(b.Context(), req); err != nil {
