@@ -319,23 +319,43 @@ func TestFireDue_OnceAndEndAtDisable(t *testing.T) {
 	})
 }
 
+// TestFireDue_ClockStepsBackDoNotDoubleFire steps the clock back after a
+// window fired and resumes the job then, so that its nextRunAt points at
+// the window already dispatched: only the executionId dedupe stops a
+// second fire.
 func TestFireDue_ClockStepsBackDoNotDoubleFire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newTestStore(t)
-		j := mustCreate(t, registry(st, nil), cronJob("*/5 * * * *", "UTC", `"overlapPolicy":"allow",`))
+		now := time.Now()
+		clock := func() time.Time { return now }
+		reg := functions.NewRegistry(functions.Deps{Store: st, Now: clock, Orchestrator: functions.Orchestrator{
+			ID: "default", Timezone: "UTC", MaxJobs: 100, Functions: []string{"schedule.*", "message.post"}}})
+		j := mustCreate(t, reg, cronJob("*/5 * * * *", "UTC", `"overlapPolicy":"allow",`))
 		s := scheduler.New(st, nil)
 		at := j.NextRunAt
-		s.FireDue(t.Context(), at)
+		if n, err := s.FireDue(t.Context(), at); n != 1 || err != nil {
+			t.Fatalf("first fire = %d, %v", n, err)
+		}
 		for _, back := range []time.Duration{time.Second, 5 * time.Minute, time.Hour} {
-			if n, _ := s.FireDue(t.Context(), at.Add(-back)); n != 0 {
-				t.Errorf("clock %s back: fired %d", back, n)
+			// The clock steps back; someone pauses and resumes the job, which
+			// puts its next run back on the window that already fired.
+			now = at.Add(-back)
+			for _, fn := range []string{"schedule.pause", "schedule.resume"} {
+				if _, err := reg.Call(t.Context(), functions.Request{Function: fn, Args: json.RawMessage(`{"jobId":"` + j.JobID + `"}`), Actor: actor}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if next := getJob(t, st, j.JobID).NextRunAt; next.After(at) {
+				t.Fatalf("clock %s back: next run %s, want it at or before the fired window %s", back, next, at)
+			}
+			for _, fireAt := range []time.Time{now, at} {
+				if n, _ := s.FireDue(t.Context(), fireAt); n != 0 {
+					t.Errorf("clock %s back, firing at %s: fired %d", back, fireAt.Format(time.TimeOnly), n)
+				}
 			}
 		}
-		if n, _ := s.FireDue(t.Context(), at); n != 0 {
-			t.Errorf("same instant again fired %d", n)
-		}
-		if len(triggers(t, st)) != 1 {
-			t.Errorf("%d triggers, want 1", len(triggers(t, st)))
+		if got := len(triggers(t, st)); got != 1 {
+			t.Errorf("%d triggers, want 1", got)
 		}
 		// And a step forward applies the misfire policy: one fire.
 		if n, _ := s.FireDue(t.Context(), at.Add(time.Hour)); n != 1 {
