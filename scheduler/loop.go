@@ -22,6 +22,11 @@ type Options struct {
 	Grace time.Duration
 	// MaxWait is the safety-net wake interval. Default 1 minute.
 	MaxWait time.Duration
+	// RunTimeout bounds how long a run may stay dispatched or running and
+	// still make overlap policy skip the job's next window. A run that
+	// made no progress for longer (a crashed or hung worker) is marked
+	// failed and no longer blocks. Default 1 hour.
+	RunTimeout time.Duration
 	// DispatchedFunc is called after a commit, once per fired window, with
 	// how late it fired. It must not block.
 	DispatchedFunc func(j *store.Job, r *store.Run, lateness time.Duration)
@@ -62,6 +67,9 @@ func New(st store.Store, opts *Options) *Scheduler {
 	}
 	if o.MaxWait <= 0 {
 		o.MaxWait = time.Minute
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = time.Hour
 	}
 	return &Scheduler{st: st, opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)), wake: make(chan struct{}, 1)}
 }
@@ -371,18 +379,17 @@ func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (
 		return nil, nil, err
 	}
 	// The job's lastResult follows its latest run (the worker writes both in
-	// one transaction), so the overlap check needs no read of the run.
+	// one transaction), so the overlap check reads the run only when the
+	// job says it is still going.
 	if last := j.LastResult; j.OverlapPolicy != store.OverlapAllow && last != nil && last.ExecutionID != "" &&
 		(last.Status == string(store.RunDispatched) || last.Status == string(store.RunRunning)) {
-		r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
-			Status: store.RunSkipped, Reason: "previous_still_running"}
-		if err := tx.RunPut(r); err != nil {
+		going, err := s.stillGoing(tx, j, last.ExecutionID, now)
+		if err != nil {
 			return nil, nil, err
 		}
-		ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
-			Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
-			Detail: "previous run " + last.ExecutionID + " is still " + last.Status}
-		return nil, r, tx.AuditAppend(ev)
+		if going {
+			return s.skipOverlap(tx, j, last, execID, window, now)
+		}
 	}
 	r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, DispatchedAt: now, Status: store.RunDispatched}
 	if err := tx.RunPut(r); err != nil {
@@ -405,6 +412,55 @@ func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (
 		return nil, nil, err
 	}
 	return &fired{job: j, run: r, lateness: now.Sub(window)}, r, nil
+}
+
+// skipOverlap records window as skipped: the job's previous run is still going.
+func (s *Scheduler) skipOverlap(tx store.Tx, j *store.Job, last *store.Result, execID string, window, now time.Time) (*fired, *store.Run, error) {
+	r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
+		Status: store.RunSkipped, Reason: "previous_still_running"}
+	if err := tx.RunPut(r); err != nil {
+		return nil, nil, err
+	}
+	ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+		Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
+		Detail: "previous run " + last.ExecutionID + " is still " + last.Status}
+	return nil, r, tx.AuditAppend(ev)
+}
+
+// stillGoing reports whether the job's latest run, which the job says is
+// dispatched or running, still blocks its next window. A run with no
+// progress (dispatch or start) for RunTimeout is marked failed, so that a
+// crashed or hung worker does not make overlap skip the job forever; the
+// job's lastResult then says so.
+func (s *Scheduler) stillGoing(tx store.Tx, j *store.Job, execID string, now time.Time) (bool, error) {
+	r, err := tx.RunGet(execID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil // no worker runs a trigger without its run record
+	} else if err != nil {
+		return false, err
+	}
+	if r.Status != store.RunDispatched && r.Status != store.RunRunning {
+		return false, nil
+	}
+	since := r.ScheduledAt
+	for _, t := range []time.Time{r.DispatchedAt, r.StartedAt} {
+		if t.After(since) {
+			since = t
+		}
+	}
+	if now.Sub(since) < s.opt.RunTimeout {
+		return true, nil
+	}
+	msg := fmt.Sprintf("no result %s after it was %s (run timeout %s); it no longer blocks the next window",
+		now.Sub(since).Round(time.Second), r.Status, s.opt.RunTimeout)
+	r.Status, r.CompletedAt, r.Error = store.RunFailed, now, msg
+	if err := tx.RunPut(r); err != nil {
+		return false, err
+	}
+	j.LastResult = &store.Result{ExecutionID: execID, Status: string(store.RunFailed), Error: msg}
+	s.log.Warn("run timed out", slog.String("jobId", j.JobID), slog.String("executionId", execID), slog.Duration("since", now.Sub(since)))
+	return false, tx.AuditAppend(&store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+		Action: store.AuditTriggerFailed, JobID: j.JobID, ExecutionID: execID, Detail: msg})
 }
 
 func (s *Scheduler) audit(tx store.Tx, now time.Time, action string, j *store.Job, before *store.Job, detail string) error {

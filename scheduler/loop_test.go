@@ -290,6 +290,80 @@ func TestFireDue_OverlapSkipsWhilePreviousRunning(t *testing.T) {
 	})
 }
 
+// TestFireDue_OverlapStuckRunStopsBlockingAfterRunTimeout: a run left
+// dispatched (its worker crashed) or running (its worker hung) makes skip
+// overlap skip the job's windows only for RunTimeout (default 1 hour) after
+// the run last made progress; then it is marked failed and the job fires.
+func TestFireDue_OverlapStuckRunStopsBlockingAfterRunTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		reg := registry(st, nil)
+		stuck := mustCreate(t, reg, cronJob("* * * * *", "UTC", ""))
+		slow := mustCreate(t, reg, cronJob("* * * * *", "UTC", ""))
+		s := scheduler.New(st, nil)
+		first := stuck.NextRunAt
+		if n, _ := s.FireDue(t.Context(), first); n != 2 {
+			t.Fatalf("first window fired %d", n)
+		}
+		// slow's worker picked its trigger up late and is still running it.
+		startSlow := first.Add(50 * time.Minute)
+		err := st.Update(t.Context(), func(tx store.Tx) error {
+			r, err := tx.RunGet(store.ExecutionID(slow.JobID, first))
+			if err != nil {
+				return err
+			}
+			r.Status, r.StartedAt = store.RunRunning, startSlow
+			j, err := tx.JobGet(slow.JobID)
+			if err != nil {
+				return err
+			}
+			j.LastResult.Status = string(store.RunRunning)
+			if err := tx.RunPut(r); err != nil {
+				return err
+			}
+			return tx.JobPut(j)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []time.Duration{time.Minute, 59 * time.Minute} {
+			if n, _ := s.FireDue(t.Context(), first.Add(at)); n != 0 {
+				t.Errorf("%s after a stuck run: fired %d, want both skipped", at, n)
+			}
+		}
+		fired := func(at time.Time) []string {
+			var ids []string
+			sc := scheduler.New(st, &scheduler.Options{DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { ids = append(ids, j.JobID) }})
+			if _, err := sc.FireDue(t.Context(), at); err != nil {
+				t.Fatal(err)
+			}
+			return ids
+		}
+		if got := fired(first.Add(61 * time.Minute)); len(got) != 1 || got[0] != stuck.JobID {
+			t.Errorf("61 minutes after the stuck dispatch fired %v, want only the stuck job %s", got, stuck.JobID)
+		}
+		rs := runs(t, st, stuck.JobID)
+		old := rs[len(rs)-1]
+		if old.Status != store.RunFailed || !strings.Contains(old.Error, "run timeout 1h0m0s") {
+			t.Errorf("the stuck run = %s %q, want failed by the run timeout", old.Status, old.Error)
+		}
+		if rs[0].Status != store.RunDispatched {
+			t.Errorf("the new window = %s, want dispatched", rs[0].Status)
+		}
+		if acts := strings.Join(auditActions(t, st, stuck.JobID), " "); !strings.Contains(acts, "trigger.failed misfire.recovered trigger.dispatched") &&
+			!strings.Contains(acts, "misfire.recovered trigger.failed trigger.dispatched") {
+			t.Errorf("audit = %s", acts)
+		}
+		// The running one blocks for an hour after it started, then fires.
+		if got := fired(first.Add(109 * time.Minute)); len(got) != 0 {
+			t.Errorf("59 minutes into the slow run fired %v", got)
+		}
+		if got := fired(first.Add(111 * time.Minute)); len(got) != 1 || got[0] != slow.JobID {
+			t.Errorf("61 minutes into the slow run fired %v, want the slow job %s", got, slow.JobID)
+		}
+	})
+}
+
 func TestFireDue_OnceAndEndAtDisable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
