@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"syscall"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -91,7 +92,9 @@ var schedulerActor = store.Actor{Via: store.ViaScheduler, Sender: "schedbot", Se
 // Run fires due jobs until ctx is done. On start it first applies each
 // job's misfire policy to windows that passed while schedbot was down.
 // Between wakes it sleeps until the earliest nextRunAt (read from the
-// store's index, not a scan), at most MaxWait, or until Wake.
+// store's index, not a scan), at most MaxWait, or until Wake. When the
+// store fails (a full disk), Run logs it once and retries after a back-off
+// of 1s doubling up to MaxWait, and says when writes work again.
 func (s *Scheduler) Run(ctx context.Context) error {
 	if err := s.auditLifecycle(ctx, store.AuditSchedulerStarted); err != nil {
 		return err
@@ -106,27 +109,31 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	failing := 0 // rounds in a row whose store access failed
 	for {
-		if _, err := s.FireDue(ctx, time.Now()); err != nil {
-			if ctx.Err() != nil {
-				return nil
+		wait, err := s.round(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case err != nil:
+			// A store error (a full disk, a busy file) is retried after a
+			// back-off that grows to MaxWait, said once at error level, so
+			// that a failing write neither spins nor floods the log.
+			failing++
+			wait = min(firstBackoff<<min(failing-1, 20), s.opt.MaxWait)
+			if failing == 1 {
+				msg := "store writes failing: firing paused, retrying with back-off"
+				if errors.Is(err, syscall.ENOSPC) {
+					msg = "store's disk is full: firing paused until there is space, retrying with back-off"
+				}
+				s.log.Error(msg, slog.Any("error", err), slog.Duration("maxBackoff", s.opt.MaxWait))
+			} else {
+				s.log.Debug("store still failing", slog.Any("error", err), slog.Int("attempts", failing), slog.Duration("retryIn", wait))
 			}
-			// A store error is logged and retried at the next wake; the
-			// loop must outlive a full disk or a busy file.
-			s.log.Error("fire due jobs", slog.Any("error", err))
-		}
-		wait := s.opt.MaxWait
-		var next time.Time
-		var ok bool
-		err := s.st.View(ctx, func(tx store.Tx) (err error) {
-			next, ok, err = tx.JobNextRunAt()
-			return err
-		})
-		if err != nil && ctx.Err() == nil {
-			s.log.Error("read next run", slog.Any("error", err))
-		}
-		if ok {
-			wait = min(max(time.Until(next), 0), wait)
+		case failing > 0:
+			s.log.Info("store writes recovered: firing resumed", slog.Int("failedAttempts", failing))
+			failing = 0
 		}
 		if s.opt.ArmedFunc != nil {
 			s.opt.ArmedFunc(time.Now().Add(wait))
@@ -137,6 +144,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return nil
 		case <-timer.C:
 		case <-s.wake:
+			// A wake follows a committed change: the store writes again.
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
@@ -145,6 +153,31 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// firstBackoff is the first wait after a failed round; each failure in a
+// row doubles it, up to MaxWait.
+const firstBackoff = time.Second
+
+// round fires what is due and returns how long to wait for the next window
+// (at most MaxWait).
+func (s *Scheduler) round(ctx context.Context) (time.Duration, error) {
+	if _, err := s.FireDue(ctx, time.Now()); err != nil {
+		return 0, fmt.Errorf("fire due jobs: %w", err)
+	}
+	var next time.Time
+	var ok bool
+	err := s.st.View(ctx, func(tx store.Tx) (err error) {
+		next, ok, err = tx.JobNextRunAt()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read next run: %w", err)
+	}
+	if !ok {
+		return s.opt.MaxWait, nil
+	}
+	return min(max(time.Until(next), 0), s.opt.MaxWait), nil
 }
 
 func (s *Scheduler) auditLifecycle(ctx context.Context, action string) error {

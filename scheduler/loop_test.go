@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -523,6 +526,96 @@ func TestFireDue_FailureLeavesNoPartialState(t *testing.T) {
 		s := scheduler.New(st, &scheduler.Options{DispatchedFunc: func(*store.Job, *store.Run, time.Duration) { fired.Add(1) }})
 		if n, err := s.FireDue(t.Context(), at); err != nil || n != 3 || fired.Load() != 3 {
 			t.Errorf("retry: %d, %v (callbacks %d)", n, err, fired.Load())
+		}
+	})
+}
+
+// fullDisk fails every Update with ENOSPC while full is set, and counts
+// the attempts. Past 1000 attempts it stops the loop: a hot loop.
+type fullDisk struct {
+	store.Store
+	full     atomic.Bool
+	attempts atomic.Int32
+	stop     func()
+}
+
+func (f *fullDisk) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if !f.full.Load() {
+		return f.Store.Update(ctx, fn)
+	}
+	if f.attempts.Add(1) == 1000 {
+		f.stop()
+	}
+	return fmt.Errorf("write at 8192: %w", syscall.ENOSPC)
+}
+
+// logLines is a slog handler's output, one JSON object per line.
+type logLines struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// count counts the lines at level and above whose message contains msg,
+// and empties the buffer.
+func (l *logLines) take(level slog.Level) (lines []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for line := range strings.Lines(l.b.String()) {
+		var rec struct{ Level slog.Level }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Level >= level {
+			lines = append(lines, strings.TrimSpace(line))
+		}
+	}
+	l.b.Reset()
+	return lines
+}
+
+// TestScheduler_Run_FullDiskBacksOffAndRecovers: with the store's disk
+// full the loop retries after a growing back-off (not at once), says so
+// in one error line, and fires the due window by itself once there is
+// space again.
+func TestScheduler_Run_FullDiskBacksOffAndRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		j := mustCreateJob(t, st, "15 * * * *", "UTC") // the bubble starts at 00:00
+		var logs logLines
+		ctx, cancel := context.WithCancel(t.Context())
+		disk := &fullDisk{Store: st, stop: cancel}
+		s := scheduler.New(disk, &scheduler.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		synctest.Wait()
+		disk.full.Store(true)
+		logs.take(slog.LevelDebug)
+
+		time.Sleep(time.Until(j.NextRunAt) + 15*time.Minute) // the window passes with the disk full
+		synctest.Wait()
+		// 1+2+4+8+16+32 s, then once a minute: about 35 attempts in 30 minutes.
+		if n := disk.attempts.Load(); n < 10 || n > 40 {
+			t.Errorf("%d write attempts in 30 minutes of a full disk, want a back-off to one a minute", n)
+		}
+		errs := logs.take(slog.LevelError)
+		if len(errs) != 1 || !strings.Contains(errs[0], "disk is full") || !strings.Contains(errs[0], "no space left on device") {
+			t.Errorf("error lines while the disk is full = %q, want one saying the disk is full", errs)
+		}
+		requireTriggers(t, st)
+
+		disk.full.Store(false) // space returns
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		requireTriggers(t, st, j.NextRunAt.Format(time.RFC3339))
+		if infos := logs.take(slog.LevelInfo); !strings.Contains(strings.Join(infos, "\n"), "store writes recovered") {
+			t.Errorf("no line says the store recovered:\n%s", strings.Join(infos, "\n"))
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
 		}
 	})
 }
