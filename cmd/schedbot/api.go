@@ -50,21 +50,76 @@ type apiClient struct {
 	http *http.Client
 }
 
+// localUID is the one user the local API serves and trusts: the daemon
+// refuses other peers, and the CLI refuses a socket or daemon of another
+// user. Tests replace it to play another user.
+var localUID = os.Getuid
+
 // dialDaemon returns a client of the running daemon, or nil when none
-// answers on the configured socket.
-func dialDaemon(cfg *config.Config) *apiClient {
+// answers on the configured socket. A socket that another user owns, or
+// whose serving process runs as another user (SO_PEERCRED), is an error:
+// the CLI would hand that user its calls.
+func dialDaemon(cfg *config.Config) (*apiClient, error) {
 	path := cfg.Server.Socket
-	conn, err := net.DialTimeout("unix", path, 500*time.Millisecond)
+	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil
+		return nil, nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != localUID() {
+		return nil, fmt.Errorf("refusing the local API socket %s: it belongs to uid %d, not to you (uid %d)", path, st.Uid, localUID())
+	}
+	conn, err := dialPeer(context.Background(), path, 500*time.Millisecond)
+	if errors.Is(err, errForeignPeer) {
+		return nil, err
+	} else if err != nil {
+		return nil, nil // a socket left by a dead daemon
 	}
 	conn.Close()
 	return &apiClient{http: &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
-		},
-	}}}
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return dialPeer(ctx, path, 0) },
+	}}}, nil
+}
+
+var errForeignPeer = errors.New("served by another user")
+
+// dialPeer connects to the unix socket at path and checks, from the
+// kernel's SO_PEERCRED, that the process serving it runs as localUID.
+func dialPeer(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
+	d := net.Dialer{Timeout: timeout}
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := peerCred(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("local API %s: read peer credentials: %w", path, err)
+	}
+	if int(cred.Uid) != localUID() {
+		conn.Close()
+		return nil, fmt.Errorf("refusing the local API at %s: %w (pid %d runs as uid %d, you are uid %d)", path, errForeignPeer, cred.Pid, cred.Uid, localUID())
+	}
+	return conn, nil
+}
+
+// peerCred is the kernel's word on who is at the other end of c.
+func peerCred(c net.Conn) (*syscall.Ucred, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return nil, errors.New("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cred *syscall.Ucred
+	var gerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, gerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	return cred, gerr
 }
 
 func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
@@ -117,7 +172,8 @@ func resultFor(fn string) any {
 type peerKey struct{}
 
 // peerActor is the OS user on the other end of the socket (SO_PEERCRED):
-// the daemon, not the client, says who called.
+// the daemon, not the client, says who called. apiHandler has refused
+// every connection without credentials.
 func peerActor(ctx context.Context, profile string) store.Actor {
 	a := store.Actor{ChannelProfileID: profile, Via: store.ViaCLI}
 	if cred, ok := ctx.Value(peerKey{}).(*syscall.Ucred); ok && cred != nil {
@@ -129,40 +185,46 @@ func peerActor(ctx context.Context, profile string) store.Actor {
 	return a
 }
 
+// connContext records each connection's peer credentials for the handler.
 func connContext(ctx context.Context, c net.Conn) context.Context {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return ctx
-	}
-	raw, err := uc.SyscallConn()
+	cred, err := peerCred(c)
 	if err != nil {
 		return ctx
 	}
-	var cred *syscall.Ucred
-	raw.Control(func(fd uintptr) {
-		cred, _ = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	})
 	return context.WithValue(ctx, peerKey{}, cred)
 }
 
-// listenSocket listens on the unix socket at path, mode 0600. A socket
-// left by a dead daemon is replaced; a live one is an error.
+// listenSocket listens on the unix socket at path, mode 0600 from the
+// moment it appears there: it is bound and chmodded inside a fresh 0700
+// directory, where no one else can reach it, and then renamed into place.
+// A socket left by a dead daemon is replaced; a live one is an error.
 func listenSocket(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	if conn, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
 		conn.Close()
 		return nil, fmt.Errorf("another schedbot is serving on %s", path)
 	}
-	os.Remove(path)
-	l, err := net.Listen("unix", path)
+	private, err := os.MkdirTemp(dir, ".schedbot-sock-") // mode 0700
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	defer os.RemoveAll(private)
+	tmp := filepath.Join(private, "s")
+	l, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false) // serve removes path itself
+	if err := os.Chmod(tmp, 0o600); err != nil {
 		l.Close()
-		return nil, err
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	return l, nil
 }
@@ -221,5 +283,19 @@ func (d *daemon) apiHandler() http.Handler {
 		}
 		return queueItems(ctx, d.cfg, d.view, q.Orchestrator, q.Queue, q.Limit)
 	})
-	return mux
+	// Only the daemon's own user may call, whatever the request says.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cred, _ := r.Context().Value(peerKey{}).(*syscall.Ucred)
+		if cred == nil || int(cred.Uid) != localUID() {
+			msg := fmt.Sprintf("the local API serves only uid %d; the caller's credentials were not given", localUID())
+			if cred != nil {
+				msg = fmt.Sprintf("the local API serves only uid %d; the caller runs as uid %d", localUID(), cred.Uid)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			json.NewEncoder(w).Encode(apiResponse{Error: msg})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }

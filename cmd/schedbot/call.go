@@ -54,7 +54,11 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	var res any
-	if c := dialDaemon(cfg); c != nil {
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		// serve holds the store: go through it, so its scheduler wakes too.
 		res = resultFor(pos[0])
 		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw)}, res)
