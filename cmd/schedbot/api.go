@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +15,11 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
@@ -31,12 +36,13 @@ type apiResponse struct {
 	Usage  bool            `json:"usage,omitempty"` // the error is a usage error (exit 2)
 }
 
-// callRequest is POST /v1/call.
+// callRequest is POST /v1/call. RequestID is the call's idempotency key.
 type callRequest struct {
 	Orchestrator string          `json:"orchestrator,omitempty"`
 	Profile      string          `json:"profile,omitempty"`
 	Function     string          `json:"function"`
 	Args         json.RawMessage `json:"args,omitempty"`
+	RequestID    string          `json:"requestId,omitempty"`
 }
 
 // queueRequest is POST /v1/queue.
@@ -134,12 +140,12 @@ func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
 	hreq.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return fmt.Errorf("local API: %w", err)
+		return &cutError{err}
 	}
 	defer resp.Body.Close()
 	var r apiResponse
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&r); err != nil {
-		return fmt.Errorf("local API: bad reply (%s): %w", resp.Status, err)
+		return &cutError{fmt.Errorf("bad reply (%s): %w", resp.Status, err)}
 	}
 	if r.Error != "" {
 		if r.Usage {
@@ -151,6 +157,111 @@ func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
 		return nil
 	}
 	return json.Unmarshal(r.Result, out)
+}
+
+// cutError is a call through the local API that got no reply: the daemon
+// may or may not have made it.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return "local API: " + e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// Idempotent calls. Each call through `schedbot call` carries a request id
+// (one per invocation, or --request-id); the call's result is recorded
+// under it in the transaction of the call's effect, so a retry after a
+// cut connection or a crashed daemon returns the first result instead of
+// acting twice, through the daemon or directly on the store.
+const (
+	// requestRetention is how long a request id is remembered.
+	requestRetention = 7 * 24 * time.Hour
+	// maxRequestID bounds a request id's length.
+	maxRequestID = 100
+)
+
+// readOnlyFunctions change nothing, so their results are not recorded.
+var readOnlyFunctions = map[string]bool{"schedule.list": true, "schedule.show": true}
+
+// newRequestID is a fresh request id: a ULID, unique and sortable.
+func newRequestID() string { return ulid.Make().String() }
+
+// checkRequestID refuses an id that is empty, long, or has characters a
+// shell or a log would mangle.
+func checkRequestID(id string) error {
+	if id == "" || len(id) > maxRequestID || strings.IndexFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r))
+	}) >= 0 {
+		return usagef("--request-id %q: want 1 to %d letters, digits, '.', '_', ':' or '-'", id, maxRequestID)
+	}
+	return nil
+}
+
+// requestDigest is what a call asks for, so that a request id reused for
+// another call is refused rather than answered with the first one's result.
+func requestDigest(orchID, profile string, req functions.Request) string {
+	h := sha256.New()
+	for _, part := range []string{orchID, profile, req.Function, req.Actor.SenderID} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	var args bytes.Buffer
+	if json.Compact(&args, req.Args) == nil {
+		h.Write(args.Bytes())
+	} else {
+		h.Write(req.Args)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// callOnce runs req on oc at most once per request id and returns its
+// result as JSON: the first result when the id was seen before. An empty
+// id, or a function that changes nothing, just runs the call.
+func callOnce(ctx context.Context, oc *orch, profile string, req functions.Request, requestID string) (json.RawMessage, error) {
+	if requestID == "" || readOnlyFunctions[req.Function] {
+		res, err := oc.reg.Call(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+	if err := checkRequestID(requestID); err != nil {
+		return nil, err
+	}
+	digest := requestDigest(oc.cfg.ID, profile, req)
+	var out json.RawMessage
+	ran := false
+	err := oc.store.Update(ctx, func(tx store.Tx) error {
+		prev, err := tx.RequestGet(requestID)
+		if err == nil {
+			if prev.Digest != digest {
+				return usagef("--request-id %s was used for another call (%s at %s); give each call its own id",
+					requestID, prev.Function, prev.CreatedAt.Format(time.RFC3339))
+			}
+			out = prev.Result
+			return nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		res, err := oc.reg.CallTx(ctx, tx, req)
+		if err != nil {
+			return err // rolled back: nothing happened, nothing is recorded
+		}
+		if out, err = json.Marshal(res); err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		if _, err := tx.RequestPrune(now.Add(-requestRetention), 100); err != nil {
+			return err
+		}
+		ran = true
+		return tx.RequestPut(&store.Request{Key: requestID, Digest: digest, Function: req.Function, Result: out, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ran {
+		oc.reg.NotifyChanged()
+	}
+	return out, nil
 }
 
 // resultFor is the Go type a function's result decodes into, so that the
@@ -260,7 +371,7 @@ func (d *daemon) apiHandler() http.Handler {
 		if err != nil {
 			return nil, err
 		}
-		return d.orchs[o.ID].reg.Call(ctx, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)})
+		return callOnce(ctx, d.orchs[o.ID], req.Profile, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)}, req.RequestID)
 	})
 	handle("/v1/audit", func(ctx context.Context, body []byte) (any, error) {
 		var q auditQuery

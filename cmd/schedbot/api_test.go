@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	bin "encoding/binary"
@@ -187,4 +188,98 @@ func TestLocalAPI_PeerCredentials(t *testing.T) {
 	if out := c.mustRun("call", "schedule.list"); !strings.Contains(out, "JOB ID") {
 		t.Errorf("list:\n%s", out)
 	}
+}
+
+const onceArgs = `{"scheduleType":"cron","schedule":{"cron":"0 9 * * 1","timezone":"UTC"},
+"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"weekly"}}}`
+
+func jobCount(t *testing.T, c *cli) int {
+	t.Helper()
+	var page struct{ Jobs []json.RawMessage }
+	if err := json.Unmarshal([]byte(c.mustRun("call", "schedule.list", "--json")), &page); err != nil {
+		t.Fatal(err)
+	}
+	return len(page.Jobs)
+}
+
+// TestCall_RequestIDMakesARetrySafe: a call retried with the same request
+// id returns the first result and creates nothing more, through the daemon
+// and, after the daemon is killed, directly on the store: the id and the
+// result were committed with the job.
+func TestCall_RequestIDMakesARetrySafe(t *testing.T) {
+	c := newCLI(t)
+	d := startServe(t, c.data, "--metrics", "off")
+	d.waitReady(t, c.data)
+
+	first := jobIDRe.FindString(c.mustRun("call", "schedule.create", "--request-id", "retry-1", "--args", onceArgs))
+	if first == "" {
+		t.Fatal("no job id")
+	}
+	if again := jobIDRe.FindString(c.mustRun("call", "schedule.create", "--request-id", "retry-1", "--args", onceArgs)); again != first {
+		t.Errorf("retry through the daemon created %s, want the first result %s", again, first)
+	}
+	d.stop(t, syscall.SIGKILL)
+	if again := jobIDRe.FindString(c.mustRun("call", "schedule.create", "--request-id", "retry-1", "--args", onceArgs)); again != first {
+		t.Errorf("retry after the daemon was killed created %s, want the first result %s", again, first)
+	}
+	if n := jobCount(t, c); n != 1 {
+		t.Errorf("%d jobs after three calls with one request id, want 1", n)
+	}
+	// The same id for another call is refused, and changes nothing.
+	other := strings.Replace(onceArgs, "weekly", "other", 1)
+	if _, errs, code := c.run("call", "schedule.create", "--request-id", "retry-1", "--args", other); code != exitUsage || !strings.Contains(errs, "--request-id retry-1 was used for another call") {
+		t.Errorf("reused id: exit %d %s", code, errs)
+	}
+	if _, errs, code := c.run("call", "schedule.create", "--request-id", "a b", "--args", onceArgs); code != exitUsage || !strings.Contains(errs, `--request-id "a b"`) {
+		t.Errorf("bad id: exit %d %s", code, errs)
+	}
+	// Without an id each invocation is its own call.
+	c.mustRun("call", "schedule.create", "--args", onceArgs)
+	if n := jobCount(t, c); n != 2 {
+		t.Errorf("%d jobs, want 2", n)
+	}
+}
+
+// TestCall_CutConnectionSaysRetryIsSafe: when the daemon dies before it
+// answers, the error says that retrying with the call's request id is safe
+// and prints the id.
+func TestCall_CutConnectionSaysRetryIsSafe(t *testing.T) {
+	c := newCLI(t)
+	cfg, err := loadConfig(commonFlags{data: c.data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := listenSocket(cfg.Server.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan callRequest, 2)
+	done := make(chan struct{})
+	go func() { // a daemon that reads the call and dies before answering
+		defer close(done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if req, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
+				var cr callRequest
+				json.NewDecoder(req.Body).Decode(&cr)
+				got <- cr
+			}
+			conn.Close()
+		}
+	}()
+	_, errs, code := c.run("call", "schedule.create", "--args", onceArgs)
+	sent := <-got
+	if code != exitFailed || sent.RequestID == "" || !strings.Contains(errs, "Retrying it with --request-id "+sent.RequestID+" is safe") {
+		t.Errorf("exit %d, request id %q:\n%s", code, sent.RequestID, errs)
+	}
+	_, errs, _ = c.run("call", "schedule.create", "--request-id", "mine-1", "--args", onceArgs)
+	if sent := <-got; sent.RequestID != "mine-1" || !strings.Contains(errs, "--request-id mine-1 is safe") {
+		t.Errorf("given id: sent %q:\n%s", sent.RequestID, errs)
+	}
+	ln.Close()
+	<-done
 }
