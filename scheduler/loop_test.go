@@ -561,8 +561,7 @@ func (l *logLines) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
-// count counts the lines at level and above whose message contains msg,
-// and empties the buffer.
+// take returns the lines at level and above, and empties the buffer.
 func (l *logLines) take(level slog.Level) (lines []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
