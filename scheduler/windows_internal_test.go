@@ -45,7 +45,14 @@ func TestDueWindows_MatchesAWalk(t *testing.T) {
 		"every 90s, ends":        every(90, t0.Add(2*time.Hour+time.Second)),
 		"every hour, ends on it": every(3600, t0.Add(5*time.Hour)),
 		"once":                   mustSpec(t, store.ScheduleOnce, store.Schedule{RunAt: t0.Add(time.Hour)}, time.Time{}),
+		"rrule every 2 days 9am": mustSpec(t, store.ScheduleRRule, store.Schedule{RRule: "FREQ=DAILY;INTERVAL=2;BYHOUR=9;BYMINUTE=0",
+			Timezone: "America/New_York", Dtstart: "2026-03-01T09:00:00"}, time.Time{}),
+		"rrule 6 a day, 40 times": mustSpec(t, store.ScheduleRRule, store.Schedule{RRule: "FREQ=DAILY;BYHOUR=8,9,10;BYMINUTE=0,30;COUNT=40",
+			Timezone: "UTC", Dtstart: "2026-03-07T00:00:00"}, time.Time{}),
 	}
+	late := every(90, time.Time{})
+	late.NotBefore = t0.Add(30 * time.Minute)
+	specs["every 90s, starts later"] = late
 	for name, sp := range specs {
 		first, ok := sp.Next(t0)
 		if !ok {
