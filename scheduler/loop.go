@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"syscall"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -22,6 +23,11 @@ type Options struct {
 	Grace time.Duration
 	// MaxWait is the safety-net wake interval. Default 1 minute.
 	MaxWait time.Duration
+	// RunTimeout bounds how long a run may stay dispatched or running and
+	// still make overlap policy skip the job's next window. A run that
+	// made no progress for longer (a crashed or hung worker) is marked
+	// failed and no longer blocks. Default 1 hour.
+	RunTimeout time.Duration
 	// DispatchedFunc is called after a commit, once per fired window, with
 	// how late it fired. It must not block.
 	DispatchedFunc func(j *store.Job, r *store.Run, lateness time.Duration)
@@ -63,6 +69,9 @@ func New(st store.Store, opts *Options) *Scheduler {
 	if o.MaxWait <= 0 {
 		o.MaxWait = time.Minute
 	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = time.Hour
+	}
 	return &Scheduler{st: st, opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)), wake: make(chan struct{}, 1)}
 }
 
@@ -83,7 +92,9 @@ var schedulerActor = store.Actor{Via: store.ViaScheduler, Sender: "schedbot", Se
 // Run fires due jobs until ctx is done. On start it first applies each
 // job's misfire policy to windows that passed while schedbot was down.
 // Between wakes it sleeps until the earliest nextRunAt (read from the
-// store's index, not a scan), at most MaxWait, or until Wake.
+// store's index, not a scan), at most MaxWait, or until Wake. When the
+// store fails (a full disk), Run logs it once and retries after a back-off
+// of 1s doubling up to MaxWait, and says when writes work again.
 func (s *Scheduler) Run(ctx context.Context) error {
 	if err := s.auditLifecycle(ctx, store.AuditSchedulerStarted); err != nil {
 		return err
@@ -98,27 +109,31 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	failing := 0 // rounds in a row whose store access failed
 	for {
-		if _, err := s.FireDue(ctx, time.Now()); err != nil {
-			if ctx.Err() != nil {
-				return nil
+		wait, err := s.round(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case err != nil:
+			// A store error (a full disk, a busy file) is retried after a
+			// back-off that grows to MaxWait, said once at error level, so
+			// that a failing write neither spins nor floods the log.
+			failing++
+			wait = min(firstBackoff<<min(failing-1, 20), s.opt.MaxWait)
+			if failing == 1 {
+				msg := "store writes failing: firing paused, retrying with back-off"
+				if errors.Is(err, syscall.ENOSPC) {
+					msg = "store's disk is full: firing paused until there is space, retrying with back-off"
+				}
+				s.log.Error(msg, slog.Any("error", err), slog.Duration("maxBackoff", s.opt.MaxWait))
+			} else {
+				s.log.Debug("store still failing", slog.Any("error", err), slog.Int("attempts", failing), slog.Duration("retryIn", wait))
 			}
-			// A store error is logged and retried at the next wake; the
-			// loop must outlive a full disk or a busy file.
-			s.log.Error("fire due jobs", slog.Any("error", err))
-		}
-		wait := s.opt.MaxWait
-		var next time.Time
-		var ok bool
-		err := s.st.View(ctx, func(tx store.Tx) (err error) {
-			next, ok, err = tx.JobNextRunAt()
-			return err
-		})
-		if err != nil && ctx.Err() == nil {
-			s.log.Error("read next run", slog.Any("error", err))
-		}
-		if ok {
-			wait = min(max(time.Until(next), 0), wait)
+		case failing > 0:
+			s.log.Info("store writes recovered: firing resumed", slog.Int("failedAttempts", failing))
+			failing = 0
 		}
 		if s.opt.ArmedFunc != nil {
 			s.opt.ArmedFunc(time.Now().Add(wait))
@@ -129,6 +144,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return nil
 		case <-timer.C:
 		case <-s.wake:
+			// A wake follows a committed change: the store writes again.
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
@@ -137,6 +153,31 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// firstBackoff is the first wait after a failed round; each failure in a
+// row doubles it, up to MaxWait.
+const firstBackoff = time.Second
+
+// round fires what is due and returns how long to wait for the next window
+// (at most MaxWait).
+func (s *Scheduler) round(ctx context.Context) (time.Duration, error) {
+	if _, err := s.FireDue(ctx, time.Now()); err != nil {
+		return 0, fmt.Errorf("fire due jobs: %w", err)
+	}
+	var next time.Time
+	var ok bool
+	err := s.st.View(ctx, func(tx store.Tx) (err error) {
+		next, ok, err = tx.JobNextRunAt()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read next run: %w", err)
+	}
+	if !ok {
+		return s.opt.MaxWait, nil
+	}
+	return min(max(time.Until(next), 0), s.opt.MaxWait), nil
 }
 
 func (s *Scheduler) auditLifecycle(ctx context.Context, action string) error {
@@ -205,8 +246,63 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 	}
 }
 
-// maxCounted bounds how many missed windows are counted one by one.
-const maxCounted = 1_000_000
+// maxCounted bounds how many due windows of a cron job are counted one by
+// one; past it the count is reported as "at least".
+const maxCounted = 1000
+
+// dueWindows counts the windows from first (a due window) up to now and
+// returns the latest of them. An interval's windows are counted by
+// arithmetic; other schedules are walked up to maxCounted (capped says
+// there were more) and the latest window is then found by bisection. After
+// a year down an every-minute job costs about a thousand calls of Next
+// inside the write transaction, not half a million.
+func dueWindows(sp *Spec, first, now time.Time) (count int, capped bool, last time.Time) {
+	if sp.Type == store.ScheduleInterval && sp.Every > 0 {
+		return intervalWindows(sp, first, now)
+	}
+	return walkWindows(sp.Next, first, now)
+}
+
+func intervalWindows(sp *Spec, first, now time.Time) (int, bool, time.Time) {
+	g, ok := sp.Next(first) // back on the grid, should first be off it
+	if !ok || g.After(now) {
+		return 1, false, first
+	}
+	k := now.Sub(g) / sp.Every // windows g, g+Every, … g+k*Every are due
+	if !sp.End.IsZero() {
+		// Next said g is before End; no window at or after End counts.
+		k = min(k, (sp.End.Sub(g)-1)/sp.Every)
+	}
+	return int(k) + 2, false, g.Add(k * sp.Every)
+}
+
+func walkWindows(next func(time.Time) (time.Time, bool), first, now time.Time) (int, bool, time.Time) {
+	count, last := 1, first
+	for {
+		t, ok := next(last)
+		if !ok || t.After(now) {
+			return count, false, last
+		}
+		if count == maxCounted {
+			break
+		}
+		count++
+		last = t
+	}
+	// More windows than are worth counting. next is monotone, so bisect
+	// for the instant lo after which exactly one window is due: next(lo).
+	lo, hi := last, now // next(lo) <= now < next(hi)
+	for hi.Sub(lo) > 1 {
+		mid := lo.Add(hi.Sub(lo) / 2)
+		if t, ok := next(mid); ok && !t.After(now) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	last, _ = next(lo)
+	return count, true, last
+}
 
 // fireJob handles one due job in tx: it applies the misfire and overlap
 // policies, writes the run record, the trigger item and the audit events,
@@ -229,15 +325,10 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		return nil, nil, s.audit(tx, now, store.AuditJobDisabled, j, before, "schedule no longer valid: "+err.Error())
 	}
 	// Count the windows due: the scheduled one and any later ones up to now.
-	count := 1
-	last := j.NextRunAt
-	for count < maxCounted {
-		t, ok := sp.Next(last)
-		if !ok || t.After(now) {
-			break
-		}
-		count++
-		last = t
+	count, capped, last := dueWindows(sp, j.NextRunAt, now)
+	atLeast := ""
+	if capped {
+		atLeast = "at least "
 	}
 	onTime := now.Sub(last) <= s.opt.Grace
 	var fire time.Time // the window to dispatch; zero: none
@@ -253,7 +344,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		if missed > 0 {
 			r := &store.Run{ExecutionID: store.ExecutionID(j.JobID, j.NextRunAt), JobID: j.JobID, ScheduledAt: j.NextRunAt,
 				CompletedAt: now, Status: store.RunMissed, Missed: missed,
-				Reason: fmt.Sprintf("skip_missed: %d window(s) passed while schedbot was not running", missed)}
+				Reason: fmt.Sprintf("skip_missed: %s%d window(s) passed while schedbot was not running", atLeast, missed)}
 			if existing, err := tx.RunGet(r.ExecutionID); err == nil && existing.Status != store.RunMissed {
 				r = nil // this window was dispatched before; nothing was missed
 			} else if err := tx.RunPut(r); err != nil {
@@ -269,7 +360,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		}
 	default: // fire_once_on_recovery: one fire now for the latest window
 		fire = last
-		detail := fmt.Sprintf("fire_once_on_recovery: %d window(s) due, the latest %s fired %s late", count, last.Format(time.RFC3339), now.Sub(last).Round(time.Second))
+		detail := fmt.Sprintf("fire_once_on_recovery: %s%d window(s) due, the latest %s fired %s late", atLeast, count, last.Format(time.RFC3339), now.Sub(last).Round(time.Second))
 		if err := s.audit(tx, now, store.AuditMisfireRecovered, j, nil, detail); err != nil {
 			return nil, nil, err
 		}
@@ -321,18 +412,17 @@ func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (
 		return nil, nil, err
 	}
 	// The job's lastResult follows its latest run (the worker writes both in
-	// one transaction), so the overlap check needs no read of the run.
+	// one transaction), so the overlap check reads the run only when the
+	// job says it is still going.
 	if last := j.LastResult; j.OverlapPolicy != store.OverlapAllow && last != nil && last.ExecutionID != "" &&
 		(last.Status == string(store.RunDispatched) || last.Status == string(store.RunRunning)) {
-		r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
-			Status: store.RunSkipped, Reason: "previous_still_running"}
-		if err := tx.RunPut(r); err != nil {
+		going, err := s.stillGoing(tx, j, last.ExecutionID, now)
+		if err != nil {
 			return nil, nil, err
 		}
-		ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
-			Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
-			Detail: "previous run " + last.ExecutionID + " is still " + last.Status}
-		return nil, r, tx.AuditAppend(ev)
+		if going {
+			return s.skipOverlap(tx, j, last, execID, window, now)
+		}
 	}
 	r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, DispatchedAt: now, Status: store.RunDispatched}
 	if err := tx.RunPut(r); err != nil {
@@ -355,6 +445,55 @@ func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (
 		return nil, nil, err
 	}
 	return &fired{job: j, run: r, lateness: now.Sub(window)}, r, nil
+}
+
+// skipOverlap records window as skipped: the job's previous run is still going.
+func (s *Scheduler) skipOverlap(tx store.Tx, j *store.Job, last *store.Result, execID string, window, now time.Time) (*fired, *store.Run, error) {
+	r := &store.Run{ExecutionID: execID, JobID: j.JobID, ScheduledAt: window, CompletedAt: now,
+		Status: store.RunSkipped, Reason: "previous_still_running"}
+	if err := tx.RunPut(r); err != nil {
+		return nil, nil, err
+	}
+	ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+		Action: store.AuditTriggerSkipped, JobID: j.JobID, ExecutionID: execID,
+		Detail: "previous run " + last.ExecutionID + " is still " + last.Status}
+	return nil, r, tx.AuditAppend(ev)
+}
+
+// stillGoing reports whether the job's latest run, which the job says is
+// dispatched or running, still blocks its next window. A run with no
+// progress (dispatch or start) for RunTimeout is marked failed, so that a
+// crashed or hung worker does not make overlap skip the job forever; the
+// job's lastResult then says so.
+func (s *Scheduler) stillGoing(tx store.Tx, j *store.Job, execID string, now time.Time) (bool, error) {
+	r, err := tx.RunGet(execID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil // no worker runs a trigger without its run record
+	} else if err != nil {
+		return false, err
+	}
+	if r.Status != store.RunDispatched && r.Status != store.RunRunning {
+		return false, nil
+	}
+	since := r.ScheduledAt
+	for _, t := range []time.Time{r.DispatchedAt, r.StartedAt} {
+		if t.After(since) {
+			since = t
+		}
+	}
+	if now.Sub(since) < s.opt.RunTimeout {
+		return true, nil
+	}
+	msg := fmt.Sprintf("no result %s after it was %s (run timeout %s); it no longer blocks the next window",
+		now.Sub(since).Round(time.Second), r.Status, s.opt.RunTimeout)
+	r.Status, r.CompletedAt, r.Error = store.RunFailed, now, msg
+	if err := tx.RunPut(r); err != nil {
+		return false, err
+	}
+	j.LastResult = &store.Result{ExecutionID: execID, Status: string(store.RunFailed), Error: msg}
+	s.log.Warn("run timed out", slog.String("jobId", j.JobID), slog.String("executionId", execID), slog.Duration("since", now.Sub(since)))
+	return false, tx.AuditAppend(&store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor,
+		Action: store.AuditTriggerFailed, JobID: j.JobID, ExecutionID: execID, Detail: msg})
 }
 
 func (s *Scheduler) audit(tx store.Tx, now time.Time, action string, j *store.Job, before *store.Job, detail string) error {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -290,6 +293,80 @@ func TestFireDue_OverlapSkipsWhilePreviousRunning(t *testing.T) {
 	})
 }
 
+// TestFireDue_OverlapStuckRunStopsBlockingAfterRunTimeout: a run left
+// dispatched (its worker crashed) or running (its worker hung) makes skip
+// overlap skip the job's windows only for RunTimeout (default 1 hour) after
+// the run last made progress; then it is marked failed and the job fires.
+func TestFireDue_OverlapStuckRunStopsBlockingAfterRunTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		reg := registry(st, nil)
+		stuck := mustCreate(t, reg, cronJob("* * * * *", "UTC", ""))
+		slow := mustCreate(t, reg, cronJob("* * * * *", "UTC", ""))
+		s := scheduler.New(st, nil)
+		first := stuck.NextRunAt
+		if n, _ := s.FireDue(t.Context(), first); n != 2 {
+			t.Fatalf("first window fired %d", n)
+		}
+		// slow's worker picked its trigger up late and is still running it.
+		startSlow := first.Add(50 * time.Minute)
+		err := st.Update(t.Context(), func(tx store.Tx) error {
+			r, err := tx.RunGet(store.ExecutionID(slow.JobID, first))
+			if err != nil {
+				return err
+			}
+			r.Status, r.StartedAt = store.RunRunning, startSlow
+			j, err := tx.JobGet(slow.JobID)
+			if err != nil {
+				return err
+			}
+			j.LastResult.Status = string(store.RunRunning)
+			if err := tx.RunPut(r); err != nil {
+				return err
+			}
+			return tx.JobPut(j)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []time.Duration{time.Minute, 59 * time.Minute} {
+			if n, _ := s.FireDue(t.Context(), first.Add(at)); n != 0 {
+				t.Errorf("%s after a stuck run: fired %d, want both skipped", at, n)
+			}
+		}
+		fired := func(at time.Time) []string {
+			var ids []string
+			sc := scheduler.New(st, &scheduler.Options{DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { ids = append(ids, j.JobID) }})
+			if _, err := sc.FireDue(t.Context(), at); err != nil {
+				t.Fatal(err)
+			}
+			return ids
+		}
+		if got := fired(first.Add(61 * time.Minute)); len(got) != 1 || got[0] != stuck.JobID {
+			t.Errorf("61 minutes after the stuck dispatch fired %v, want only the stuck job %s", got, stuck.JobID)
+		}
+		rs := runs(t, st, stuck.JobID)
+		old := rs[len(rs)-1]
+		if old.Status != store.RunFailed || !strings.Contains(old.Error, "run timeout 1h0m0s") {
+			t.Errorf("the stuck run = %s %q, want failed by the run timeout", old.Status, old.Error)
+		}
+		if rs[0].Status != store.RunDispatched {
+			t.Errorf("the new window = %s, want dispatched", rs[0].Status)
+		}
+		if acts := strings.Join(auditActions(t, st, stuck.JobID), " "); !strings.Contains(acts, "trigger.failed misfire.recovered trigger.dispatched") &&
+			!strings.Contains(acts, "misfire.recovered trigger.failed trigger.dispatched") {
+			t.Errorf("audit = %s", acts)
+		}
+		// The running one blocks for an hour after it started, then fires.
+		if got := fired(first.Add(109 * time.Minute)); len(got) != 0 {
+			t.Errorf("59 minutes into the slow run fired %v", got)
+		}
+		if got := fired(first.Add(111 * time.Minute)); len(got) != 1 || got[0] != slow.JobID {
+			t.Errorf("61 minutes into the slow run fired %v, want the slow job %s", got, slow.JobID)
+		}
+	})
+}
+
 func TestFireDue_OnceAndEndAtDisable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
@@ -319,23 +396,43 @@ func TestFireDue_OnceAndEndAtDisable(t *testing.T) {
 	})
 }
 
+// TestFireDue_ClockStepsBackDoNotDoubleFire steps the clock back after a
+// window fired and resumes the job then, so that its nextRunAt points at
+// the window already dispatched: only the executionId dedupe stops a
+// second fire.
 func TestFireDue_ClockStepsBackDoNotDoubleFire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newTestStore(t)
-		j := mustCreate(t, registry(st, nil), cronJob("*/5 * * * *", "UTC", `"overlapPolicy":"allow",`))
+		now := time.Now()
+		clock := func() time.Time { return now }
+		reg := functions.NewRegistry(functions.Deps{Store: st, Now: clock, Orchestrator: functions.Orchestrator{
+			ID: "default", Timezone: "UTC", MaxJobs: 100, Functions: []string{"schedule.*", "message.post"}}})
+		j := mustCreate(t, reg, cronJob("*/5 * * * *", "UTC", `"overlapPolicy":"allow",`))
 		s := scheduler.New(st, nil)
 		at := j.NextRunAt
-		s.FireDue(t.Context(), at)
+		if n, err := s.FireDue(t.Context(), at); n != 1 || err != nil {
+			t.Fatalf("first fire = %d, %v", n, err)
+		}
 		for _, back := range []time.Duration{time.Second, 5 * time.Minute, time.Hour} {
-			if n, _ := s.FireDue(t.Context(), at.Add(-back)); n != 0 {
-				t.Errorf("clock %s back: fired %d", back, n)
+			// The clock steps back; someone pauses and resumes the job, which
+			// puts its next run back on the window that already fired.
+			now = at.Add(-back)
+			for _, fn := range []string{"schedule.pause", "schedule.resume"} {
+				if _, err := reg.Call(t.Context(), functions.Request{Function: fn, Args: json.RawMessage(`{"jobId":"` + j.JobID + `"}`), Actor: actor}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if next := getJob(t, st, j.JobID).NextRunAt; next.After(at) {
+				t.Fatalf("clock %s back: next run %s, want it at or before the fired window %s", back, next, at)
+			}
+			for _, fireAt := range []time.Time{now, at} {
+				if n, _ := s.FireDue(t.Context(), fireAt); n != 0 {
+					t.Errorf("clock %s back, firing at %s: fired %d", back, fireAt.Format(time.TimeOnly), n)
+				}
 			}
 		}
-		if n, _ := s.FireDue(t.Context(), at); n != 0 {
-			t.Errorf("same instant again fired %d", n)
-		}
-		if len(triggers(t, st)) != 1 {
-			t.Errorf("%d triggers, want 1", len(triggers(t, st)))
+		if got := len(triggers(t, st)); got != 1 {
+			t.Errorf("%d triggers, want 1", got)
 		}
 		// And a step forward applies the misfire policy: one fire.
 		if n, _ := s.FireDue(t.Context(), at.Add(time.Hour)); n != 1 {
@@ -429,6 +526,95 @@ func TestFireDue_FailureLeavesNoPartialState(t *testing.T) {
 		s := scheduler.New(st, &scheduler.Options{DispatchedFunc: func(*store.Job, *store.Run, time.Duration) { fired.Add(1) }})
 		if n, err := s.FireDue(t.Context(), at); err != nil || n != 3 || fired.Load() != 3 {
 			t.Errorf("retry: %d, %v (callbacks %d)", n, err, fired.Load())
+		}
+	})
+}
+
+// fullDisk fails every Update with ENOSPC while full is set, and counts
+// the attempts. Past 1000 attempts it stops the loop: a hot loop.
+type fullDisk struct {
+	store.Store
+	full     atomic.Bool
+	attempts atomic.Int32
+	stop     func()
+}
+
+func (f *fullDisk) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if !f.full.Load() {
+		return f.Store.Update(ctx, fn)
+	}
+	if f.attempts.Add(1) == 1000 {
+		f.stop()
+	}
+	return fmt.Errorf("write at 8192: %w", syscall.ENOSPC)
+}
+
+// logLines is a slog handler's output, one JSON object per line.
+type logLines struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// take returns the lines at level and above, and empties the buffer.
+func (l *logLines) take(level slog.Level) (lines []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for line := range strings.Lines(l.b.String()) {
+		var rec struct{ Level slog.Level }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Level >= level {
+			lines = append(lines, strings.TrimSpace(line))
+		}
+	}
+	l.b.Reset()
+	return lines
+}
+
+// TestScheduler_Run_FullDiskBacksOffAndRecovers: with the store's disk
+// full the loop retries after a growing back-off (not at once), says so
+// in one error line, and fires the due window by itself once there is
+// space again.
+func TestScheduler_Run_FullDiskBacksOffAndRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		j := mustCreateJob(t, st, "15 * * * *", "UTC") // the bubble starts at 00:00
+		var logs logLines
+		ctx, cancel := context.WithCancel(t.Context())
+		disk := &fullDisk{Store: st, stop: cancel}
+		s := scheduler.New(disk, &scheduler.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		synctest.Wait()
+		disk.full.Store(true)
+		logs.take(slog.LevelDebug)
+
+		time.Sleep(time.Until(j.NextRunAt) + 15*time.Minute) // the window passes with the disk full
+		synctest.Wait()
+		// 1+2+4+8+16+32 s, then once a minute: about 35 attempts in 30 minutes.
+		if n := disk.attempts.Load(); n < 10 || n > 40 {
+			t.Errorf("%d write attempts in 30 minutes of a full disk, want a back-off to one a minute", n)
+		}
+		errs := logs.take(slog.LevelError)
+		if len(errs) != 1 || !strings.Contains(errs[0], "disk is full") || !strings.Contains(errs[0], "no space left on device") {
+			t.Errorf("error lines while the disk is full = %q, want one saying the disk is full", errs)
+		}
+		requireTriggers(t, st)
+
+		disk.full.Store(false) // space returns
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		requireTriggers(t, st, j.NextRunAt.Format(time.RFC3339))
+		if infos := logs.take(slog.LevelInfo); !strings.Contains(strings.Join(infos, "\n"), "store writes recovered") {
+			t.Errorf("no line says the store recovered:\n%s", strings.Join(infos, "\n"))
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
 		}
 	})
 }

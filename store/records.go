@@ -248,6 +248,18 @@ type TriggerPayload struct {
 	Manual bool `json:"manual,omitzero"`
 }
 
+// Request is the recorded outcome of one idempotent call (the local API's
+// request id): a retry that carries the same Key gets Result back instead
+// of running the call again. It is written in the transaction of the
+// call's effect, so the two commit together.
+type Request struct {
+	Key       string          `json:"key"`
+	Digest    string          `json:"digest"` // of what was asked, so a key reused for another call is refused
+	Function  string          `json:"function"`
+	Result    json.RawMessage `json:"result"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
 // AuditEvent is one append-only record of who did what.
 type AuditEvent struct {
 	Seq            uint64          `json:"seq"`

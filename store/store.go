@@ -109,6 +109,14 @@ type Tx interface {
 	// AuditVerify checks the whole hash chain and returns a *ChainError
 	// naming the first record that does not hold; n is how many it checked.
 	AuditVerify() (n int, err error)
+
+	// RequestGet returns the request recorded under key, or ErrNotFound.
+	RequestGet(key string) (*Request, error)
+	// RequestPut records r under r.Key; a key already recorded is ErrExists.
+	RequestPut(r *Request) error
+	// RequestPrune removes up to limit requests created before t, oldest
+	// first, and returns how many it removed.
+	RequestPrune(before time.Time, limit int) (int, error)
 }
 
 // JobListParams filters and pages JobList.

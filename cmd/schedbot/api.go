@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +15,11 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
@@ -31,12 +36,13 @@ type apiResponse struct {
 	Usage  bool            `json:"usage,omitempty"` // the error is a usage error (exit 2)
 }
 
-// callRequest is POST /v1/call.
+// callRequest is POST /v1/call. RequestID is the call's idempotency key.
 type callRequest struct {
 	Orchestrator string          `json:"orchestrator,omitempty"`
 	Profile      string          `json:"profile,omitempty"`
 	Function     string          `json:"function"`
 	Args         json.RawMessage `json:"args,omitempty"`
+	RequestID    string          `json:"requestId,omitempty"`
 }
 
 // queueRequest is POST /v1/queue.
@@ -50,21 +56,76 @@ type apiClient struct {
 	http *http.Client
 }
 
+// localUID is the one user the local API serves and trusts: the daemon
+// refuses other peers, and the CLI refuses a socket or daemon of another
+// user. Tests replace it to play another user.
+var localUID = os.Getuid
+
 // dialDaemon returns a client of the running daemon, or nil when none
-// answers on the configured socket.
-func dialDaemon(cfg *config.Config) *apiClient {
+// answers on the configured socket. A socket that another user owns, or
+// whose serving process runs as another user (SO_PEERCRED), is an error:
+// the CLI would hand that user its calls.
+func dialDaemon(cfg *config.Config) (*apiClient, error) {
 	path := cfg.Server.Socket
-	conn, err := net.DialTimeout("unix", path, 500*time.Millisecond)
+	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil
+		return nil, nil
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != localUID() {
+		return nil, fmt.Errorf("refusing the local API socket %s: it belongs to uid %d, not to you (uid %d)", path, st.Uid, localUID())
+	}
+	conn, err := dialPeer(context.Background(), path, 500*time.Millisecond)
+	if errors.Is(err, errForeignPeer) {
+		return nil, err
+	} else if err != nil {
+		return nil, nil // a socket left by a dead daemon
 	}
 	conn.Close()
 	return &apiClient{http: &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
-		},
-	}}}
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return dialPeer(ctx, path, 0) },
+	}}}, nil
+}
+
+var errForeignPeer = errors.New("served by another user")
+
+// dialPeer connects to the unix socket at path and checks, from the
+// kernel's SO_PEERCRED, that the process serving it runs as localUID.
+func dialPeer(ctx context.Context, path string, timeout time.Duration) (net.Conn, error) {
+	d := net.Dialer{Timeout: timeout}
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	cred, err := peerCred(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("local API %s: read peer credentials: %w", path, err)
+	}
+	if int(cred.Uid) != localUID() {
+		conn.Close()
+		return nil, fmt.Errorf("refusing the local API at %s: %w (pid %d runs as uid %d, you are uid %d)", path, errForeignPeer, cred.Pid, cred.Uid, localUID())
+	}
+	return conn, nil
+}
+
+// peerCred is the kernel's word on who is at the other end of c.
+func peerCred(c net.Conn) (*syscall.Ucred, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return nil, errors.New("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cred *syscall.Ucred
+	var gerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, gerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	return cred, gerr
 }
 
 func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
@@ -79,12 +140,12 @@ func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
 	hreq.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return fmt.Errorf("local API: %w", err)
+		return &cutError{err}
 	}
 	defer resp.Body.Close()
 	var r apiResponse
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&r); err != nil {
-		return fmt.Errorf("local API: bad reply (%s): %w", resp.Status, err)
+		return &cutError{fmt.Errorf("bad reply (%s): %w", resp.Status, err)}
 	}
 	if r.Error != "" {
 		if r.Usage {
@@ -96,6 +157,111 @@ func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
 		return nil
 	}
 	return json.Unmarshal(r.Result, out)
+}
+
+// cutError is a call through the local API that got no reply: the daemon
+// may or may not have made it.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return "local API: " + e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// Idempotent calls. Each call through `schedbot call` carries a request id
+// (one per invocation, or --request-id); the call's result is recorded
+// under it in the transaction of the call's effect, so a retry after a
+// cut connection or a crashed daemon returns the first result instead of
+// acting twice, through the daemon or directly on the store.
+const (
+	// requestRetention is how long a request id is remembered.
+	requestRetention = 7 * 24 * time.Hour
+	// maxRequestID bounds a request id's length.
+	maxRequestID = 100
+)
+
+// readOnlyFunctions change nothing, so their results are not recorded.
+var readOnlyFunctions = map[string]bool{"schedule.list": true, "schedule.show": true}
+
+// newRequestID is a fresh request id: a ULID, unique and sortable.
+func newRequestID() string { return ulid.Make().String() }
+
+// checkRequestID refuses an id that is empty, long, or has characters a
+// shell or a log would mangle.
+func checkRequestID(id string) error {
+	if id == "" || len(id) > maxRequestID || strings.IndexFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r))
+	}) >= 0 {
+		return usagef("--request-id %q: want 1 to %d letters, digits, '.', '_', ':' or '-'", id, maxRequestID)
+	}
+	return nil
+}
+
+// requestDigest is what a call asks for, so that a request id reused for
+// another call is refused rather than answered with the first one's result.
+func requestDigest(orchID, profile string, req functions.Request) string {
+	h := sha256.New()
+	for _, part := range []string{orchID, profile, req.Function, req.Actor.SenderID} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	var args bytes.Buffer
+	if json.Compact(&args, req.Args) == nil {
+		h.Write(args.Bytes())
+	} else {
+		h.Write(req.Args)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// callOnce runs req on oc at most once per request id and returns its
+// result as JSON: the first result when the id was seen before. An empty
+// id, or a function that changes nothing, just runs the call.
+func callOnce(ctx context.Context, oc *orch, profile string, req functions.Request, requestID string) (json.RawMessage, error) {
+	if requestID == "" || readOnlyFunctions[req.Function] {
+		res, err := oc.reg.Call(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+	if err := checkRequestID(requestID); err != nil {
+		return nil, err
+	}
+	digest := requestDigest(oc.cfg.ID, profile, req)
+	var out json.RawMessage
+	ran := false
+	err := oc.store.Update(ctx, func(tx store.Tx) error {
+		prev, err := tx.RequestGet(requestID)
+		if err == nil {
+			if prev.Digest != digest {
+				return usagef("--request-id %s was used for another call (%s at %s); give each call its own id",
+					requestID, prev.Function, prev.CreatedAt.Format(time.RFC3339))
+			}
+			out = prev.Result
+			return nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		res, err := oc.reg.CallTx(ctx, tx, req)
+		if err != nil {
+			return err // rolled back: nothing happened, nothing is recorded
+		}
+		if out, err = json.Marshal(res); err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		if _, err := tx.RequestPrune(now.Add(-requestRetention), 100); err != nil {
+			return err
+		}
+		ran = true
+		return tx.RequestPut(&store.Request{Key: requestID, Digest: digest, Function: req.Function, Result: out, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ran {
+		oc.reg.NotifyChanged()
+	}
+	return out, nil
 }
 
 // resultFor is the Go type a function's result decodes into, so that the
@@ -117,7 +283,8 @@ func resultFor(fn string) any {
 type peerKey struct{}
 
 // peerActor is the OS user on the other end of the socket (SO_PEERCRED):
-// the daemon, not the client, says who called.
+// the daemon, not the client, says who called. apiHandler has refused
+// every connection without credentials.
 func peerActor(ctx context.Context, profile string) store.Actor {
 	a := store.Actor{ChannelProfileID: profile, Via: store.ViaCLI}
 	if cred, ok := ctx.Value(peerKey{}).(*syscall.Ucred); ok && cred != nil {
@@ -129,40 +296,46 @@ func peerActor(ctx context.Context, profile string) store.Actor {
 	return a
 }
 
+// connContext records each connection's peer credentials for the handler.
 func connContext(ctx context.Context, c net.Conn) context.Context {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return ctx
-	}
-	raw, err := uc.SyscallConn()
+	cred, err := peerCred(c)
 	if err != nil {
 		return ctx
 	}
-	var cred *syscall.Ucred
-	raw.Control(func(fd uintptr) {
-		cred, _ = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	})
 	return context.WithValue(ctx, peerKey{}, cred)
 }
 
-// listenSocket listens on the unix socket at path, mode 0600. A socket
-// left by a dead daemon is replaced; a live one is an error.
+// listenSocket listens on the unix socket at path, mode 0600 from the
+// moment it appears there: it is bound and chmodded inside a fresh 0700
+// directory, where no one else can reach it, and then renamed into place.
+// A socket left by a dead daemon is replaced; a live one is an error.
 func listenSocket(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	if conn, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
 		conn.Close()
 		return nil, fmt.Errorf("another schedbot is serving on %s", path)
 	}
-	os.Remove(path)
-	l, err := net.Listen("unix", path)
+	private, err := os.MkdirTemp(dir, ".schedbot-sock-") // mode 0700
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	defer os.RemoveAll(private)
+	tmp := filepath.Join(private, "s")
+	l, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false) // serve removes path itself
+	if err := os.Chmod(tmp, 0o600); err != nil {
 		l.Close()
-		return nil, err
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	return l, nil
 }
@@ -198,7 +371,7 @@ func (d *daemon) apiHandler() http.Handler {
 		if err != nil {
 			return nil, err
 		}
-		return d.orchs[o.ID].reg.Call(ctx, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)})
+		return callOnce(ctx, d.orchs[o.ID], req.Profile, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)}, req.RequestID)
 	})
 	handle("/v1/audit", func(ctx context.Context, body []byte) (any, error) {
 		var q auditQuery
@@ -221,5 +394,19 @@ func (d *daemon) apiHandler() http.Handler {
 		}
 		return queueItems(ctx, d.cfg, d.view, q.Orchestrator, q.Queue, q.Limit)
 	})
-	return mux
+	// Only the daemon's own user may call, whatever the request says.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cred, _ := r.Context().Value(peerKey{}).(*syscall.Ucred)
+		if cred == nil || int(cred.Uid) != localUID() {
+			msg := fmt.Sprintf("the local API serves only uid %d; the caller's credentials were not given", localUID())
+			if cred != nil {
+				msg = fmt.Sprintf("the local API serves only uid %d; the caller runs as uid %d", localUID(), cred.Uid)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			json.NewEncoder(w).Encode(apiResponse{Error: msg})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }

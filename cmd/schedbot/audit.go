@@ -47,7 +47,11 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var events []*store.AuditEvent
-	if c := dialDaemon(cfg); c != nil {
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		err = c.do(ctx, "/v1/audit", q, &events)
 	} else {
 		events, err = auditEvents(ctx, cfg, viewDirect, q)
@@ -117,7 +121,11 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	var results []verifyResult
-	if c := dialDaemon(cfg); c != nil {
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		err = c.do(ctx, "/v1/audit/verify", auditQuery{Orchestrator: *orchID}, &results)
 	} else {
 		results, err = verifyAudit(ctx, cfg, viewDirect, *orchID)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	argsJSON := fs.String("args", "", "arguments as a JSON object")
 	argsFile := fs.String("args-file", "", "read the arguments from FILE (- for standard input)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	requestID := fs.String("request-id", "", "idempotency key: a retry with the same id returns the first result instead of acting twice (default: a new id each call)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +47,11 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("--args-file: %w", rerr)
 		}
 	}
+	if *requestID == "" {
+		*requestID = newRequestID()
+	} else if err := checkRequestID(*requestID); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(common)
 	if err != nil {
 		return err
@@ -53,18 +60,28 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	var res any
-	if c := dialDaemon(cfg); c != nil {
+	res := resultFor(pos[0])
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		// serve holds the store: go through it, so its scheduler wakes too.
-		res = resultFor(pos[0])
-		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw)}, res)
+		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw), RequestID: *requestID}, res)
+		var cut *cutError
+		if errors.As(err, &cut) {
+			return fmt.Errorf("%w\nThe daemon may or may not have made the call. Retrying it with --request-id %s is safe: it returns the first result and never acts twice.", err, *requestID)
+		}
 	} else {
 		var oc *orch
 		if oc, err = openOrch(cfg, o, discardLogger(), nil); err != nil {
 			return err
 		}
 		defer oc.Close()
-		res, err = oc.reg.Call(ctx, functions.Request{Function: pos[0], Args: raw, Actor: cliActor(*profileID)})
+		var out json.RawMessage
+		if out, err = callOnce(ctx, oc, *profileID, functions.Request{Function: pos[0], Args: raw, Actor: cliActor(*profileID)}, *requestID); err == nil {
+			err = json.Unmarshal(out, res)
+		}
 	}
 	if err != nil {
 		return err

@@ -48,7 +48,9 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if prof.Channel != config.ChannelTerminal {
 		return usagef("--profile %s is a %s profile; chat talks through a terminal profile", pid, prof.Channel)
 	}
-	if dialDaemon(cfg) != nil {
+	if c, err := dialDaemon(cfg); err != nil {
+		return err
+	} else if c != nil {
 		return fmt.Errorf("a schedbot serve is running on %s and holds the stores; stop it to chat, or use `schedbot call`", cfg.Server.Socket)
 	}
 	ctx, cancel := context.WithCancel(ctx)

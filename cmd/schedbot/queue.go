@@ -34,7 +34,11 @@ func runQueue(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var reports []queueReport
-	if c := dialDaemon(cfg); c != nil {
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	if c != nil {
 		err = c.do(ctx, "/v1/queue", queueRequest{Orchestrator: *orchID, Queue: store.QueueName(*queue), Limit: *limit}, &reports)
 	} else {
 		reports, err = queueItems(ctx, cfg, viewDirect, *orchID, store.QueueName(*queue), *limit)

@@ -229,6 +229,13 @@ func (s *Store) init(readOnly bool) error {
 		if err := upgrade(tx); err != nil {
 			return fmt.Errorf("upgrade schema: %w", err)
 		}
+		// Added after schema 2, in place: a store without them reads as
+		// having recorded no request.
+		for _, b := range [][]byte{bucketRequests, bucketRequestsAt} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
 		return check(tx)
 	})
 }

@@ -386,3 +386,48 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpen_AddsTheRequestBuckets: a store written before requests were
+// recorded reads as having none (also read-only), and gains their buckets
+// when opened for writing.
+func TestOpen_AddsTheRequestBuckets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "automation.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("requests")); err != nil {
+			return err
+		}
+		return tx.DeleteBucket([]byte("requests_at"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	ro, err := bolt.Open(path, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("open read-only a store without request buckets: %v", err)
+	}
+	err = ro.View(t.Context(), func(tx store.Tx) error { _, err := tx.RequestGet("k"); return err })
+	ro.Close()
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("get from a store without request buckets = %v, want ErrNotFound", err)
+	}
+	s, err = bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.RequestPut(&store.Request{Key: "k", CreatedAt: t0})
+	}); err != nil {
+		t.Errorf("put after reopening for writing: %v", err)
+	}
+}

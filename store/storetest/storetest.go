@@ -43,6 +43,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ChangingARecordAfterPutChangesNothing", testPutCopies},
 		{"ViewRejectsWrites", testViewRejectsWrites},
 		{"CanceledContextDoesNothing", testCanceled},
+		{"RequestsRecordOnceAndPrune", testRequests},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -949,6 +950,76 @@ func testAuditPaging(t *testing.T, s store.Store) {
 		}
 		if evs, _ := tx.AuditList(&store.AuditListParams{JobID: "J1"}); len(evs) != 1500 {
 			t.Errorf("AuditList(job J1) = %d events, want 1500", len(evs))
+		}
+		return nil
+	})
+}
+
+var errRollback = errors.New("roll back")
+
+func testRequests(t *testing.T, s store.Store) {
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.RequestGet("k1"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("get a key never recorded = %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	reqs := []*store.Request{
+		{Key: "k1", Digest: "d1", Function: "schedule.create", Result: json.RawMessage(`{"job":{"jobId":"J1","inputs":{}}}`), CreatedAt: t0},
+		{Key: "k2", Digest: "d2", Function: "schedule.pause", Result: json.RawMessage(`{}`), CreatedAt: t0.Add(time.Hour)},
+		{Key: "k3", Digest: "d3", Function: "message.post", Result: json.RawMessage(`[]`), CreatedAt: t0.Add(2 * time.Hour)},
+	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, r := range reqs {
+			if err := tx.RequestPut(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// A key is recorded once; a failed transaction records nothing.
+	err := s.Update(context.Background(), func(tx store.Tx) error {
+		if err := tx.RequestPut(&store.Request{Key: "k1", Digest: "other", CreatedAt: t0}); !errors.Is(err, store.ErrExists) {
+			t.Errorf("put k1 again = %v, want ErrExists", err)
+		}
+		if err := tx.RequestPut(&store.Request{Key: "k4", CreatedAt: t0}); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatal(err)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		for _, want := range reqs {
+			got, err := tx.RequestGet(want.Key)
+			if err != nil {
+				return err
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("request %s (-put +got):\n%s", want.Key, d)
+			}
+		}
+		if _, err := tx.RequestGet("k4"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("k4 of a rolled-back transaction: %v", err)
+		}
+		return nil
+	})
+	// Pruning removes the oldest first, at most limit, and only before t.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if n, err := tx.RequestPrune(t0.Add(90*time.Minute), 1); n != 1 || err != nil {
+			t.Errorf("prune limit 1 = %d, %v", n, err)
+		}
+		if n, err := tx.RequestPrune(t0.Add(90*time.Minute), 10); n != 1 || err != nil {
+			t.Errorf("prune the rest before t0+90m = %d, %v", n, err)
+		}
+		return nil
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		for key, kept := range map[string]bool{"k1": false, "k2": false, "k3": true} {
+			if _, err := tx.RequestGet(key); (err == nil) != kept {
+				t.Errorf("after pruning, %s: %v (want kept %v)", key, err, kept)
+			}
 		}
 		return nil
 	})

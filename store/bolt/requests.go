@@ -1,0 +1,78 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Idempotent calls' results. Written straight to bbolt (they are few and
+// small), not through the pending records of a burst.
+var (
+	bucketRequests   = []byte("requests")    // key -> JSON Request
+	bucketRequestsAt = []byte("requests_at") // createdAt(8) + key -> nil, for pruning
+)
+
+func (t *tx) RequestGet(key string) (*store.Request, error) {
+	b := t.b.Bucket(bucketRequests)
+	var v []byte
+	if b != nil { // a file opened read-only before its first write has none
+		v = b.Get([]byte(key))
+	}
+	if v == nil {
+		return nil, notFound("request", key)
+	}
+	var r store.Request
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, fmt.Errorf("request %s: %w: %v", key, store.ErrCorrupt, err)
+	}
+	return &r, nil
+}
+
+func (t *tx) RequestPut(r *store.Request) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if r.Key == "" {
+		return errors.New("put request: empty key")
+	}
+	b, at := t.b.Bucket(bucketRequests), t.b.Bucket(bucketRequestsAt)
+	if b.Get([]byte(r.Key)) != nil {
+		return fmt.Errorf("request %s: %w", r.Key, store.ErrExists)
+	}
+	v, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := b.Put([]byte(r.Key), v); err != nil {
+		return err
+	}
+	return at.Put(append(timeKey(r.CreatedAt), r.Key...), nil)
+}
+
+func (t *tx) RequestPrune(before time.Time, limit int) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	b, at := t.b.Bucket(bucketRequests), t.b.Bucket(bucketRequestsAt)
+	end := timeKey(before)
+	var keys [][]byte
+	c := at.Cursor()
+	for k, _ := c.First(); k != nil && bytes.Compare(k[:8], end) < 0 && len(keys) < limit; k, _ = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := at.Delete(k); err != nil {
+			return 0, err
+		}
+		if err := b.Delete(k[8:]); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}
