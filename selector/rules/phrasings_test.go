@@ -3,7 +3,6 @@ package rules
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -74,9 +73,8 @@ func tableJobRefs() []selector.JobRef {
 	return refs
 }
 
-// sched is any schedule, decoded generically from a call's JSON or from the
-// table's compact form, so rrule and startAt can be read before the store
-// has fields for them.
+// sched is any schedule, decoded from a call's JSON or from the table's
+// compact form.
 type sched struct {
 	Type         string
 	Cron         string
@@ -90,27 +88,30 @@ type sched struct {
 	EndAt        time.Time // exclusive
 }
 
-// errNotYet marks what the scheduler on this branch cannot compute yet.
-var errNotYet = errors.New("rrule/startAt not yet supported")
-
-// compileSchedule is the one switch for schedule kinds the scheduler does
-// not have yet: rrule (store.ScheduleRRule, Schedule.RRule, Schedule.Dtstart)
-// and a job's startAt (scheduler.Spec.NotBefore) are being added on another
-// branch. Once they land, build the store.Schedule with RRule/Dtstart (a
-// missing Dtstart anchors at now, as creation does), set sp.NotBefore, and
-// drop the errNotYet branch.
-var compileSchedule = func(s sched) (func(after time.Time, n int) []time.Time, error) {
-	if s.Type == "rrule" || s.RRule != "" || !s.NotBefore.IsZero() {
-		return nil, errNotYet
+// compileSchedule computes a schedule's fires as the create handler would:
+// an interval with no anchor starts now, an rrule with no dtstart is
+// anchored at its first occurrence after now (scheduler.AnchorRRule), and a
+// job's startAt is the Spec's NotBefore.
+func compileSchedule(s sched) (func(after time.Time, n int) []time.Time, error) {
+	st := store.Schedule{Cron: s.Cron, Timezone: s.Timezone, EverySeconds: s.EverySeconds, StartAt: s.StartAt, RunAt: s.RunAt,
+		RRule: s.RRule, Dtstart: s.Dtstart}
+	if s.Type == store.ScheduleInterval && st.StartAt.IsZero() {
+		st.StartAt = phrasingsNow
 	}
-	st := store.Schedule{Cron: s.Cron, Timezone: s.Timezone, EverySeconds: s.EverySeconds, StartAt: s.StartAt, RunAt: s.RunAt}
-	if s.Type == "interval" && st.StartAt.IsZero() {
-		st.StartAt = phrasingsNow // the create handler anchors an interval at now
+	if s.Type == store.ScheduleRRule && st.Dtstart == "" {
+		loc, err := scheduler.LoadLocation(s.Timezone)
+		if err != nil {
+			return nil, err
+		}
+		if st.Dtstart, err = scheduler.AnchorRRule(s.RRule, loc, phrasingsNow); err != nil {
+			return nil, err
+		}
 	}
 	sp, err := scheduler.NewSpec(s.Type, st, s.EndAt)
 	if err != nil {
 		return nil, err
 	}
+	sp.NotBefore = s.NotBefore
 	return sp.NextN, nil
 }
 
@@ -254,8 +255,9 @@ func parseExpect(expect string) (s sched, jobAlias string, err error) {
 			return s, "", err
 		}
 	case "rrule":
+		// No dtstart: anchored as a new job is, at its first occurrence
+		// after now (every other Tuesday said on a Friday starts next Tuesday).
 		s.Type, s.RRule, s.Timezone = "rrule", body, zone
-		s.Dtstart = phrasingsNow.In(loc).Format("2006-01-02T15:04:05")
 	default:
 		return s, "", fmt.Errorf("schedule kind %q", kind)
 	}
@@ -456,16 +458,10 @@ func score(r phrasing, d decided) (outcome, why string) {
 		return wrong, "schedule: " + err.Error()
 	}
 	gotFires, err := fireSet(got)
-	if errors.Is(err, errNotYet) {
-		return failed, err.Error()
-	}
 	if err != nil {
 		return wrong, "does not compile: " + err.Error()
 	}
 	wantFires, err := fireSet(want)
-	if errors.Is(err, errNotYet) {
-		return failed, err.Error()
-	}
 	if err != nil {
 		return wrong, "table: " + err.Error()
 	}
@@ -506,8 +502,7 @@ func scoreList(expect string, args json.RawMessage) (string, string) {
 }
 
 // TestPhrasingsTable checks the table itself: every expected schedule
-// compiles (or is an rrule/startAt, compiled later), fires at least once
-// after now, and names a job that exists.
+// compiles, fires at least once after now, and names a job that exists.
 func TestPhrasingsTable(t *testing.T) {
 	rows := loadPhrasings(t)
 	questions := 0
@@ -558,7 +553,6 @@ func TestPhrasingsTable(t *testing.T) {
 		}
 		fs, err := fireSet(s)
 		switch {
-		case errors.Is(err, errNotYet):
 		case err != nil:
 			t.Errorf("%s: %v", at, err)
 		case strings.HasPrefix(fs, "[]"):
@@ -667,7 +661,12 @@ func TestPhrasingsScoring(t *testing.T) {
 		{"once in the sender's zone", row("create", "once:2026-11-21T09:00"), create("once", `{"runAt":"2026-11-21T14:00:00Z"}`, ""), passed},
 		{"other text", phrasing{kind: "create", expect: "once:2026-11-21T09:00", msg: "hi!", channel: "-"}, create("once", `{"runAt":"2026-11-21T14:00:00Z"}`, ""), wrong},
 		{"other channel", phrasing{kind: "create", expect: "once:2026-11-21T09:00", msg: "hi", channel: "#team"}, create("once", `{"runAt":"2026-11-21T14:00:00Z"}`, ""), wrong},
-		{"rrule waits for the scheduler", row("create", "rrule:FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0"), create("cron", `{"cron":"0 9 1-7 * 1","timezone":"America/New_York"}`, ""), failed},
+		{"same rrule", row("create", "rrule:FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0"), create("rrule", `{"rrule":"FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0","timezone":"America/New_York"}`, ""), passed},
+		{"first monday is not every monday", row("create", "rrule:FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0"), create("cron", `{"cron":"0 9 * * 1","timezone":"America/New_York"}`, ""), wrong},
+		{"every other tuesday starts next tuesday", row("create", "rrule:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;BYHOUR=10;BYMINUTE=0"), create("once", `{"runAt":"2026-11-24T15:00:00Z"}`, `,"endAt":"2026-11-25T00:00:00Z"`), wrong},
+		{"every other tuesday anchored a week late", row("create", "rrule:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;BYHOUR=10;BYMINUTE=0"), create("rrule", `{"rrule":"FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;BYHOUR=10;BYMINUTE=0","timezone":"America/New_York","dtstart":"2026-12-01T10:00:00"}`, ""), wrong},
+		{"a job's startAt", row("create", "cron:0 9 * * * startAt=2026-12-01T05:00:00Z"), create("cron", `{"cron":"0 9 * * *","timezone":"America/New_York"}`, `,"startAt":"2026-12-01T05:00:00Z"`), passed},
+		{"startAt dropped", row("create", "cron:0 9 * * * startAt=2026-12-01T05:00:00Z"), create("cron", `{"cron":"0 9 * * *","timezone":"America/New_York"}`, ""), wrong},
 		{"asked where a call was wanted", row("create", "cron:0 9 * * 1"), decided{kind: "clarify", missing: "time"}, failed},
 		{"a call where a question was wanted", row("clarify", "time"), create("once", `{"runAt":"2026-11-21T14:00:00Z"}`, ""), wrong},
 		{"the question wanted", row("clarify", "time"), decided{kind: "clarify", missing: "time"}, passed},
