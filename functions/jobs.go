@@ -41,10 +41,14 @@ type JobResult struct {
 
 func (c *Call) orch() Orchestrator { return c.r.deps.Orchestrator }
 
-// jobSpec is the Spec of a job's schedule; timezone defaults to the
-// orchestrator's for interval and once jobs, and is required for cron.
+// jobSpec is the Spec of a job's schedule, bounded by its startAt and endAt.
 func jobSpec(j *store.Job) (*scheduler.Spec, error) {
-	return scheduler.NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
+	sp, err := scheduler.NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
+	if err != nil {
+		return nil, err
+	}
+	sp.NotBefore = j.StartAt
+	return sp, nil
 }
 
 func invalid(err error) error {
@@ -56,22 +60,39 @@ func invalid(err error) error {
 }
 
 // checkSchedule validates a job's schedule against now, fills defaults
-// (zone, interval anchor) and returns its spec.
+// (zone, interval anchor, rrule dtstart) and returns its spec.
 func (c *Call) checkSchedule(j *store.Job) (*scheduler.Spec, error) {
 	if j.ScheduleType != store.ScheduleCron && j.Schedule.Timezone == "" {
 		j.Schedule.Timezone = c.orch().Timezone
 	}
+	j.StartAt = j.StartAt.UTC()
 	if j.ScheduleType == store.ScheduleInterval && j.Schedule.StartAt.IsZero() {
 		j.Schedule.StartAt = c.Now
+		if j.StartAt.After(c.Now) { // "every 2 hours starting Monday 9:00": the grid starts there
+			j.Schedule.StartAt = j.StartAt
+		}
 	}
 	j.Schedule.StartAt = j.Schedule.StartAt.UTC()
 	j.Schedule.RunAt = j.Schedule.RunAt.UTC()
 	j.EndAt = j.EndAt.UTC()
+	limit := c.Now.Add(MaxAhead)
+	if !j.StartAt.IsZero() {
+		if j.StartAt.After(limit) {
+			return nil, fieldErr("startAt", "more than 10 years ahead")
+		}
+		if !j.EndAt.IsZero() && !j.EndAt.After(j.StartAt) {
+			return nil, fieldErr("endAt", "%s is not after startAt %s", j.EndAt.Format(time.RFC3339), j.StartAt.Format(time.RFC3339))
+		}
+	}
+	if j.ScheduleType == store.ScheduleRRule {
+		if err := c.checkRRule(j); err != nil {
+			return nil, err
+		}
+	}
 	sp, err := jobSpec(j)
 	if err != nil {
 		return nil, invalid(err)
 	}
-	limit := c.Now.Add(MaxAhead)
 	switch j.ScheduleType {
 	case store.ScheduleOnce:
 		if j.Schedule.RunAt.Before(c.Now.Add(-GraceRunAt)) {
@@ -94,6 +115,43 @@ func (c *Call) checkSchedule(j *store.Job) (*scheduler.Spec, error) {
 		}
 	}
 	return sp, nil
+}
+
+// checkRRule fills an rrule's dtstart when none is given (its first
+// occurrence after now, or after startAt: see scheduler.AnchorRRule) and
+// checks that the rule fires within 10 years.
+func (c *Call) checkRRule(j *store.Job) error {
+	s := &j.Schedule
+	loc, err := scheduler.LoadLocation(s.Timezone)
+	if err != nil {
+		return fieldErr("schedule.timezone", "%v", err)
+	}
+	if s.RRule == "" {
+		return fieldErr("schedule.rrule", "is required for an rrule schedule (e.g. FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0)")
+	}
+	if s.Dtstart == "" {
+		from := c.Now
+		if j.StartAt.After(from) {
+			from = j.StartAt.Add(-time.Nanosecond) // the first occurrence at or after startAt
+		}
+		dt, err := scheduler.AnchorRRule(s.RRule, loc, from)
+		if err != nil {
+			return fieldErr("schedule.rrule", "%v", err)
+		}
+		s.Dtstart = dt
+	}
+	sp, err := scheduler.NewSpec(j.ScheduleType, *s, time.Time{})
+	if err != nil {
+		return invalid(err)
+	}
+	next, ok := sp.Next(c.Now)
+	switch {
+	case !ok:
+		return fieldErr("schedule.rrule", "never fires after %s (see its COUNT, UNTIL and schedule.dtstart)", c.Now.Format(time.RFC3339))
+	case next.After(c.Now.Add(MaxAhead)):
+		return fieldErr("schedule.rrule", "first fires on %s, more than 10 years ahead", next.Format(time.RFC3339))
+	}
+	return nil
 }
 
 // firstRun is the job's next fire after now. A once job inside the

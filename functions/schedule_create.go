@@ -18,6 +18,7 @@ type scheduleCreateArgs struct {
 	Name           string             `json:"name"`
 	ScheduleType   string             `json:"scheduleType"`
 	Schedule       store.Schedule     `json:"schedule"`
+	StartAt        time.Time          `json:"startAt"`
 	EndAt          time.Time          `json:"endAt"`
 	TargetAction   store.TargetAction `json:"targetAction"`
 	TargetRef      *store.TargetRef   `json:"targetRef"`
@@ -51,6 +52,7 @@ func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
 		CreatedBy:      c.Actor,
 		ScheduleType:   a.ScheduleType,
 		Schedule:       a.Schedule,
+		StartAt:        a.StartAt,
 		EndAt:          a.EndAt,
 		TargetAction:   a.TargetAction,
 		TargetRef:      a.TargetRef,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -35,6 +36,7 @@ type scheduleUpdateArgs struct {
 	Name          Opt[string]             `json:"name"`
 	ScheduleType  Opt[string]             `json:"scheduleType"`
 	Schedule      Opt[store.Schedule]     `json:"schedule"`
+	StartAt       Opt[time.Time]          `json:"startAt"`
 	EndAt         Opt[time.Time]          `json:"endAt"`
 	TargetAction  Opt[store.TargetAction] `json:"targetAction"`
 	TargetRef     Opt[store.TargetRef]    `json:"targetRef"`
@@ -71,6 +73,13 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 	}
 	if a.Schedule.Set {
 		j.Schedule = a.Schedule.V
+		rearm = true
+	}
+	if a.StartAt.Set {
+		if !a.Schedule.Set && anchoredAtStart(j) {
+			j.Schedule.Dtstart = "" // the default anchor follows startAt: checkSchedule sets it again
+		}
+		j.StartAt = a.StartAt.V // zero when null: no start bound
 		rearm = true
 	}
 	if a.EndAt.Set {
@@ -114,6 +123,20 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// anchoredAtStart reports whether j's rrule dtstart is the one its startAt
+// gave it (its first occurrence at or after startAt), not one a person chose.
+func anchoredAtStart(j *store.Job) bool {
+	if j.ScheduleType != store.ScheduleRRule || j.StartAt.IsZero() || j.Schedule.Dtstart == "" {
+		return false
+	}
+	loc, err := scheduler.LoadLocation(j.Schedule.Timezone)
+	if err != nil {
+		return false
+	}
+	dt, err := scheduler.AnchorRRule(j.Schedule.RRule, loc, j.StartAt.Add(-time.Nanosecond))
+	return err == nil && dt == j.Schedule.Dtstart
 }
 
 // change runs fn on a job and stores the result with its audit event in

@@ -65,6 +65,8 @@ Usage:
   schedbot audit verify [--orchestrator ID]
   schedbot queue [--orchestrator ID] [--queue NAME] [--limit N] [--json]
   schedbot parse [--now RFC3339] [--tz IANA] [--profile ID] TEXT
+  schedbot next --tz IANA [--after RFC3339] [--count N] [--dtstart LOCAL] EXPR
+  schedbot describe [--tz IANA] [--dtstart LOCAL] EXPR   (EXPR: a cron or an RRULE)
   schedbot cron next --tz IANA [--after RFC3339] [--count N] EXPR
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
@@ -99,6 +101,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runAudit(ctx, rest, stdout, stderr)
 	case "cron":
 		return runCron(ctx, rest, stdout, stderr)
+	case "next":
+		return runNext(ctx, rest, stdout, stderr)
+	case "describe":
+		return runDescribe(ctx, rest, stdout, stderr)
 	case "functions":
 		return runFunctions(ctx, rest, stdout, stderr)
 	case "version", "--version":
