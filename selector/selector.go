@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/schedbot/schedbot/store"
 )
 
 // Missing says what a clarification asks for.
@@ -50,6 +52,34 @@ type JobRef struct {
 	ChannelID   string
 	CreatedBy   string
 	State       string
+	// ScheduleType and Schedule let an update keep what its words do not
+	// change ("move the standup to 10am" keeps its days and zone).
+	ScheduleType string
+	Schedule     store.Schedule
+}
+
+// RefOf is what the selector may know of a job. Chat and parse both use
+// it, so a reference resolves the same way through either.
+func RefOf(j *store.Job) JobRef {
+	ref := JobRef{JobID: j.JobID, Name: j.Name, Description: j.Description, State: string(j.State),
+		CreatedBy: j.CreatedBy.SenderID, ScheduleType: j.ScheduleType, Schedule: j.Schedule}
+	switch a := j.TargetAction; {
+	case a.Type == store.ActionWorkflowStart:
+		ref.Text = "workflow " + a.WorkflowID
+	case a.FunctionID == "message.post":
+		var p struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(a.FunctionArgs, &p) == nil {
+			ref.Text = p.Text
+		}
+	default:
+		ref.Text = a.FunctionID
+	}
+	if j.TargetRef != nil {
+		ref.ChannelID = j.TargetRef.ChannelID
+	}
+	return ref
 }
 
 // Pending is a question asked and not yet answered.
@@ -59,13 +89,15 @@ type Pending struct {
 	Expires time.Time `json:"expires"`
 }
 
-// Decision is exactly one of a call, a clarification or unsupported.
+// Decision is exactly one of a call, a clarification, unsupported or a
+// reply (help: never a call).
 type Decision struct {
 	Function    string          `json:"function,omitempty"`
 	Args        json.RawMessage `json:"args,omitempty"`
 	Clarify     string          `json:"clarify,omitempty"`
 	Missing     string          `json:"missing,omitempty"`
 	Unsupported string          `json:"unsupported,omitempty"`
+	Reply       string          `json:"reply,omitempty"`
 	// Pending is set with a clarification: what to remember so the next
 	// message can complete the request.
 	Pending *Pending `json:"-"`

@@ -68,7 +68,12 @@ var tableJobs = map[string]tableJob{
 func tableJobRefs() []selector.JobRef {
 	var refs []selector.JobRef
 	for _, k := range slices.Sorted(maps.Keys(tableJobs)) {
-		refs = append(refs, tableJobs[k].ref)
+		j := tableJobs[k]
+		ref := j.ref
+		ref.ScheduleType = j.sched.Type
+		ref.Schedule = store.Schedule{Cron: j.sched.Cron, Timezone: j.sched.Timezone, EverySeconds: j.sched.EverySeconds,
+			StartAt: j.sched.StartAt, RunAt: j.sched.RunAt}
+		refs = append(refs, ref)
 	}
 	return refs
 }

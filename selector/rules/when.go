@@ -1,310 +1,1352 @@
 package rules
 
 import (
-	"fmt"
-	"regexp"
+	"math"
+	"slices"
 	"strings"
 	"time"
-	"unicode"
-
-	"github.com/olebedev/when"
-	"github.com/olebedev/when/rules"
-	"github.com/olebedev/when/rules/en"
 )
 
-// clock is a time of day as written.
-type clock struct {
-	h, m      int
-	ambiguous bool // a bare 1-6 with no am/pm (NL_SPEC decision 2)
+// The grammar of the "when". A block of tokens is read phrase by phrase;
+// each production consumes the tokens it understands and adds what they
+// mean to a when. A block is accepted only if every token in it is
+// consumed and the phrases agree with each other: what a production does
+// not understand is never skipped.
+
+// clk is a time of day as written.
+type clk struct {
+	h, m int
+	ap   byte // 'a' or 'p' when written; 0 when not
+	zero bool // written with a leading zero or as four digits: 24-hour
 }
 
-func (c clock) String() string {
-	ap := "AM"
-	if c.h >= 12 {
-		ap = "PM"
+// resolved is the hour on a 24-hour clock; ambiguous reports a bare 1-6
+// (NL_SPEC decision 2), part the part of the day that settles it.
+func (c clk) resolved(part string) (h int, ambiguous bool) {
+	switch {
+	case c.ap == 'a':
+		return c.h % 12, false
+	case c.ap == 'p':
+		return c.h%12 + 12, false
+	case c.zero || c.h == 0 || c.h >= 13:
+		return c.h, false
 	}
-	h := c.h % 12
-	if h == 0 {
-		h = 12
-	}
-	return fmt.Sprintf("%d:%02d %s", h, c.m, ap)
-}
-
-var (
-	secondsRe = regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}\b`)
-	noonRe    = regexp.MustCompile(`\b(?:at\s+)?(noon|midday|midnight)\b`)
-	// "at 9", "9am", "9:30 pm", "at 17:00", "0600", "at 9 o'clock"
-	clockRe = regexp.MustCompile(`(?:\b(at|@)\s*)?\b(\d{1,2})(?:[:.h](\d{2}))?(?:\s*(a\.?m\.?|p\.?m\.?|o'?clock|h\b))?(?:\b|$)`)
-	// "0600" as a 24-hour time, only after "at".
-	milRe   = regexp.MustCompile(`\bat\s+([01]\d|2[0-3])([0-5]\d)\b|\b(0\d)([0-5]\d)\b`)
-	vagueRe = regexp.MustCompile(`\b(morning|afternoon|evening|tonight|night|lunch(?:time)?|eod|end of (?:the )?day|later|soon|sometime)\b`)
-)
-
-// takeClocks finds every time of day, blanking them. ok is false when a
-// number that looks like a time cannot be one (25:00).
-func takeClocks(w *work) (out []clock, err string) {
-	if w.has(secondsRe) {
-		return nil, "seconds"
-	}
-	for {
-		g := w.take(noonRe, false)
-		if g == nil {
-			break
-		}
-		if g[1] == "midnight" {
-			out = append(out, clock{h: 0})
-		} else {
-			out = append(out, clock{h: 12})
-		}
-	}
-	for {
-		g := w.take(milRe, false)
-		if g == nil {
-			break
-		}
-		if g[1] == "" {
-			g[1], g[2] = g[3], g[4]
-		}
-		h, m := number(g[1]), number(g[2])
-		if h > 23 || m > 59 {
-			return nil, "bad"
-		}
-		out = append(out, clock{h: h, m: m})
-	}
-	text := w.lower
-	locs := clockRe.FindAllSubmatchIndex(text, -1)
-	for i := len(locs) - 1; i >= 0; i-- {
-		l := locs[i]
-		grp := func(k int) string {
-			if l[2*k] < 0 {
-				return ""
+	switch part {
+	case "morning":
+		return c.h % 12, false
+	case "afternoon", "evening", "night", "tonight":
+		if c.h == 12 {
+			if part == "night" || part == "tonight" {
+				return 0, false
 			}
-			return string(text[l[2*k]:l[2*k+1]])
+			return 12, false
 		}
-		at, hs, ms, suffix := grp(1), grp(2), grp(3), strings.ReplaceAll(grp(4), ".", "")
-		if l[4] > 0 && (text[l[4]-1] == '.' || text[l[4]-1] == ',') {
-			continue // "1.5h": a decimal, not a time
+		return c.h%12 + 12, false
+	}
+	if c.h >= 7 && c.h <= 12 {
+		return c.h, false
+	}
+	return c.h, true
+}
+
+// ymd is a calendar date as written; y is 0 when no year was.
+type ymd struct{ y, m, d int }
+
+// nth is "the first Monday", "the last business day", "the last day":
+// ord is 1..5 or -1 (last), -2 (second to last); dow is 0..6, dowAny (a
+// day) or dowBiz (a weekday).
+type nth struct{ ord, dow int }
+
+const (
+	dowAny = -1
+	dowBiz = -2
+)
+
+// bound is a start or an end as written.
+type bound struct {
+	at    time.Time // local instant
+	isDay bool      // a day, month or year, not an instant
+}
+
+// when is what the phrases of a message say about time.
+type when struct {
+	clocks []clk
+	part   string // morning, afternoon, evening, night, tonight
+
+	rec    bool   // something recurs
+	unit   string // every n <unit>: minute, hour, day, week, month, year
+	n      int
+	dows   []int
+	dowsEv bool // the days were said as recurring ("every", "mondays")
+	exDows []int
+	doms   []int // -1: the last day
+	months []int
+	exMons []int
+	nths   []nth
+	onHour bool
+	mins   []int // minutes past every hour
+	window []int // [from, to) hours
+	quart  bool  // every quarter
+
+	date    *ymd
+	dayRel  int // days from today ("tomorrow" = 1), with hasDay
+	hasDay  bool
+	wdNext  bool // "next Friday"
+	rel     time.Duration
+	hasRel  bool
+	vague   string // said so that only a question can settle it
+	vagueQ  string
+	dateAny bool // a one-time date of any kind was said
+
+	count    int
+	timesPer int // "twice a day": how many times in each unit
+	span     time.Duration
+	until    *bound
+	start    *bound
+
+	zone string
+
+	dates      []ymd // yearly dates said as a list ("every 2/14 and 8/14")
+	domOnce    bool  // "on the 15th": the next 15th, once
+	multiOnce  bool  // "on the 5th and 20th of June": those dates, once each
+	wdOnce     bool  // a weekday said once ("on Friday")
+	monthLimit bool  // "in April": the months limit the days
+	relDays    int   // "in 2 days": whole days, so a time may be said
+	startClock *clk  // "every 2 hours starting at 9am"
+
+	// what the block read, for the verification pass
+	phrases int
+}
+
+// parser reads one block of tokens.
+type parser struct {
+	t        []tok
+	i        int
+	w        when
+	now      time.Time // local
+	lastGood int       // where a list ended well
+	why      string    // what a production found that cannot be done
+}
+
+func (p *parser) s(k int) string {
+	if p.i+k < len(p.t) && p.i+k >= 0 {
+		return p.t[p.i+k].s
+	}
+	return ""
+}
+
+func (p *parser) tk(k int) tok {
+	if p.i+k < len(p.t) && p.i+k >= 0 {
+		return p.t[p.i+k]
+	}
+	return tok{kind: tOther}
+}
+
+func (p *parser) is(k int, words ...string) bool {
+	s := p.s(k)
+	return s != "" && slices.Contains(words, s)
+}
+
+// parseBlock reads toks as one "when" on top of base. It fails unless every
+// token is consumed by a production and the result is consistent.
+// why is set when a production found something that cannot be done
+// ("April 31", "every 30 seconds"), whether or not the block parsed.
+func parseBlock(toks []tok, base when, now time.Time) (w when, ok bool, why string) {
+	p := &parser{t: toks, w: base, now: now}
+	first := true
+	for p.i < len(p.t) {
+		start := p.i
+		if !p.phrase(first) || p.i == start {
+			return base, false, p.why
 		}
-		if suffix == "h" { // "17h": a 24-hour time, as much of Europe writes it
-			suffix, at = "", "at"
+		first = false
+	}
+	if p.w.phrases == base.phrases {
+		return base, false, p.why
+	}
+	switch toks[len(toks)-1].s {
+	case "and", ",", "&", "then", "also", "plus", "+", "-", "starting":
+		return base, false, p.why // something was to follow
+	}
+	return p.w, true, p.why
+}
+
+// phrase consumes one phrase at p.i.
+func (p *parser) phrase(first bool) bool {
+	if !first && p.filler() {
+		return true
+	}
+	for _, prod := range productions {
+		save, saveW := p.i, p.w
+		if prod(p) {
+			p.w.phrases++
+			return true
 		}
-		// A bare number is a time only after "at" or with a suffix or minutes;
-		// "every 2 hours", "5 times", "the 15th" are not times.
-		if at == "" && ms == "" && suffix == "" {
+		p.i, p.w = save, saveW
+	}
+	return false
+}
+
+// filler is what may stand between phrases.
+func (p *parser) filler() bool {
+	switch p.s(0) {
+	case ",", "and", ".", "!", ";", "then", "also", "please", "pls", "plz", "(", ")", "sharp", "&", "thanks", "thx", "-", "+", "plus", "starting", "both":
+		if p.s(0) == "starting" && p.i+1 < len(p.t) {
+			return false // a start bound
+		}
+		p.i++
+		return true
+	}
+	return false
+}
+
+var productions = []func(p *parser) bool{
+	(*parser).pZone,
+	(*parser).pFor,
+	(*parser).pCount,
+	(*parser).pUntil,
+	(*parser).pExcept,
+	(*parser).pWindow,
+	(*parser).pStart,
+	(*parser).pRelative,
+	(*parser).pEvery,
+	(*parser).pFrequency,
+	(*parser).pTimesPer,
+	(*parser).pNth,
+	(*parser).pMonthStartEnd,
+	(*parser).pDate,
+	(*parser).pDomList,
+	(*parser).pDays,
+	(*parser).pMonths,
+	(*parser).pCasualDay,
+	(*parser).pHourMinute,
+	(*parser).pPart,
+	(*parser).pClocks,
+	(*parser).pUnsupported,
+}
+
+// ---- small readers ----
+
+// readNumber reads a count: "3", "three", "a", "an".
+func (p *parser) readNumber(allowA bool) (int, bool) {
+	s := p.s(0)
+	if allowA && (s == "a" || s == "an" || s == "one") {
+		p.i++
+		return 1, true
+	}
+	if n := number(s); n >= 0 && p.tk(0).kind != tQuote {
+		p.i++
+		// "forty-five", "twenty five"
+		if n >= 20 && n%10 == 0 && n < 100 {
+			j := p.i
+			if p.s(0) == "-" {
+				p.i++
+			}
+			if m := number(p.s(0)); m >= 1 && m <= 9 && p.tk(0).kind == tWord {
+				p.i++
+				return n + m, true
+			}
+			p.i = j
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// readAmount reads an amount of units: "2", "1.5", "a", "half an",
+// "an hour and a half" is handled by the caller.
+func (p *parser) readAmount() (float64, bool) {
+	s := p.s(0)
+	switch {
+	case s == "half" && (p.is(1, "an", "a")):
+		p.i += 2
+		return 0.5, true
+	case s == "a" && p.is(1, "half") && p.is(2, "an", "a"):
+		p.i += 3
+		return 0.5, true
+	case (s == "a" || s == "one") && p.is(1, "quarter") && p.is(2, "of") && p.is(3, "an", "a"):
+		p.i += 4
+		return 0.25, true
+	case s == "a" && p.is(1, "couple") && p.is(2, "of"):
+		p.i += 3
+		return 2, true
+	case s == "a" && p.is(1, "few"):
+		return 0, false
+	}
+	if p.tk(0).kind == tNum && strings.Count(s, ".") == 1 && !strings.ContainsAny(s, ":/") {
+		var f float64
+		if v, ok := parseDecimal(s); ok {
+			f = v
+			p.i++
+			return f, true
+		}
+	}
+	n, ok := p.readNumber(true)
+	if ok && p.is(0, "and") && p.is(1, "a") && p.is(2, "half") {
+		p.i += 3
+		return float64(n) + 0.5, true
+	}
+	return float64(n), ok
+}
+
+func parseDecimal(s string) (float64, bool) {
+	a, b, _ := strings.Cut(s, ".")
+	x, y := number(a), number(b)
+	if x < 0 || y < 0 || len(b) == 0 || len(b) > 2 {
+		return 0, false
+	}
+	return float64(x) + float64(y)/math.Pow(10, float64(len(b))), true
+}
+
+// readUnit reads a unit word ("hours"); "" when there is none.
+func (p *parser) readUnit() string {
+	u := unit(p.s(0))
+	if u != "" && p.tk(0).kind == tWord {
+		p.i++
+	} else {
+		u = ""
+	}
+	return u
+}
+
+// readWeekday reads one day name; plural reports "mondays".
+func (p *parser) readWeekday() (d int, plural, ok bool) {
+	if p.tk(0).kind != tWord {
+		return 0, false, false
+	}
+	d, plural, ok = weekday(p.s(0))
+	if ok {
+		p.i++
+	}
+	return d, plural, ok
+}
+
+var dayCodes = map[string]int{"m": 1, "mo": 1, "t": 2, "tu": 2, "w": 3, "we": 3, "r": 4, "th": 4, "f": 5, "fr": 5, "sa": 6, "su": 0, "u": 0}
+
+var compactDays = map[string][]int{
+	"mwf": {1, 3, 5}, "tth": {2, 4}, "tuth": {2, 4}, "tr": {2, 4}, "mtwtf": {1, 2, 3, 4, 5}, "mtwrf": {1, 2, 3, 4, 5},
+	"mtwthf": {1, 2, 3, 4, 5}, "mw": {1, 3}, "mwth": {1, 3, 4},
+}
+
+// readDayList reads "mon, wed and fri", "mon-fri", "fri through mon",
+// "tue/thu", "M/W/F", "MWF", "weekdays and saturdays". plural is true when
+// any day was plural; n is how many items were read.
+func (p *parser) readDayList() (days []int, plural bool, ok bool) {
+	start := p.i
+	// M/W/F, T/Th: one- or two-letter codes joined by slashes.
+	if c, isCode := dayCodes[p.s(0)]; isCode && p.is(1, "/") {
+		var out []int
+		j := p.i
+		for {
+			c2, ok := dayCodes[p.s(0)]
+			if !ok {
+				if d, _, ok := weekday(p.s(0)); ok {
+					c2 = d
+				} else {
+					break
+				}
+			}
+			out = append(out, c2)
+			p.i++
+			if !p.is(0, "/") {
+				break
+			}
+			p.i++
+		}
+		if len(out) >= 2 && p.s(-1) != "/" {
+			if slices.Contains(out, 2) && p.t[j].s == "t" && !hasCode(p.t[j:p.i], "th", "r") {
+				p.i = start // "t/w": Tuesday or Thursday?
+				return nil, false, false
+			}
+			return out, false, true
+		}
+		_ = c
+		p.i = start
+	}
+	if d, ok := compactDays[p.s(0)]; ok {
+		p.i++
+		return d, false, true
+	}
+	for {
+		d, pl, ok := p.readWeekday()
+		if !ok {
+			switch {
+			case p.is(0, "weekdays", "weekday") && len(days) > 0:
+				p.i++
+				days = append(days, 1, 2, 3, 4, 5)
+				plural = true
+			case p.is(0, "weekends", "weekend") && len(days) > 0:
+				p.i++
+				days = append(days, 0, 6)
+				plural = true
+			default:
+				if len(days) == 0 {
+					p.i = start
+					return nil, false, false
+				}
+				// a trailing list word belongs to what follows
+				p.i = p.lastGood
+				return days, plural, true
+			}
+		} else {
+			plural = plural || pl
+			// a range: mon-fri, fri through mon, monday to friday
+			j := p.i
+			if p.is(0, "-", "through", "thru", "to", "till", "until", "til") {
+				p.i++
+				if e, pl2, ok := p.readWeekday(); ok {
+					plural = plural || pl2
+					for x := d; ; x = (x + 1) % 7 {
+						days = append(days, x)
+						if x == e {
+							break
+						}
+					}
+				} else {
+					p.i = j
+					days = append(days, d)
+				}
+			} else {
+				days = append(days, d)
+			}
+		}
+		p.lastGood = p.i
+		// list words
+		j := p.i
+		switch {
+		case p.is(0, ",") && p.is(1, "and", "&", "or"):
+			p.i += 2
+		case p.is(0, ",", "and", "&", "/", "or", "+", "plus"):
+			p.i++
+		case p.tk(0).kind == tWord:
+			if _, _, ok := weekday(p.s(0)); ok { // "mon wed fri"
+				continue
+			}
+			return days, plural, true
+		default:
+			return days, plural, true
+		}
+		if p.is(0, "on", "every", "each") {
+			if _, _, ok := weekday(p.s(1)); ok {
+				p.i++
+			}
+		}
+		if _, _, ok := weekday(p.s(0)); !ok && !p.is(0, "weekdays", "weekends", "weekday", "weekend") {
+			p.i = j
+			return days, plural, true
+		}
+	}
+}
+
+func hasCode(ts []tok, codes ...string) bool {
+	for _, t := range ts {
+		if slices.Contains(codes, t.s) {
+			return true
+		}
+	}
+	return false
+}
+
+// readMonthList reads "april", "april and may", "april through june",
+// "apr-jun", "from april to june".
+func (p *parser) readMonthList() ([]int, bool) {
+	var out []int
+	start := p.i
+	for {
+		m, ok := p.readMonth()
+		if !ok {
+			if len(out) == 0 {
+				p.i = start
+				return nil, false
+			}
+			p.i = p.lastGood
+			return out, true
+		}
+		j := p.i
+		if p.is(0, "-", "through", "thru", "to", "till", "until") {
+			p.i++
+			if e, ok := p.readMonth(); ok {
+				for x := m; ; x = x%12 + 1 {
+					out = append(out, x)
+					if x == e {
+						break
+					}
+				}
+			} else {
+				p.i = j
+				out = append(out, m)
+			}
+		} else {
+			out = append(out, m)
+		}
+		p.lastGood = p.i
+		switch {
+		case p.is(0, ",") && p.is(1, "and", "&", "or"):
+			p.i += 2
+		case p.is(0, ",", "and", "&", "/", "or"):
+			p.i++
+		default:
+			return out, true
+		}
+	}
+}
+
+func (p *parser) readMonth() (int, bool) {
+	if p.tk(0).kind != tWord {
+		return 0, false
+	}
+	m, ok := month(p.s(0))
+	if !ok {
+		return 0, false
+	}
+	// "may" is a month only where a month can stand: the callers check.
+	p.i++
+	if p.is(0, ".") && m != 5 {
+		p.i++
+	}
+	return m, true
+}
+
+// readDayOfMonth reads "3", "3rd", "third", "twenty-first".
+func (p *parser) readDayOfMonth(allowBare bool) (int, bool) {
+	s := p.s(0)
+	if p.tk(0).kind == tQuote {
+		return 0, false
+	}
+	if n := ordinal(s); n >= 0 {
+		p.i++
+		return n, true
+	}
+	if (s == "twenty" || s == "thirty") && (p.is(1, "-") && ordinal(p.s(2)) > 0 && ordinal(p.s(2)) < 10 || ordinal(p.s(1)) > 0 && ordinal(p.s(1)) < 10) {
+		base := number(s)
+		p.i++
+		if p.is(0, "-") {
+			p.i++
+		}
+		n := ordinal(p.s(0))
+		p.i++
+		return base + n, true
+	}
+	if allowBare && p.tk(0).kind == tNum {
+		if n := number(s); n >= 0 && len(s) <= 2 {
+			p.i++
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// readYear reads a four-digit year (2026..2100).
+func (p *parser) readYear() (int, bool) {
+	if p.tk(0).kind == tNum && len(p.s(0)) == 4 {
+		if y := number(p.s(0)); y >= 2000 && y <= 2100 {
+			p.i++
+			return y, true
+		}
+	}
+	return 0, false
+}
+
+// ---- clocks ----
+
+// readClock reads one time of day. strong reports a form that is a time
+// on its own ("9am", "9:30", "noon"); a bare "9" is not.
+func (p *parser) readClock() (c clk, strong, ok bool) {
+	start := p.i
+	s := p.s(0)
+	k := p.tk(0).kind
+	switch {
+	case s == "noon" || s == "midday":
+		p.i++
+		return clk{h: 12, m: 0, zero: true}, true, true
+	case s == "midnight":
+		p.i++
+		return clk{h: 0, m: 0, zero: true}, true, true
+	case (s == "half" || s == "quarter") && p.is(1, "past", "after", "to", "till", "til", "before"):
+		m := 30
+		if s == "quarter" {
+			m = 15
+		}
+		before := p.is(1, "to", "till", "til", "before")
+		p.i += 2
+		hc, _, ok := p.readClock()
+		if !ok || hc.m != 0 || hc.h > 12 && hc.ap == 0 && !hc.zero || hc.h > 23 {
+			p.i = start
+			return clk{}, false, false
+		}
+		if before {
+			hc.h--
+			if hc.h < 0 || hc.h == 0 && hc.ap != 0 {
+				hc.h += 12
+			}
+			m = 60 - m
+		}
+		hc.m = m
+		return hc, true, true
+	case k == tWord && number(s) >= 1 && number(s) <= 12:
+		// "nine", "nine thirty", "nine am"
+		c = clk{h: number(s)}
+		p.i++
+		if n := number(p.s(0)); n >= 10 && n <= 59 && p.tk(0).kind == tWord {
+			j := p.i
+			p.readNumber(false)
+			c.m = n
+			if c.m%10 == 0 && p.s(-1) == s {
+				p.i = j + 1
+			}
+			c.m = number(p.s(-1))
+			if p.s(-2) == "-" || number(p.s(-2)) >= 20 && p.s(-2) != s {
+				c.m = number(p.s(-2)) + number(p.s(-1))
+			}
+			strong = true
+		}
+		if ap := p.readAmPm(); ap != 0 {
+			c.ap, strong = ap, true
+		} else if p.is(0, "o'clock", "oclock") {
+			p.i++
+			strong = true
+		}
+		return c, strong, true
+	case k != tNum:
+		return clk{}, false, false
+	}
+	// digits
+	body := s
+	suffix := ""
+	for j := 0; j < len(body); j++ {
+		if isASCIILetter(body[j]) {
+			body, suffix = s[:j], s[j:]
+			break
+		}
+	}
+	if strings.Count(body, ":") == 2 {
+		p.why = "I schedule to the minute; seconds in a time (like 9:00:30) aren't supported."
+		return clk{}, false, false
+	}
+	switch {
+	case strings.Contains(body, ":") || strings.Contains(body, "."):
+		sep := ":"
+		if !strings.Contains(body, ":") {
+			sep = "."
+		}
+		a, b, _ := strings.Cut(body, sep)
+		h, m := number(a), number(b)
+		if len(b) != 2 || h < 0 || m < 0 {
+			return clk{}, false, false
+		}
+		if h > 23 || m > 59 {
+			p.why = "That time doesn't exist on a clock. Try something like 9am or 17:30."
+			return clk{}, false, false
+		}
+		c = clk{h: h, m: m, zero: len(a) == 2 && a[0] == '0'}
+		strong = sep == ":" // "9.30" is a time only where a time is expected
+	case strings.HasPrefix(suffix, "h") && len(suffix) > 1 && suffix != "hr" && suffix != "hrs":
+		// 17h30 (the digits after h are in s)
+		h, m := number(body), number(s[len(body)+1:])
+		if h < 0 || h > 23 || m < 0 || m > 59 {
+			return clk{}, false, false
+		}
+		p.i++
+		return clk{h: h, m: m, zero: true}, true, true
+	case suffix == "h" && number(body) <= 23 && p.s(-1) == "at":
+		p.i++
+		return clk{h: number(body), zero: true}, true, true
+	case len(body) == 4 || len(body) == 3 && suffix != "":
+		// 0930, 1100, 930am
+		h, m := number(body[:len(body)-2]), number(body[len(body)-2:])
+		if h > 23 || m > 59 || h < 0 || m < 0 {
+			return clk{}, false, false
+		}
+		c = clk{h: h, m: m, zero: len(body) == 4}
+		strong = len(body) == 4 && (body[0] == '0' || body[0] == '1') || suffix != "" || p.s(-1) == "at"
+		if len(body) == 4 && !strong {
+			return clk{}, false, false
+		}
+	case len(body) <= 2:
+		h := number(body)
+		if h < 0 || h > 24 {
+			return clk{}, false, false
+		}
+		c = clk{h: h, zero: len(body) == 2 && body[0] == '0'}
+	default:
+		return clk{}, false, false
+	}
+	p.i++
+	switch suffix {
+	case "":
+	case "am", "a":
+		c.ap = 'a'
+	case "pm", "p":
+		c.ap = 'p'
+	default:
+		p.i = start
+		return clk{}, false, false
+	}
+	if c.ap == 0 {
+		if ap := p.readAmPm(); ap != 0 {
+			c.ap = ap
+		} else if p.is(0, "o'clock", "oclock") {
+			p.i++
+			strong = true
+		} else if p.is(0, "hours", "hrs", "h") && c.zero {
+			p.i++ // 0900 hours
+			strong = true
+		}
+	}
+	if c.ap != 0 {
+		strong = true
+		if c.h < 1 || c.h > 12 {
+			p.why = "That time doesn't exist on a clock. Try something like 9am or 17:30."
+			p.i = start
+			return clk{}, false, false
+		}
+	}
+	if c.h == 24 {
+		if c.m != 0 || c.ap != 0 {
+			p.i = start
+			return clk{}, false, false
+		}
+		c.h = 0
+	}
+	return c, strong, true
+}
+
+func (p *parser) readAmPm() byte {
+	switch p.s(0) {
+	case "am", "a":
+		if p.s(0) == "a" && p.tk(1).kind == tWord && !p.is(1, "and") {
+			return 0 // "at 9 a week": not am
+		}
+		p.i++
+		return 'a'
+	case "pm", "p":
+		p.i++
+		return 'p'
+	}
+	return 0
+}
+
+// pClocks: "at 9", "9am", "at 8, 12 and 16", "at 9am and 5pm", "9 tonight".
+func (p *parser) pClocks() bool {
+	at := false
+	if p.is(0, "at", "@", "around", "about", "@around") {
+		p.i++
+		at = true
+	}
+	var cs []clk
+	for {
+		c, strong, ok := p.readClock()
+		if !ok {
+			break
+		}
+		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") {
+			return false
+		}
+		cs = append(cs, c)
+		j := p.i
+		switch {
+		case p.is(0, ",") && p.is(1, "and", "&"):
+			p.i += 2
+		case p.is(0, ",", "and", "&", "or"):
+			p.i++
+		default:
+			goto done
+		}
+		if p.is(0, "at") {
+			p.i++
+		}
+		if _, _, ok := p.peekClock(); !ok {
+			p.i = j
+			goto done
+		}
+	}
+done:
+	if len(cs) == 0 || len(p.w.clocks) > 0 {
+		return false // times are one list: "at 9am 10am" is not read
+	}
+	// "8 tonight", "at 8 in the evening"
+	p.dayPartAfter()
+	p.w.clocks = append(slices.Clip(p.w.clocks), cs...)
+	return true
+}
+
+func (p *parser) peekClock() (clk, bool, bool) {
+	save, w := p.i, p.w
+	c, strong, ok := p.readClock()
+	p.i, p.w = save, w
+	return c, strong, ok
+}
+
+// dayPartAfter reads "in the morning", "tonight", "at night" after a time.
+func (p *parser) dayPartAfter() {
+	switch {
+	case p.is(0, "in") && p.is(1, "the") && p.is(2, "morning", "afternoon", "evening"):
+		p.setPart(p.s(2))
+		p.i += 3
+	case p.is(0, "at") && p.is(1, "night"):
+		p.setPart("night")
+		p.i += 2
+	case p.is(0, "tonight"):
+		p.setPart("tonight")
+		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
+		p.i++
+	case p.is(0, "this") && p.is(1, "morning", "afternoon", "evening"):
+		p.setPart(p.s(1))
+		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
+		p.i += 2
+	}
+}
+
+func (p *parser) setPart(part string) {
+	p.w.part = part
+}
+
+// pPart: "in the morning", "this evening", "tonight", "every morning" is in
+// pEvery. Alone, a part of the day is vague: asked about in compile.
+func (p *parser) pPart() bool {
+	switch {
+	case p.is(0, "in") && p.is(1, "the") && p.is(2, "morning", "afternoon", "evening"):
+		p.setPart(p.s(2))
+		p.i += 3
+	case p.is(0, "at") && p.is(1, "night"):
+		p.setPart("night")
+		p.i += 2
+	case p.is(0, "tonight"):
+		p.setPart("tonight")
+		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
+		p.i++
+	case p.is(0, "this") && p.is(1, "morning", "afternoon", "evening"):
+		p.setPart(p.s(1))
+		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
+		p.i += 2
+	case p.is(0, "morning", "afternoon", "evening", "night", "mornings", "afternoons", "evenings", "nights") && p.w.part == "" && (len(p.w.dows) > 0 || p.w.hasDay):
+		// "friday afternoon", "tomorrow morning", "sunday mornings"
+		part := strings.TrimSuffix(p.s(0), "s")
+		if strings.HasSuffix(p.s(0), "s") {
+			p.w.rec, p.w.dowsEv = true, true
+		}
+		p.setPart(part)
+		p.i++
+	case p.is(0, "eod", "lunch", "lunchtime", "later", "soon", "sometime", "asap"),
+		p.is(0, "end") && p.is(1, "of") && (p.is(2, "day") || p.is(2, "the") && p.is(3, "day")):
+		p.w.vague = p.s(0)
+		if p.is(0, "end") {
+			p.w.vague = "end of day"
+			p.i += 2
+			if p.is(0, "the") {
+				p.i++
+			}
+		}
+		p.i++
+	default:
+		return false
+	}
+	return true
+}
+
+// pHourMinute: "on the hour", "on the half hour", "at half past",
+// "at :15", "at 15 past", "at quarter past and quarter to", "at minute 15".
+func (p *parser) pHourMinute() bool {
+	switch {
+	case p.is(0, "on") && p.is(1, "the") && p.is(2, "hour"):
+		p.i += 3
+		p.w.onHour = true
+		p.w.mins = append(slices.Clip(p.w.mins), 0)
+		return true
+	case p.is(0, "on") && p.is(1, "the") && p.is(2, "half") && (p.is(3, "hour") || p.is(3, "-") && p.is(4, "hour")):
+		p.i += 4
+		if p.s(-1) == "-" {
+			p.i++
+		}
+		p.w.mins = append(slices.Clip(p.w.mins), 30)
+		return true
+	}
+	start := p.i
+	if p.is(0, "at") {
+		p.i++
+	}
+	var mins []int
+	for {
+		switch {
+		case p.is(0, "half") && p.is(1, "past") && !p.nextIsHour(2):
+			mins = append(mins, 30)
+			p.i += 2
+		case p.is(0, "quarter") && p.is(1, "past", "after") && !p.nextIsHour(2):
+			mins = append(mins, 15)
+			p.i += 2
+		case p.is(0, "quarter") && p.is(1, "to", "till", "before") && !p.nextIsHour(2):
+			mins = append(mins, 45)
+			p.i += 2
+		case p.is(0, "minute") && number(p.s(1)) >= 0 && number(p.s(1)) < 60:
+			mins = append(mins, number(p.s(1)))
+			p.i += 2
+		case p.is(0, ":") && p.tk(1).kind == tNum && len(p.s(1)) == 2 && number(p.s(1)) < 60:
+			mins = append(mins, number(p.s(1)))
+			p.i += 2
+		case p.tk(0).kind == tNum && number(p.s(0)) >= 0 && number(p.s(0)) < 60 && (p.is(1, "past", "after") || p.is(1, "minutes", "mins", "min") && p.is(2, "past", "after")) && !p.nextIsHour(2+btoi(!p.is(1, "past", "after"))):
+			mins = append(mins, number(p.s(0)))
+			p.i += 2
+			if p.s(-1) != "past" && p.s(-1) != "after" {
+				p.i++
+			}
+		default:
+			if len(mins) == 0 {
+				p.i = start
+				return false
+			}
+			goto done
+		}
+		if p.is(0, "the") && p.is(1, "hour") {
+			p.i += 2
+		}
+		if p.is(0, "and", ",", "&") {
+			p.i++
 			continue
 		}
-		if at == "" && suffix == "" && ms != "" && text[l[5]] == '.' {
-			continue // "release 1.10" is a version, not a time; "at 9.30" is one
-		}
-		end := l[1]
-		if end < len(text) && (unicode.IsLetter(rune(text[end])) && suffix == "") {
-			continue // "15th", "2nd"
-		}
-		if end+1 < len(text) && text[end] == ' ' && ms == "" && suffix == "" && followsUnit(text[end+1:]) {
-			continue // "at 5 minutes past"... leave for the interval parser
-		}
-		h, m := number(hs), 0
-		if ms != "" {
-			m = number(ms)
-		}
-		if h < 0 || m > 59 {
-			return nil, "bad"
-		}
-		c := clock{h: h, m: m}
-		switch {
-		case strings.HasPrefix(suffix, "a"):
-			if h < 1 || h > 12 {
-				return nil, "bad"
-			}
-			c.h = h % 12
-		case strings.HasPrefix(suffix, "p"):
-			if h < 1 || h > 12 {
-				return nil, "bad"
-			}
-			c.h = h%12 + 12
-		default: // decision 2: bare hours
-			switch {
-			case h > 23:
-				return nil, "bad"
-			case len(hs) == 2 && hs[0] == '0':
-				// a leading zero is 24-hour
-			case h >= 7 && h <= 11, h == 12, h == 0, h >= 13:
-			default: // 1-6
-				c.ambiguous = true
-			}
-		}
-		out = append(out, c)
-		w.blank(l[0], l[1])
+		break
 	}
-	// Found from the end; put them back in reading order.
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+done:
+	if p.s(-1) == "and" || p.s(-1) == "," {
+		p.i--
 	}
-	return out, ""
+	if p.is(0, "the") && p.is(1, "hour") {
+		p.i += 2
+	}
+	p.w.mins = append(slices.Clip(p.w.mins), mins...)
+	return true
 }
 
-var unitWords = regexp.MustCompile(`^(?:min|minute|minutes|mins|hour|hours|hrs|day|days|week|weeks|times|seconds|secs|sec)\b`)
-
-func followsUnit(rest []byte) bool { return unitWords.Match(rest) }
-
-// The date parser for one-time requests: olebedev/when with English casual
-// dates, "Dec 3"-style dates and "in 2 hours", corrected below where it is
-// wrong for NL_SPEC.
-var whenParser = func() *when.Parser {
-	p := when.New(&rules.Options{Distance: 5, MatchByOrder: true})
-	p.Add(en.CasualDate(rules.Override), en.ExactMonthDate(rules.Override), en.Deadline(rules.Override))
-	return p
-}()
-
-var (
-	relativeRe = regexp.MustCompile(`\b(?:in|within)\s+` + numberPattern + `\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b`)
-	casualRe   = regexp.MustCompile(`\b(today|tomorrow|tmr|tonight)\b`)
-	monthDayRe = regexp.MustCompile(`\b(?:on\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthPattern + `|` + monthPattern + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?)(?:,?\s+(\d{4}))?\b`)
-	isoDateRe  = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2}))?\b`)
-	slashRe    = regexp.MustCompile(`\b(?:on\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b`)
-	// 25.12 and 25.12.2026: day first, as Europe writes dates.
-	dotDateRe    = regexp.MustCompile(`\b(?:on\s+)?(\d{1,2})\.(\d{1,2})(?:\.(\d{2,4}))?\b`)
-	halfAnHourRe = regexp.MustCompile(`\bin\s+(?:half\s+an\s+hour|a\s+half\s+hour|30\s+mins?)\b`)
-	theDomRe     = regexp.MustCompile(`\b(?:on\s+)?the\s+(\d{1,2}(?:st|nd|rd|th)|first|second|third|fourth|fifth|tenth|fifteenth|twentieth)\b`)
-	weekdayRe    = regexp.MustCompile(`\b(?:(next|this|on|coming)\s+)?(` + dayPattern + `)\b`)
-)
-
-// date is a calendar day the text names, in the zone of the request.
-type date struct {
-	y, m, d  int
-	relative time.Duration // "in 2 hours": exact, keeps the seconds of now
-	isRel    bool
-	vague    string // "3/4": which reading is meant is unclear
-	weekday  bool   // named by its weekday: rolls a week when today's time passed
-	// dayOfMonth: "on the 15th"; rolls a month when today's time passed
-	dayOfMonth bool
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
-// nextYear is the year of the next occurrence of month/day from now.
-func nextYear(now time.Time, m, d int) int {
-	if time.Date(now.Year(), time.Month(m), d, 23, 59, 0, 0, now.Location()).Before(now) {
-		return now.Year() + 1
+// nextIsHour: "half past four" names an hour; "half past every hour" and
+// "half past the hour" do not.
+func (p *parser) nextIsHour(k int) bool {
+	s := p.s(k)
+	if s == "" || s == "every" || s == "each" || s == "the" || s == "and" || s == "," {
+		return false
 	}
-	return now.Year()
+	return number(s) >= 0 || strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || s == "noon" || s == "midnight"
 }
 
-// takeDate finds a one-time date. The day-of-week rules follow NL_SPEC
-// decision 10; when's own reading of "next Saturday" differs.
-func takeDate(w *work, now time.Time) (*date, bool) {
-	if w.take(halfAnHourRe, false) != nil {
-		return &date{relative: 30 * time.Minute, isRel: true}, true
+// pWindow: "from 9 to 5", "between 9am and 5:30pm", "9am-5pm",
+// "during business hours" is not read.
+func (p *parser) pWindow() bool {
+	start := p.i
+	kw := p.is(0, "from", "between")
+	if kw {
+		p.i++
 	}
-	if g := w.take(relativeRe, false); g != nil {
-		// when's Deadline rule reads the same phrase; use it for the amount.
-		res, err := whenParser.Parse(g[0], now)
-		n := number(g[1])
-		if err != nil || res == nil || n <= 0 {
-			return nil, false
-		}
-		return &date{relative: res.Time.Sub(now), isRel: true}, true
+	a, strongA, ok := p.readClock()
+	if !ok || (!kw && !strongA) {
+		p.i = start
+		return false
 	}
-	if g := w.take(isoDateRe, false); g != nil {
-		return &date{y: number(g[1]), m: number(g[2]), d: number(g[3])}, true
+	if !p.is(0, "to", "and", "until", "till", "through", "-", "thru") || (!kw && !p.is(0, "-")) {
+		p.i = start
+		return false
 	}
-	if g := w.take(slashRe, false); g != nil {
-		a, b := number(g[1]), number(g[2])
-		d := &date{}
-		switch {
-		case a > 12 && b <= 12: // 22/12: day/month
-			d.m, d.d = b, a
-		case b > 12 && a <= 12: // 7/13: month/day
-			d.m, d.d = a, b
-		case a <= 12 && b <= 12:
-			d.vague = g[1] + "/" + g[2]
-			return d, true
-		default:
-			return nil, false
-		}
-		if g[3] != "" {
-			d.y = number(g[3])
-			if d.y < 100 {
-				d.y += 2000
+	p.i++
+	b, _, ok := p.readClock()
+	if !ok {
+		p.i = start
+		return false
+	}
+	from, amb1 := a.resolved("")
+	to, amb2 := b.resolved("")
+	if a.ap == 0 && amb1 && b.ap == 'p' && a.h < b.h {
+		from, amb1 = a.h+12, false // "from 1 to 5pm"
+	}
+	if a.ap == 0 && amb1 && a.h < 7 && !a.zero {
+		// "from 5 to 9": which 5?
+		p.w.vague, p.w.vagueQ = "window", "Which hours exactly? For example “from 9am to 5pm”."
+	}
+	if b.ap == 0 && amb2 || b.ap == 0 && !b.zero && to <= from && to < 12 {
+		to = b.h%12 + 12 // "from 9 to 5" ends at 5 pm
+	}
+	endH := to
+	if b.m != 0 {
+		endH++ // "until 5:30" runs through the 5 o'clock hour
+	}
+	if a.m != 0 || endH <= from || endH > 24 {
+		p.why = "I can only run a repeating time within whole hours, such as “every 15 minutes from 9am to 5pm”."
+		p.i = start
+		return false
+	}
+	if p.w.window != nil {
+		p.i = start
+		return false
+	}
+	p.w.window = []int{from, endH}
+	return true
+}
+
+// ---- recurrence ----
+
+// pEvery: every/each + what recurs.
+func (p *parser) pEvery() bool {
+	if !p.is(0, "every", "each", "evry", "everyday", "every-day", "everyweek") {
+		return false
+	}
+	if p.is(0, "everyday", "every-day") {
+		p.i++
+		return p.recurUnit("day", 1)
+	}
+	p.i++
+	if p.is(0, "single") {
+		p.i++
+	}
+	n := 1
+	switch {
+	case p.is(0, "other", "alternate", "second", "2nd") && !(p.is(0, "second", "2nd") && (p.is(1, "of") || p.is(1, "and", ","))):
+		n = 2
+		p.i++
+	case p.is(0, "third", "3rd") && p.nextIsUnitOrDay(1):
+		n = 3
+		p.i++
+	case p.is(0, "fourth", "4th") && p.nextIsUnitOrDay(1):
+		n = 4
+		p.i++
+	}
+	// every 15 minutes, every 2 hours, every 1.5 hours
+	save := p.i
+	if n == 1 {
+		if amt, ok := p.readAmount(); ok {
+			if u := p.readUnit(); u != "" {
+				if amt != math.Trunc(amt) {
+					secs := amt * unitSeconds[u]
+					if u == "month" || u == "year" || secs != math.Trunc(secs/60)*60 {
+						p.i = save
+						return false
+					}
+					return p.recurSeconds(int(secs))
+				}
+				return p.recurUnit(u, int(amt))
 			}
-		} else {
-			d.y = nextYear(now, d.m, d.d)
-		}
-		return d, true
-	}
-	if g := w.take(dotDateRe, false); g != nil {
-		d, m := number(g[1]), number(g[2])
-		switch {
-		case d < 1 || d > 31 || m < 1 || m > 12:
-			return nil, false
-		case d <= 12 && d != m:
-			return &date{vague: g[1] + "." + g[2]}, true
-		}
-		out := &date{m: m, d: d}
-		if g[3] != "" {
-			out.y = number(g[3])
-			if out.y < 100 {
-				out.y += 2000
+			if p.is(0, "half") && p.is(1, "hour") || p.is(0, "quarter") && p.is(1, "hour") {
+				return false
 			}
-		} else {
-			out.y = nextYear(now, m, d)
+			p.i = save
 		}
-		return out, true
+		if s := compactDuration(p.s(0)); s > 0 && p.tk(0).kind == tNum {
+			p.i++
+			if s != math.Trunc(s/60)*60 && s >= 60 {
+				return false
+			}
+			return p.recurSeconds(int(s))
+		}
 	}
-	if m := w.find(monthDayRe); m != nil {
-		text := string(w.lower[m[0]:m[1]])
-		res, err := whenParser.Parse(text, now)
-		if err != nil || res == nil {
-			return nil, false
+	switch {
+	case p.is(0, "half") && (p.is(1, "hour") || p.is(1, "an") && p.is(2, "hour")):
+		p.i += 2
+		if p.s(-1) == "an" {
+			p.i++
 		}
-		d := &date{y: res.Time.Year(), m: int(res.Time.Month()), d: res.Time.Day()}
-		year := ""
-		if m[6] >= 0 {
-			year = string(w.lower[m[6]:m[7]])
+		return p.recurSeconds(1800)
+	case p.is(0, "quarter") && (p.is(1, "hour") || p.is(1, "of") && p.is(2, "an") && p.is(3, "hour")):
+		p.i += 2
+		if p.s(-1) == "of" {
+			p.i += 2
 		}
-		w.blank(m[0], m[1])
-		if year != "" { // a year was written
-			d.y = number(year)
-		} else if time.Date(d.y, time.Month(d.m), d.d, 23, 59, 0, 0, now.Location()).Before(now) {
-			d.y++ // when keeps this year; a date with no year is its next occurrence
+		return p.recurSeconds(900)
+	case p.is(0, "quarter"):
+		p.i++
+		if n != 1 {
+			return false
 		}
-		return d, true
+		return p.recurQuarter()
 	}
-	if g := w.take(theDomRe, false); g != nil {
-		day := ordinal(g[1])
-		if day < 1 || day > 31 {
-			return nil, false
+	if u := p.readUnit(); u != "" {
+		if u == "day" && p.is(0, "except", "but") {
+			// every day except…: pExcept reads the rest
 		}
-		// The next month that has that day, this one included.
-		for m := 0; m < 14; m++ {
-			t := time.Date(now.Year(), now.Month()+time.Month(m), day, 0, 0, 0, 0, now.Location())
-			if t.Day() == day && !t.Before(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())) {
-				return &date{y: t.Year(), m: int(t.Month()), d: t.Day(), dayOfMonth: true}, true
+		return p.recurUnit(u, n)
+	}
+	switch {
+	case p.is(0, "weekday", "weekdays", "workday", "workdays") || p.is(0, "business", "working", "work") && p.is(1, "day", "days"):
+		if n != 1 {
+			return false
+		}
+		p.i++
+		if p.s(-1) == "business" || p.s(-1) == "working" || p.s(-1) == "work" {
+			p.i++
+		}
+		return p.addDows([]int{1, 2, 3, 4, 5}, true)
+	case p.is(0, "weekend", "weekends"):
+		if n != 1 {
+			return false
+		}
+		p.i++
+		return p.addDows([]int{0, 6}, true)
+	case p.is(0, "morning", "afternoon", "evening", "night"):
+		if n != 1 {
+			return false
+		}
+		p.setPart(p.s(0))
+		p.i++
+		return p.recurUnit("day", 1)
+	}
+	if days, _, ok := p.readDayList(); ok {
+		if n != 1 {
+			if len(days) != 1 && p.w.unit == "" {
+				// every other Monday and Wednesday: weekly, every 2 weeks
+			}
+			if !p.recurUnit("week", n) {
+				return false
 			}
 		}
-		return nil, false
-	}
-	if g := w.take(casualRe, false); g != nil {
-		switch g[1] {
-		case "today":
-			return &date{y: now.Year(), m: int(now.Month()), d: now.Day()}, true
-		case "tonight":
-			return &date{vague: "tonight"}, true
+		// "every monday morning"
+		if p.is(0, "morning", "afternoon", "evening", "night") {
+			p.setPart(p.s(0))
+			p.i++
 		}
-		t := now.AddDate(0, 0, 1)
-		return &date{y: t.Year(), m: int(t.Month()), d: t.Day()}, true
+		return p.addDows(days, true)
 	}
-	if g := w.take(weekdayRe, false); g != nil {
-		wd := dayIndex[g[2]]
-		ahead := (wd - int(now.Weekday()) + 7) % 7
-		if g[1] == "next" {
-			// The following Monday-Sunday week.
-			daysToMonday := (8 - int(now.Weekday())) % 7
-			if daysToMonday == 0 {
-				daysToMonday = 7
+	// every month-name [day]: yearly
+	save = p.i
+	if m, ok := p.readMonth(); ok && (m != 5 || p.tk(0).kind == tNum || ordinal(p.s(0)) > 0) {
+		if d, ok := p.readDayOfMonth(true); ok {
+			if n != 1 {
+				p.w.unit, p.w.n = "year", n
 			}
-			ahead = daysToMonday + (wd+6)%7
+			p.w.rec = true
+			return p.addDate(ymd{m: m, d: d}, true)
 		}
-		t := now.AddDate(0, 0, ahead)
-		return &date{y: t.Year(), m: int(t.Month()), d: t.Day(), weekday: g[1] != "next"}, true
+		if n != 1 {
+			return false
+		}
+		p.w.rec = true
+		return p.addMonths([]int{m})
 	}
-	return nil, true
+	p.i = save
+	// every 2/14 (and 8/14): yearly
+	if p.tk(0).kind == tNum && strings.Count(p.s(0), "/") == 1 {
+		return p.slashDates(true)
+	}
+	// every 25th, every 12th and 26th, every 3rd of January, every first monday
+	if p.is(0, "last", "first", "second", "third", "fourth", "fifth", "1st", "2nd", "3rd", "4th", "5th", "final") {
+		save, saveW := p.i, p.w
+		p.w.rec = true
+		if p.pNth() {
+			return true
+		}
+		p.i, p.w = save, saveW
+	}
+	if _, ok := p.peekDom(); ok {
+		p.w.rec = true
+		return p.pDomList()
+	}
+	if n != 1 {
+		return false
+	}
+	return false
+}
+
+func (p *parser) nextIsUnitOrDay(k int) bool {
+	s := p.s(k)
+	if unit(s) != "" || s == "weekday" || s == "weekend" {
+		return true
+	}
+	_, _, ok := weekday(s)
+	return ok
+}
+
+func (p *parser) peekDom() (int, bool) {
+	save := p.i
+	defer func() { p.i = save }()
+	d, ok := p.readDayOfMonth(false)
+	return d, ok
+}
+
+// recurUnit records "every n <unit>".
+func (p *parser) recurUnit(u string, n int) bool {
+	if n <= 0 {
+		return false
+	}
+	if u == "fortnight" {
+		u, n = "week", n*2
+	}
+	if u == "second" {
+		return p.recurSeconds(n)
+	}
+	if p.w.unit != "" && !(p.w.unit == u && p.w.n == n) {
+		return false
+	}
+	p.w.rec, p.w.unit, p.w.n = true, u, n
+	return true
+}
+
+func (p *parser) recurSeconds(secs int) bool {
+	switch {
+	case secs < 60:
+		p.why = "I can't repeat more often than once a minute: the shortest interval is 60 seconds. Try “every minute”."
+		return false
+	case secs%86400 == 0:
+		return p.recurUnit("day", secs/86400)
+	case secs%3600 == 0:
+		return p.recurUnit("hour", secs/3600)
+	case secs%60 == 0:
+		return p.recurUnit("minute", secs/60)
+	}
+	return false
+}
+
+func (p *parser) recurQuarter() bool {
+	if p.w.quart || p.w.unit != "" && p.w.unit != "month" {
+		return false
+	}
+	p.w.rec, p.w.quart = true, true
+	return true
+}
+
+func (p *parser) addDows(days []int, recurring bool) bool {
+	if p.w.wdOnce || p.w.dowsEv && recurring {
+		return false // two sets of days: "every monday … every friday"
+	}
+	p.w.dows = append(slices.Clip(p.w.dows), days...)
+	if recurring {
+		p.w.rec, p.w.dowsEv = true, true
+	}
+	return true
+}
+
+func (p *parser) addMonths(ms []int) bool {
+	p.w.months = append(slices.Clip(p.w.months), ms...)
+	return true
+}
+
+// addDate records a month and day: one date, or (recurring) a yearly one.
+func (p *parser) addDate(d ymd, recurring bool) bool {
+	if d.m < 1 || d.m > 12 || d.d < 1 {
+		return false
+	}
+	if d.d > daysIn(d.m, d.y) {
+		p.why = impossibleDate(d)
+		return false
+	}
+	if recurring || p.w.rec && d.y == 0 {
+		p.w.rec = true
+		if p.w.date != nil {
+			return false
+		}
+		if len(p.w.months) > 0 && !slices.Contains(p.w.months, d.m) && len(p.w.doms) > 0 {
+			return false
+		}
+		p.w.months = append(slices.Clip(p.w.months), d.m)
+		p.w.doms = append(slices.Clip(p.w.doms), d.d)
+		if p.w.unit == "" {
+			p.w.unit, p.w.n = "year", 1
+		}
+		return true
+	}
+	if p.w.date != nil || p.w.hasDay {
+		return false
+	}
+	p.w.date, p.w.dateAny = &d, true
+	return true
+}
+
+func daysIn(m, y int) int {
+	if y == 0 {
+		y = 2028 // a leap year: February 29 exists in some year
+	}
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func impossibleDate(d ymd) string {
+	if d.d > 31 {
+		return "There is no day " + itoa(d.d) + " in a month. Which date did you mean?"
+	}
+	s := time.Month(d.m).String() + " " + itoa(d.d)
+	if d.m == 2 && d.d == 29 {
+		return s + ", " + itoa(d.y) + " doesn't exist (" + itoa(d.y) + " is not a leap year). Which date did you mean?"
+	}
+	return s + " doesn't exist: " + time.Month(d.m).String() + " has " + itoa(daysIn(d.m, 2027)) + " days. Which date did you mean?"
+}
+
+// pFrequency: daily, weekly, monthly, yearly, annually, quarterly, hourly,
+// biweekly, fortnightly, nightly, half-hourly.
+func (p *parser) pFrequency() bool {
+	s := p.s(0)
+	if (s == "bi" || s == "half") && p.is(1, "-") {
+		s += p.s(2)
+		p.i += 2
+	}
+	switch s {
+	case "daily", "nightly":
+		p.i++
+		if s == "nightly" {
+			p.setPart("night")
+		}
+		return p.recurUnit("day", 1)
+	case "weekly":
+		p.i++
+		return p.recurUnit("week", 1)
+	case "biweekly", "fortnightly":
+		p.i++
+		return p.recurUnit("week", 2)
+	case "monthly":
+		p.i++
+		return p.recurUnit("month", 1)
+	case "yearly", "annually":
+		p.i++
+		return p.recurUnit("year", 1)
+	case "quarterly":
+		p.i++
+		return p.recurQuarter()
+	case "hourly":
+		p.i++
+		return p.recurUnit("hour", 1)
+	case "halfhourly":
+		p.i++
+		return p.recurSeconds(1800)
+	case "bimonthly":
+		p.why = "“Bimonthly” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”."
+		return false
+	}
+	return false
+}
+
+// pTimesPer: "once a day", "once a week", "twice a day" (asks for the
+// times unless they are given), "3 times a week".
+func (p *parser) pTimesPer() bool {
+	n := 0
+	switch {
+	case p.is(0, "once"):
+		n = 1
+		p.i++
+	case p.is(0, "twice"):
+		n = 2
+		p.i++
+	case p.is(0, "thrice"):
+		n = 3
+		p.i++
+	default:
+		v, ok := p.readNumber(false)
+		if !ok || !p.is(0, "times", "x") {
+			return false
+		}
+		n = v
+		p.i++
+	}
+	if !p.is(0, "a", "per", "every", "each", "an") {
+		return false
+	}
+	p.i++
+	u := p.readUnit()
+	if u == "" {
+		return false
+	}
+	if n == 1 {
+		return p.recurUnit(u, 1)
+	}
+	if !p.recurUnit(u, 1) {
+		return false
+	}
+	p.w.timesPer = n
+	return true
 }

@@ -1,0 +1,651 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/selector"
+)
+
+// A request to create reads, in tokens:
+//
+//	[when] verb [who] [when (to|that|:)] text [when]
+//
+// where each [when] is a block the grammar reads whole, the target
+// ("in #team") may stand anywhere, and the text is one run of what is left.
+// The last block is the longest tail of the message that the grammar
+// reads to the end; so "post the monday report every friday at 5pm" keeps
+// "the monday report" as the text.
+
+// sentence is a message taken apart.
+type sentence struct {
+	toks   []tok
+	used   []bool // consumed by a target
+	tgt    target
+	act    action
+	text   string
+	quoted bool
+	blocks [][]tok // the when blocks, in order
+	// the text's tokens, for the check that nothing time-like is left in it
+	textToks []tok
+	why      string // a reason found while reading a block that failed
+}
+
+// target is where the job posts.
+type target struct {
+	channelID string
+	thread    bool
+	user      string
+}
+
+var targetPreps = []string{"in", "to", "into", "on", "at", "for", "->", ">", "=>", "via"}
+
+// takeTargets marks the channel references and the words that lead to
+// them. ok is false with a reason when the target is not one Slack writes
+// or there are two.
+func (s *sentence) takeTargets() (why string) {
+	t := s.toks
+	for k := 0; k < len(t); k++ {
+		switch {
+		case t[k].kind == tChannel:
+			var id string
+			if strings.HasPrefix(t[k].s, "<#") {
+				inner := strings.TrimSuffix(strings.TrimPrefix(t[k].s, "<#"), ">")
+				inner, _, _ = strings.Cut(inner, "|")
+				if !slackIDRe.MatchString(inner) {
+					return "That channel link is not one Slack writes. Name the channel as #name."
+				}
+				id = inner
+			} else {
+				id = "#" + strings.TrimPrefix(t[k].s, "#")
+				if len(id) > 81 {
+					return "That channel name is too long."
+				}
+			}
+			if s.tgt.channelID != "" && s.tgt.channelID != id {
+				return "I post each schedule to one channel. Ask once for each channel."
+			}
+			s.tgt.channelID = id
+			s.used[k] = true
+			if k > 0 && slices.Contains(targetPreps, t[k-1].s) && !s.used[k-1] {
+				s.used[k-1] = true
+				if k > 1 && t[k-2].s == "-" && t[k-1].s == ">" {
+					s.used[k-2] = true
+				}
+			}
+		case (t[k].s == "in" || t[k].s == "to") && k+2 < len(t) && t[k+1].s == "this" && t[k+2].s == "thread",
+			t[k].s == "in" && k+2 < len(t) && t[k+1].s == "the" && t[k+2].s == "thread":
+			s.tgt.thread = true
+			s.used[k], s.used[k+1], s.used[k+2] = true, true, true
+		case t[k].s == "in" && k+1 < len(t) && t[k+1].s == "here" && t[k+1].kind == tWord:
+			s.used[k], s.used[k+1] = true, true
+		case (t[k].s == "in" || t[k].s == "to") && k+2 < len(t) && t[k+1].s == "this" && t[k+2].s == "channel":
+			s.used[k], s.used[k+1], s.used[k+2] = true, true, true
+		case t[k].s == "here" && k == len(t)-1:
+			s.used[k] = true
+		}
+	}
+	return ""
+}
+
+// rest is the tokens no target took.
+func (s *sentence) rest() []tok {
+	var out []tok
+	for k, t := range s.toks {
+		if !s.used[k] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop", "shout", "echo", "print"}
+
+// findVerb returns where the action starts in r and where its text may
+// start; -1 when there is no action word.
+func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
+	for k := 0; k < len(r); k++ {
+		w := r[k].s
+		if r[k].kind != tWord {
+			continue
+		}
+		next := func(j int) string {
+			if k+j < len(r) {
+				return r[k+j].s
+			}
+			return ""
+		}
+		switch {
+		case w == "remind" || w == "rmind" || w == "remid" || w == "reminder" && (next(1) == "to" || next(1) == "for" || next(1) == "that" || next(1) == ":"):
+			j := k + 1
+			if k > 0 && r[k-1].s == "/" {
+				at = k - 1
+			} else {
+				at = k
+			}
+			if w == "reminder" {
+				return at, j, action{remindWho: "me"}
+			}
+			who := ""
+			switch {
+			case j < len(r) && r[j].kind == tUser:
+				who = r[j].s
+				j++
+			case j < len(r) && slices.Contains([]string{"me", "us", "everyone", "everybody", "all", "channel", "here", "myself", "yourself", "folks", "people", "y'all"}, r[j].s):
+				who = r[j].s
+				j++
+			case j+1 < len(r) && r[j].s == "the" && slices.Contains([]string{"team", "channel", "group", "room", "crew"}, r[j+1].s):
+				who = "team"
+				j += 2
+			case j < len(r) && r[j].s == "team":
+				who = "team"
+				j++
+			}
+			return at, j, action{remindWho: who}
+		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && next(1) != "a" && next(1) != "the" && next(1) != "in"):
+			j := k + 1
+			// post a message saying X, send the message: X
+			if j < len(r) && (r[j].s == "a" || r[j].s == "the" || r[j].s == "this") && j+1 < len(r) && slices.Contains([]string{"message", "note", "reminder", "announcement", "post", "msg", "following"}, r[j+1].s) {
+				j += 2
+			} else if j < len(r) && slices.Contains([]string{"message", "messages", "reminder"}, r[j].s) && j+1 < len(r) && (r[j+1].s == "saying" || r[j+1].s == ":" || r[j+1].kind == tQuote) {
+				j++
+			}
+			if j < len(r) && (r[j].s == "out" && w != "say") {
+				j++
+			}
+			return k, j, action{}
+		case w == "tell" || w == "ping" || w == "notify" || w == "alert" || w == "nudge":
+			j := k + 1
+			who := ""
+			switch {
+			case j < len(r) && r[j].kind == tUser:
+				who = r[j].s
+				j++
+			case j < len(r) && slices.Contains([]string{"everyone", "everybody", "us", "me", "all", "people", "folks"}, r[j].s):
+				who = r[j].s
+				j++
+			case j+1 < len(r) && r[j].s == "the" && slices.Contains([]string{"team", "channel", "group"}, r[j+1].s):
+				who = "team"
+				j += 2
+			}
+			if who == "" && w == "tell" {
+				continue
+			}
+			return k, j, action{remindWho: who, tell: true}
+		case slices.Contains([]string{"schedule", "set", "setup", "create", "add", "make", "queue", "plan"}, w):
+			j := k + 1
+			if w == "set" && next(1) == "up" {
+				j++
+			}
+			if j < len(r) && (r[j].s == "a" || r[j].s == "an" || r[j].s == "the" || r[j].s == "my") {
+				j++
+			}
+			if j < len(r) && (r[j].s == "recurring" || r[j].s == "daily" || r[j].s == "weekly" || r[j].s == "monthly" || r[j].s == "new" || r[j].s == "one-time") {
+				// the adjective is read again as part of the schedule
+				if j+1 < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j+1].s) {
+					if r[j].s != "new" && r[j].s != "recurring" && r[j].s != "one-time" {
+						continue // "schedule a daily message": the schedule word would be lost
+					}
+					j++
+				}
+			}
+			if j < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j].s) {
+				kind := r[j].s
+				j++
+				if j < len(r) && (r[j].s == "saying" || r[j].s == "that" && j+1 < len(r) && r[j+1].s == "says" || r[j].s == ":" || r[j].s == "-" || r[j].s == "for" && kind == "reminder" || r[j].s == "to" && kind == "reminder" || r[j].s == "about") {
+					if r[j].s == "that" {
+						j++
+					}
+					j++
+				} else if j+1 < len(r) && r[j].s == "to" && r[j+1].s == "say" {
+					j += 2
+				}
+				a := action{}
+				if kind == "reminder" {
+					a.remindWho = "me"
+				}
+				return k, j, a
+			}
+		case slices.Contains([]string{"run", "start", "trigger", "kick", "launch", "execute", "invoke", "call", "fire"}, w):
+			j := k + 1
+			if w == "kick" {
+				if next(1) != "off" {
+					continue
+				}
+				j++
+			}
+			if j < len(r) && r[j].s == "the" {
+				j++
+			}
+			if j < len(r) && r[j].s == "workflow" && j+1 < len(r) {
+				id, n := gluedID(r, j+1)
+				return k, j + 1 + n, action{workflow: matchID(in.Workflows, id)}
+			}
+			if j < len(r) {
+				id := r[j].s
+				// a function id is lexed as words and dots: schedule . list
+				if j+2 < len(r) && r[j+1].s == "." && r[j+2].i == r[j+1].j && r[j+1].i == r[j].j {
+					id = r[j].s + "." + r[j+2].s
+					fn := strings.ToLower(id)
+					if slices.Contains(in.Functions, fn) || strings.HasPrefix(fn, "schedule.") || fn == "message.post" {
+						return k, j + 3, action{function: fn}
+					}
+				}
+				if j+1 < len(r) && r[j+1].s == "workflow" {
+					return k, j + 2, action{workflow: matchID(in.Workflows, id)}
+				}
+				if wf := matchWorkflow(in.Workflows, r, j); wf != "" {
+					n := strings.Count(wf, "-") * 2
+					return k, j + 1 + n, action{workflow: wf}
+				}
+			}
+		}
+	}
+	return -1, -1, action{}
+}
+
+// gluedID reads an id lexed in pieces ("daily", "-", "report"); n is how
+// many tokens it took.
+func gluedID(r []tok, j int) (string, int) {
+	var b strings.Builder
+	k := j
+	for k < len(r) && (k == j || r[k].i == r[k-1].j) && (r[k].kind == tWord || r[k].kind == tNum || r[k].s == "-" || r[k].s == "_" || r[k].s == ".") {
+		b.WriteString(r[k].s)
+		k++
+	}
+	return strings.TrimRight(b.String(), "-_."), k - j
+}
+
+// matchWorkflow: a known workflow id written at r[j] (lexed in pieces:
+// daily - report).
+func matchWorkflow(known []string, r []tok, j int) string {
+	for _, id := range known {
+		var b strings.Builder
+		k := j
+		for k < len(r) && b.Len() < len(id) {
+			if k > j && r[k].i != r[k-1].j {
+				break
+			}
+			b.WriteString(r[k].s)
+			k++
+		}
+		if strings.EqualFold(b.String(), id) {
+			return id
+		}
+	}
+	return ""
+}
+
+// matchID returns the known id that equals s ignoring case, else s.
+func matchID(known []string, s string) string {
+	for _, k := range known {
+		if strings.EqualFold(k, s) {
+			return k
+		}
+	}
+	return s
+}
+
+// textConnectors stand between the action and its text.
+var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "with", "re", "regarding"}
+
+// create reads a request to create a job.
+func create(in selector.Input, text string) selector.Decision {
+	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	s := &sentence{toks: lex(body)}
+	if len(s.toks) > 400 {
+		return unsupported("That message is too long to read as a schedule. Tell me in a sentence what to post, where and when.")
+	}
+	s.used = make([]bool, len(s.toks))
+	if why := s.takeTargets(); why != "" {
+		return unsupported("%s", why)
+	}
+	zone := in.Timezone
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, err := scheduler.LoadLocation(zone)
+	if err != nil {
+		loc, zone = time.UTC, "UTC"
+	}
+	now := in.Now.In(loc)
+	r := s.rest()
+
+	var w when
+	var why string
+	add := func(b []tok) bool {
+		if len(b) == 0 {
+			return true
+		}
+		nw, ok, y := parseBlock(b, w, now)
+		if !ok {
+			if y != "" {
+				why = y
+			}
+			return false
+		}
+		w = nw
+		s.blocks = append(s.blocks, b)
+		return true
+	}
+	v, textAt, act := findVerb(in, r)
+	var region []tok
+	switch {
+	case v >= 0:
+		// a when before the action: "every weekday at 9am remind #team to …"
+		head := trimConnectors(r[:v])
+		if len(head) > 0 && !add(head) {
+			return s.notUnderstood(in, text, w, head, why)
+		}
+		s.act = act
+		region = r[textAt:]
+		// a when between the action and "to": "remind me at 3pm to call mom"
+		if len(region) > 0 {
+			for k := len(region) - 1; k >= 1; k-- {
+				if !slices.Contains([]string{"to", "that", ":", "about"}, region[k].s) && region[k].kind != tQuote {
+					continue
+				}
+				if _, ok, _ := parseBlock(region[:k], w, now); ok {
+					add(region[:k])
+					region = region[k:]
+					break
+				}
+			}
+		}
+		region = trimLeadConnectors(region)
+	default:
+		// no action word: "every monday 9am: standup -> #team", or a quote
+		region = r
+		for k, t := range r {
+			if (t.s == ":" || t.s == "-") && k > 0 && k+1 < len(r) {
+				if _, ok, _ := parseBlock(r[:k], w, now); ok {
+					add(r[:k])
+					region = r[k+1:]
+					s.act.implicit = true
+					break
+				}
+			}
+		}
+	}
+	// the longest tail the grammar reads
+	tail := -1
+	lo := 0
+	if len(region) > 60 {
+		lo = len(region) - 60
+	}
+	for k := max(lo, 0); k < len(region); k++ {
+		if k == 0 && !s.hasQuote(region) && v >= 0 && s.act.workflow == "" && s.act.function == "" {
+			continue // the text needs a word
+		}
+		if !startsBlock(region[k]) {
+			continue
+		}
+		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
+			continue // "Happy Friday! every Friday at 9am": the day ends the text
+		}
+		if _, ok, y := parseBlock(region[k:], w, now); ok {
+			tail = k
+			break
+		} else if y != "" && why == "" {
+			why = y
+		}
+	}
+	textToks := region
+	if tail >= 0 {
+		textToks = region[:tail]
+		add(region[tail:])
+	}
+	textToks = trimTrailConnectors(textToks)
+	// the text
+	var quote *tok
+	for k := range textToks {
+		if textToks[k].kind == tQuote {
+			quote = &textToks[k]
+			break
+		}
+	}
+	switch {
+	case quote != nil:
+		s.text, s.quoted = quote.s, true
+		var others []tok
+		for _, t := range textToks {
+			if t.kind != tQuote && !slices.Contains([]string{"message", "text", "the", "a", ":", ",", "-", "saying", "with", "reminder", "note"}, t.s) {
+				others = append(others, t)
+			}
+		}
+		if len(others) > 0 {
+			if nw, ok, _ := parseBlock(others, w, now); ok {
+				w = nw
+				s.blocks = append(s.blocks, others)
+			} else {
+				return s.notUnderstood(in, text, w, others, why)
+			}
+		}
+	case len(textToks) > 0:
+		s.text = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks)
+		s.textToks = textToks
+	}
+	if v < 0 && quote == nil && !s.act.implicit {
+		s.text = ""
+	}
+	if s.text == "" && v < 0 && quote == nil && !s.act.implicit {
+		// nothing to post
+		if len(s.blocks) == 0 {
+			if why != "" {
+				return unsupported("%s", why)
+			}
+			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
+		}
+	}
+	if bad, y := leftover(s.textToks, now); bad != "" {
+		return s.notUnderstood(in, text, w, nil, y, bad)
+	}
+	if len(s.blocks) == 0 && why != "" {
+		return unsupported("%s", why)
+	}
+	if reason := unsupportedIn(text, s); reason != "" {
+		return unsupported("%s", reason)
+	}
+	if w.zone != "" && w.zone != zone {
+		zone = w.zone
+		loc, _ = scheduler.LoadLocation(zone)
+		now = in.Now.In(loc)
+		// the blocks are read again in the zone they name
+		w2 := when{}
+		for _, b := range s.blocks {
+			nw, ok, _ := parseBlock(b, w2, now)
+			if !ok {
+				return clarify(in, text, selector.MissingTime, "I couldn't read that time in "+zone+". Could you say it another way?")
+			}
+			w2 = nw
+		}
+		w = w2
+	}
+	out := compile(w, now, zone)
+	s.act.text = s.text
+	hasAction := s.text != "" || s.act.workflow != "" || s.act.function != ""
+	switch {
+	case out.why != "":
+		return unsupported("%s", out.why)
+	case out.question != "":
+		if !hasAction && len(s.blocks) > 0 {
+			return clarify(in, text, selector.MissingAction, "What should I post? "+out.question)
+		}
+		return clarify(in, text, selector.MissingTime, out.question)
+	case out.none:
+		if !hasAction {
+			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
+		}
+		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When should I %s? For example “every Friday at 9am” or “tomorrow at 3pm”.", s.act.verb()))
+	}
+	c := out.c
+	if !hasAction {
+		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should I post %s?", describe(c, now)))
+	}
+	if msg := verify(w, s, c, now); msg != "" {
+		return clarify(in, text, selector.MissingTime, msg)
+	}
+	args := map[string]any{"scheduleType": c.typ, "schedule": c.sched, "targetAction": s.act.json()}
+	if c.typ == "once" {
+		c.sched["timezone"] = zone
+	}
+	if ref := targetRef(in, s.tgt, s.act); ref != nil {
+		args["targetRef"] = ref
+	}
+	if !c.startAt.IsZero() {
+		args["startAt"] = c.startAt.UTC().Format(time.RFC3339)
+	}
+	if !c.endAt.IsZero() {
+		args["endAt"] = c.endAt.UTC().Format(time.RFC3339)
+	}
+	return call("schedule.create", args)
+}
+
+func (s *sentence) hasQuote(r []tok) bool {
+	for _, t := range r {
+		if t.kind == tQuote {
+			return true
+		}
+	}
+	return false
+}
+
+// startsBlock: only these can begin a when, so the search for the tail
+// skips the rest quickly.
+func startsBlock(t tok) bool {
+	switch t.kind {
+	case tNum:
+		return true
+	case tWord:
+	default:
+		return t.s == "@" || t.s == "("
+	}
+	if _, ok := whenStarters[t.s]; ok {
+		return true
+	}
+	if _, _, ok := weekday(t.s); ok {
+		return true
+	}
+	if _, ok := month(t.s); ok {
+		return true
+	}
+	if ordinal(t.s) > 0 || number(t.s) >= 0 || zoneAbbrev[t.s] != "" || zoneWords[t.s] != "" {
+		return true
+	}
+	if _, ok := compactDays[t.s]; ok {
+		return true
+	}
+	_, ok := dayCodes[t.s]
+	return ok
+}
+
+var whenStarters = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`at on in every each evry everyday daily weekly monthly yearly annually quarterly hourly
+		nightly biweekly fortnightly bimonthly bi half once twice thrice for until till til through thru up stop stopping
+		end ending ends starting beginning from commencing effective start begin begins starts after as except excluding
+		but not other apart skip skipping save the next this coming upcoming today tonight tomorrow tmr tmrw tomorow
+		tommorow day noon midnight midday quarter minute weekdays weekends weekday weekend business working work workdays
+		within around about last first second third fourth fifth final penultimate between during only throughout
+		morning afternoon evening night mornings afternoons evenings nights eod lunch lunchtime later soon sometime asap
+		a an iso week odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now` + " " + strings.Join(holidays, " ")) {
+		whenStarters[w] = true
+	}
+}
+
+func trimConnectors(r []tok) []tok {
+	r = trimLeadConnectors(r)
+	return trimTrailConnectors(r)
+}
+
+func trimLeadConnectors(r []tok) []tok {
+	for len(r) > 0 && (slices.Contains(textConnectors, r[0].s) || slices.Contains([]string{",", "and", "then", "please", "pls", "out"}, r[0].s)) && r[0].kind != tQuote {
+		r = r[1:]
+	}
+	return r
+}
+
+func trimTrailConnectors(r []tok) []tok {
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", "and", "then", "please", "pls", ":", "-", ".", "at", "on", "in", "every", "each", "from", "for", "by", "to", "of", "the", "&"}, r[len(r)-1].s) {
+		r = r[:len(r)-1]
+	}
+	return r
+}
+
+// cleanText is the message as written between its first and last token,
+// without the target's words, with spaces folded.
+func cleanText(raw string, s *sentence, toks []tok) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	base := toks[0].i
+	b := []byte(raw)
+	for k, t := range s.toks {
+		if s.used[k] && t.i >= toks[0].i && t.j <= toks[len(toks)-1].j {
+			for x := t.i - base; x < t.j-base; x++ {
+				b[x] = ' '
+			}
+		}
+	}
+	out := strings.Join(strings.Fields(string(b)), " ")
+	return strings.Trim(out, " ,;")
+}
+
+// notUnderstood asks, saying what was understood and quoting what was not.
+func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why string, quoted ...string) selector.Decision {
+	if why != "" {
+		return unsupported("%s", why)
+	}
+	what := ""
+	if len(quoted) > 0 {
+		what = quoted[0]
+	} else if len(bad) > 0 {
+		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+		if bad[len(bad)-1].j <= len(body) {
+			what = body[bad[0].i:bad[len(bad)-1].j]
+		}
+	}
+	if reason := unsupportedIn(text, s); reason != "" {
+		return unsupported("%s", reason)
+	}
+	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
+	if len(s.blocks) > 0 {
+		q = fmt.Sprintf("I understood “%s” but not “%s”. Could you say when another way? (Put the message in quotes if those words are part of it.)", blockText(text, s.blocks), what)
+	}
+	return clarify(in, text, selector.MissingTime, q)
+}
+
+func blockText(text string, blocks [][]tok) string {
+	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	var parts []string
+	for _, b := range blocks {
+		if len(b) > 0 && b[len(b)-1].j <= len(body) {
+			parts = append(parts, body[b[0].i:b[len(b)-1].j])
+		}
+	}
+	return strings.Join(parts, " … ")
+}
+
+// describe is the schedule in words, for a question.
+func describe(c *compiled, now time.Time) string {
+	sp, err := specOf(c, now)
+	if err != nil {
+		return ""
+	}
+	d := sp.Describe()
+	if c.typ == "once" {
+		return "on " + strings.TrimPrefix(d, "Once on ")
+	}
+	return lowerFirst(d)
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

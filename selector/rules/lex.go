@@ -1,0 +1,189 @@
+package rules
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// tok is one token of a message: a word, a number with what is glued to it
+// ("9am", "15th", "2h", "9:30", "2/14"), a punctuation mark, a Slack
+// reference, or a quotation. s is lowercase; [i, j) is its span in the
+// message, so the message text is always cut from what was written.
+type tok struct {
+	s    string
+	i, j int
+	kind tokKind
+}
+
+type tokKind uint8
+
+const (
+	tWord    tokKind = iota
+	tNum             // starts with a digit
+	tPunct           // one mark, or "->"
+	tChannel         // <#C…|name> or #name
+	tUser            // <@U…> or @name
+	tQuote           // "…", “…”, '…': s is what is inside, as written
+	tOther
+)
+
+// lex splits s into tokens. It never fails: what it does not know becomes
+// tOther, which no production consumes.
+func lex(s string) []tok {
+	var out []tok
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.IsSpace(r):
+			i += n
+		case r == '<':
+			j := strings.IndexByte(s[i:], '>')
+			if j > 2 && (s[i+1] == '#' || s[i+1] == '@' || s[i+1] == '!') && !strings.ContainsAny(s[i+1:i+j], " \t\n<") {
+				k := tChannel
+				if s[i+1] != '#' {
+					k = tUser
+				}
+				out = append(out, tok{s: s[i : i+j+1], i: i, j: i + j + 1, kind: k})
+				i += j + 1
+				continue
+			}
+			out = append(out, tok{s: "<", i: i, j: i + 1, kind: tPunct})
+			i++
+		case r == '#' || r == '@':
+			j := i + 1
+			for j < len(s) && (isASCIIAlnum(s[j]) || s[j] == '-' || s[j] == '_' || s[j] == '.') {
+				j++
+			}
+			for j > i+1 && s[j-1] == '.' {
+				j--
+			}
+			if j == i+1 {
+				out = append(out, tok{s: s[i : i+1], i: i, j: i + 1, kind: tPunct})
+				i++
+				continue
+			}
+			k := tChannel
+			if r == '@' {
+				k = tUser
+			}
+			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: k})
+			i = j
+		case r == '"' || r == '“' || r == '‘' || r == '\'' && (i == 0 || !isASCIIAlnum(s[i-1])):
+			closer := map[rune]string{'"': `"`, '“': "”", '‘': "’", '\'': "'"}[r]
+			k := strings.Index(s[i+n:], closer)
+			if r == '\'' && k >= 0 {
+				// 'text': the closing mark must end a word.
+				e := i + n + k + 1
+				if e < len(s) && isASCIIAlnum(s[e]) {
+					k = -1
+				}
+			}
+			if k <= 0 {
+				out = append(out, tok{s: s[i : i+n], i: i, j: i + n, kind: tPunct})
+				i += n
+				continue
+			}
+			inner := strings.TrimSpace(s[i+n : i+n+k])
+			out = append(out, tok{s: inner, i: i, j: i + n + k + len(closer), kind: tQuote})
+			i += n + k + len(closer)
+		case r >= '0' && r <= '9':
+			j := scanNumber(s, i)
+			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: tNum})
+			i = j
+		case unicode.IsLetter(r):
+			j := i
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if unicode.IsLetter(r2) || unicode.IsDigit(r2) {
+					j += n2
+					continue
+				}
+				// o'clock, don't: an apostrophe inside a word.
+				if (r2 == '\'' || r2 == '’') && j+n2 < len(s) && isASCIILetter(s[j+n2]) {
+					j += n2
+					continue
+				}
+				break
+			}
+			w := strings.ToLower(s[i:j])
+			// a.m. and p.m.
+			if (w == "a" || w == "p") && strings.HasPrefix(strings.ToLower(s[j:]), ".m") {
+				j += 2
+				if j < len(s) && s[j] == '.' {
+					j++
+				}
+				w += "m"
+			}
+			out = append(out, tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord})
+			i = j
+		case r == '-' && i+1 < len(s) && s[i+1] == '>':
+			out = append(out, tok{s: "->", i: i, j: i + 2, kind: tPunct})
+			i += 2
+		case r == '→' || r == '–' || r == '—':
+			v := "-"
+			if r == '→' {
+				v = "->"
+			}
+			out = append(out, tok{s: v, i: i, j: i + n, kind: tPunct})
+			i += n
+		case unicode.IsPunct(r) || unicode.IsSymbol(r):
+			k := tPunct
+			if r >= 0x80 {
+				k = tOther // emoji and the like
+			}
+			out = append(out, tok{s: s[i : i+n], i: i, j: i + n, kind: k})
+			i += n
+		default:
+			out = append(out, tok{s: s[i : i+n], i: i, j: i + n, kind: tOther})
+			i += n
+		}
+	}
+	return out
+}
+
+// scanNumber reads a number and what is glued to it: "9", "9:30",
+// "9.30", "1.5", "2/14", "7/13/2027", "2026-12-03", "2026-12-03t09:00",
+// "9am", "15th", "17h30", "1d".
+func scanNumber(s string, i int) int {
+	j := digits(s, i)
+	// 2026-12-03 (and a time glued with T)
+	if j-i == 4 && j+6 <= len(s) && s[j] == '-' && digits(s, j+1) == j+3 && s[j+3] == '-' && digits(s, j+4) == j+6 {
+		j += 6
+		if j+6 <= len(s) && (s[j] == 'T' || s[j] == 't') && digits(s, j+1) == j+3 && s[j+3] == ':' && digits(s, j+4) == j+6 {
+			j += 6
+			if j+3 <= len(s) && s[j] == ':' && digits(s, j+1) == j+3 {
+				j += 3
+			}
+		}
+		if j < len(s) && (s[j] == 'Z' || s[j] == 'z') {
+			j++
+		}
+		return j
+	}
+	for j < len(s) && (s[j] == ':' || s[j] == '.' || s[j] == '/') && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9' {
+		j = digits(s, j+1)
+	}
+	k := j
+	for k < len(s) && isASCIILetter(s[k]) {
+		k++
+	}
+	if k > j && k-j <= 4 {
+		j = k
+		if s[j-1] == 'h' || s[j-1] == 'H' {
+			j = digits(s, j) // 17h30
+		}
+	}
+	return j
+}
+
+func digits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isASCIIAlnum(c byte) bool  { return isASCIILetter(c) || c >= '0' && c <= '9' }

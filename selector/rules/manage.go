@@ -1,0 +1,402 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
+)
+
+// Management (NL_SPEC decision 14): list, show, update, pause, resume,
+// delete and run now, by id, by words that name a job, or "it".
+
+var (
+	listRe = regexp.MustCompile(`^(?:/?remind\s+list|(?:list|show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:all|every))?(?:\s+(?:of\s+)?(?:my|our|the|your|current|active|upcoming|existing|scheduled|paused))*\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?|crons?|tasks?|messages?)|(?:show|tell)(?:\s+me)?\s+what(?:'s|\s+is|\s+i\s+have)?\s+scheduled|what(?:'s|\s+is|\s+are)\s+(?:(?:currently|already)\s+)?(?:scheduled|on\s+the\s+schedule|(?:my|our|the|all\s+the|all)\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+))|(?:my|our|all)\s+(?:schedules?|jobs?|reminders?)|what\s+(?:schedules?|jobs?|reminders?|posts?|automations?)\s+(?:do|have|are|did|exist)\b|which\s+(?:schedules?|jobs?|reminders?)|(?:do\s+i|have\s+i)\s+(?:have|got|set)\s+any\s+(?:schedules?|jobs?|reminders?)|any(?:thing)?\s+scheduled|(?:schedules?|jobs?|reminders?|list)\s*$)\b(.*)$`)
+	bulkRe = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b|\ball\s+of\s+them\b`)
+	verbs  = []struct {
+		re *regexp.Regexp
+		fn string
+	}{
+		{regexp.MustCompile(`^(?:un-?pause|resume|restart|re-?enable|enable|continue|reactivate|re-?activate|turn\s+(?:back\s+)?on|switch\s+(?:back\s+)?on|unmute)\b(.*)$`), "schedule.resume"},
+		{regexp.MustCompile(`^(?:start)\b(.*)\bagain\b(.*)$`), "schedule.resume"},
+		{regexp.MustCompile(`^(?:pause|stop|disable|hold|suspend|mute|deactivate|turn\s+off|switch\s+off|put\s+on\s+hold|silence)\b(.*)$`), "schedule.pause"},
+		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke)\b(.*)$`), "schedule.delete"},
+		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|inspect|look\s+up|check)\b(.*)$`), "schedule.show"},
+		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
+		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
+	}
+	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead)\b`)
+)
+
+// manage recognises list/show/update/pause/resume/delete/run-now.
+func manage(in selector.Input, text string) (selector.Decision, bool) {
+	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	lower := strings.ToLower(strings.TrimRight(body, ".!? "))
+	lower = strings.TrimPrefix(lower, "/")
+	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
+		args := map[string]any{}
+		rest := strings.TrimSpace(m[1])
+		if strings.Contains(lower, "paused") {
+			args["state"] = "paused"
+		}
+		if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") {
+			if in.SenderID != "" {
+				args["createdBy"] = in.SenderID
+			}
+		}
+		// "what's scheduled in #ops": jobs that post there.
+		for _, t := range lex(body) {
+			if t.kind != tChannel {
+				continue
+			}
+			if strings.HasPrefix(t.s, "<#") {
+				id, _, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(t.s, "<#"), ">"), "|")
+				if slackIDRe.MatchString(id) {
+					args["channelId"] = id
+				}
+			} else {
+				args["channelId"] = t.s
+			}
+			break
+		}
+		return call("schedule.list", args), true
+	}
+	for _, v := range verbs {
+		m := v.re.FindStringSubmatch(lower)
+		if m == nil {
+			continue
+		}
+		words := strings.TrimSpace(strings.Join(m[1:], " "))
+		if v.fn == "schedule.update" || v.fn == "schedule.show" || v.fn == "schedule.run_now" {
+			// "change X to 10am" / "show X": X names a job; without one it
+			// is not management ("set a reminder…", "send hi now" are
+			// creates).
+			head := words
+			if v.fn == "schedule.update" {
+				head = updateHead(words)
+			}
+			if !namesJob(in, head) {
+				continue
+			}
+		}
+		if v.fn == "schedule.pause" || v.fn == "schedule.delete" || v.fn == "schedule.resume" {
+			// "stop posting at 5pm every day" is not about a job's words
+			if !namesJob(in, words) && looksLikeCreate(words) {
+				continue
+			}
+		}
+		if bulkRe.MatchString(words) {
+			return unsupported("I can't change many schedules at once. Say which one (“%s the standup post”), or list them first.", strings.Fields(lower)[0]), true
+		}
+		if v.fn == "schedule.update" {
+			return update(in, text, words), true
+		}
+		id, d, ok := pickJob(in, text, words)
+		if !ok {
+			return d, true
+		}
+		return call(v.fn, map[string]any{"jobId": id}), true
+	}
+	return selector.Decision{}, false
+}
+
+// looksLikeCreate: words with a schedule and something to post.
+func looksLikeCreate(words string) bool {
+	return strings.Contains(words, " every ") || strings.HasPrefix(words, "every ")
+}
+
+// updateHead is the part of "change X to 10am" that names the job.
+func updateHead(words string) string {
+	for _, sep := range []string{" to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every "} {
+		if h, _, ok := strings.Cut(" "+words+" ", sep); ok {
+			return strings.TrimSpace(h)
+		}
+	}
+	return words
+}
+
+// namesJob reports whether words name a job: an id, "it", or words that
+// match one of the jobs.
+func namesJob(in selector.Input, words string) bool {
+	if jobIDRe.MatchString(strings.ToUpper(words)) {
+		return true
+	}
+	lead := strings.Fields(words)
+	if len(lead) > 0 && (lead[0] == "it" || lead[0] == "that" || lead[0] == "this") && (len(lead) == 1 || len(lead) < 4) {
+		return true
+	}
+	_, _, ok := matchJobs(in.Jobs, words)
+	return ok && strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != ""
+}
+
+// pickJob finds the one job words name.
+func pickJob(in selector.Input, text, words string) (string, selector.Decision, bool) {
+	if id := jobIDRe.FindString(strings.ToUpper(words)); id != "" {
+		return id, selector.Decision{}, true
+	}
+	stripped := strings.TrimSpace(fillerRe.ReplaceAllString(words, " "))
+	if stripped == "" {
+		if in.ContextJobID != "" {
+			return in.ContextJobID, selector.Decision{}, true
+		}
+		return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
+	}
+	ids, names, ok := matchJobs(in.Jobs, words)
+	switch {
+	case !ok:
+		return "", unsupported("I couldn't find a schedule matching “%s”. Say “list my schedules” to see them.", strings.TrimSpace(words)), false
+	case len(ids) > 1:
+		return "", clarify(in, text, selector.MissingJob, "Which one? "+strings.Join(names, "; ")+"."), false
+	}
+	return ids[0], selector.Decision{}, true
+}
+
+// matchJobs scores each job by how many of the significant words appear
+// in its name, description, action text or channel; every word must match
+// and the best wins.
+func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []string, ok bool) {
+	sig := strings.Fields(fillerRe.ReplaceAllString(strings.ToLower(strings.Trim(words, "“”\"'")), " "))
+	if len(sig) == 0 {
+		return nil, nil, false
+	}
+	best := 0
+	for _, j := range jobs {
+		if j.State == "deleted" {
+			continue
+		}
+		hay := strings.ToLower(strings.Join([]string{j.Name, j.Description, j.Text, j.ChannelID, j.JobID}, " "))
+		score := 0
+		for _, w := range sig {
+			w = strings.Trim(w, "#“”\"',.!?")
+			if w == "" || strings.Contains(hay, w) || len(w) > 3 && strings.Contains(hay, strings.TrimSuffix(w, "s")) {
+				score++
+			}
+		}
+		if score < len(sig) { // every word must match
+			continue
+		}
+		label := j.JobID + " (" + j.Description
+		if j.Name != "" {
+			label = j.JobID + " “" + j.Name + "” (" + j.Description
+		}
+		label += ")"
+		if score > best {
+			best, ids, names = score, []string{j.JobID}, []string{label}
+		} else if score == best {
+			ids, names = append(ids, j.JobID), append(names, label)
+		}
+	}
+	return ids, names, len(ids) > 0
+}
+
+// update reads "change X to <when>": X names the job, the rest is a new
+// when, and what the words do not change is kept (NL_SPEC decision 23).
+func update(in selector.Input, text, words string) selector.Decision {
+	head := updateHead(words)
+	newPart := strings.TrimSpace(strings.TrimPrefix(" "+words+" ", " "+head+" "))
+	for _, lead := range []string{"to ", "for ", "so it runs ", "so that it runs ", "and make it ", "so it posts ", "so it "} {
+		newPart = strings.TrimPrefix(newPart, lead)
+	}
+	id, d, ok := pickJob(in, text, head)
+	if !ok {
+		return d
+	}
+	if strings.TrimSpace(newPart) == "" {
+		return clarify(in, text, selector.MissingTime, "What should it change to? For example “every Friday at 10am”.")
+	}
+	var job *selector.JobRef
+	for k := range in.Jobs {
+		if in.Jobs[k].JobID == id {
+			job = &in.Jobs[k]
+		}
+	}
+	patch, d, ok := newSchedule(in, text, newPart, job)
+	if !ok {
+		return d
+	}
+	patch["jobId"] = id
+	return call("schedule.update", patch)
+}
+
+// newSchedule reads the when of an update and merges it into the job's
+// schedule: only a time keeps the days, months and zone; only days keep
+// the time; a one-time job moved to 10am stays on its day.
+func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (map[string]any, selector.Decision, bool) {
+	zone := in.Timezone
+	var old store.Schedule
+	oldType := ""
+	if job != nil {
+		old, oldType = job.Schedule, job.ScheduleType
+		if old.Timezone != "" {
+			zone = old.Timezone
+		}
+	}
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, err := scheduler.LoadLocation(zone)
+	if err != nil {
+		return nil, unsupported("The job's timezone %q is not one I know.", zone), false
+	}
+	now := in.Now.In(loc)
+	toks := lex(strings.TrimSpace(part))
+	w, ok, why := parseBlock(toks, when{}, now)
+	if !ok {
+		if why != "" {
+			return nil, unsupported("%s", why), false
+		}
+		return nil, clarify(in, text, selector.MissingTime, "I couldn't read “"+part+"” as a schedule. Try “to 10am”, “to Tuesdays” or “to every Friday at 10am”."), false
+	}
+	if w.zone != "" && w.zone != zone {
+		zone = w.zone
+		loc, _ = scheduler.LoadLocation(zone)
+		now = in.Now.In(loc)
+		w, _, _ = parseBlock(toks, when{}, now)
+	}
+	s := &sentence{blocks: [][]tok{toks}}
+	daysSaid := w.rec || len(w.dows) > 0 || w.date != nil || w.hasDay || len(w.doms) > 0 || len(w.months) > 0 || w.hasRel || len(w.nths) > 0
+	timeSaid := len(w.clocks) > 0
+	// keep the job's time when only days were said
+	if !timeSaid && daysSaid && job != nil {
+		for _, hm := range oldTimes(oldType, old, loc) {
+			w.clocks = append(w.clocks, clk{h: hm[0], m: hm[1], zero: true})
+		}
+	}
+	if timeSaid && !daysSaid && job != nil {
+		hm, q := resolvedClocks(w)
+		if q != "" {
+			return nil, clarify(in, text, selector.MissingTime, q), false
+		}
+		switch oldType {
+		case store.ScheduleCron:
+			f := strings.Fields(old.Cron)
+			if len(f) != 5 || strings.HasPrefix(f[0], "*") || strings.HasPrefix(f[1], "*") {
+				break
+			}
+			minute := hm[0][1]
+			var hours []int
+			for _, x := range hm {
+				if x[1] != minute {
+					return nil, unsupported("I can't put %s and %s in one schedule (their minutes differ).", clockText(hm[0]), clockText(x)), false
+				}
+				hours = append(hours, x[0])
+			}
+			expr := strings.Join([]string{itoa(minute), intList(uniq(hours)), f[2], f[3], f[4]}, " ")
+			return map[string]any{"scheduleType": "cron", "schedule": map[string]any{"cron": expr, "timezone": zone}}, selector.Decision{}, true
+		case store.ScheduleRRule:
+			var parts []string
+			for _, p := range strings.Split(strings.TrimPrefix(old.RRule, "RRULE:"), ";") {
+				if !strings.HasPrefix(p, "BYHOUR=") && !strings.HasPrefix(p, "BYMINUTE=") {
+					parts = append(parts, p)
+				}
+			}
+			minute := hm[0][1]
+			var hours []int
+			for _, x := range hm {
+				if x[1] != minute {
+					return nil, unsupported("I can't put %s and %s in one schedule (their minutes differ).", clockText(hm[0]), clockText(x)), false
+				}
+				hours = append(hours, x[0])
+			}
+			parts = append(parts, "BYHOUR="+intList(uniq(hours)), "BYMINUTE="+itoa(minute))
+			sched := map[string]any{"rrule": strings.Join(parts, ";"), "timezone": zone}
+			if old.Dtstart != "" {
+				sched["dtstart"] = old.Dtstart
+			}
+			return map[string]any{"scheduleType": "rrule", "schedule": sched}, selector.Decision{}, true
+		case store.ScheduleOnce:
+			if len(hm) != 1 {
+				return nil, unsupported("A one-time job runs once: give one time."), false
+			}
+			day := old.RunAt.In(loc)
+			t := time.Date(day.Year(), day.Month(), day.Day(), hm[0][0], hm[0][1], 0, 0, loc)
+			if !t.After(in.Now) {
+				return nil, clarify(in, text, selector.MissingTime, t.Format("Mon 2 Jan at 3:04 PM")+" has already passed. Which day?"), false
+			}
+			return map[string]any{"scheduleType": "once", "schedule": map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": zone}}, selector.Decision{}, true
+		case store.ScheduleInterval:
+			return nil, clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run at that time every day instead? Say “to every day at …”."), false
+		}
+	}
+	if !timeSaid && !daysSaid && w.zone != "" && job != nil && oldType == store.ScheduleCron {
+		return map[string]any{"scheduleType": "cron", "schedule": map[string]any{"cron": old.Cron, "timezone": zone}}, selector.Decision{}, true
+	}
+	out := compile(w, now, zone)
+	switch {
+	case out.why != "":
+		return nil, unsupported("%s", out.why), false
+	case out.question != "":
+		return nil, clarify(in, text, selector.MissingTime, out.question), false
+	case out.none:
+		return nil, clarify(in, text, selector.MissingTime, "What should it change to? For example “every Friday at 10am”."), false
+	}
+	if msg := verify(w, s, out.c, now); msg != "" {
+		return nil, clarify(in, text, selector.MissingTime, msg), false
+	}
+	c := out.c
+	if c.typ == "once" {
+		c.sched["timezone"] = zone
+	}
+	patch := map[string]any{"scheduleType": c.typ, "schedule": c.sched}
+	if !c.endAt.IsZero() {
+		patch["endAt"] = c.endAt.UTC().Format(time.RFC3339)
+	}
+	if !c.startAt.IsZero() {
+		patch["startAt"] = c.startAt.UTC().Format(time.RFC3339)
+	}
+	return patch, selector.Decision{}, true
+}
+
+func resolvedClocks(w when) ([][2]int, string) {
+	var hm [][2]int
+	for _, c := range w.clocks {
+		h, amb := c.resolved(w.part)
+		if amb {
+			return nil, "Is that " + itoa(c.h) + " in the morning or in the afternoon? Say " + itoa(c.h) + "am or " + itoa(c.h) + "pm."
+		}
+		hm = append(hm, [2]int{h, c.m})
+	}
+	return hm, ""
+}
+
+// oldTimes are the times of day a job fires at, when it has fixed ones.
+func oldTimes(typ string, s store.Schedule, loc *time.Location) [][2]int {
+	switch typ {
+	case store.ScheduleCron:
+		f := strings.Fields(s.Cron)
+		if len(f) != 5 || strings.ContainsAny(f[0]+f[1], "*/-") {
+			return nil
+		}
+		var out [][2]int
+		for _, h := range strings.Split(f[1], ",") {
+			for _, m := range strings.Split(f[0], ",") {
+				out = append(out, [2]int{number(h), number(m)})
+			}
+		}
+		return out
+	case store.ScheduleRRule:
+		var hs, ms []string
+		for _, p := range strings.Split(s.RRule, ";") {
+			if v, ok := strings.CutPrefix(p, "BYHOUR="); ok {
+				hs = strings.Split(v, ",")
+			}
+			if v, ok := strings.CutPrefix(p, "BYMINUTE="); ok {
+				ms = strings.Split(v, ",")
+			}
+		}
+		var out [][2]int
+		for _, h := range hs {
+			for _, m := range ms {
+				out = append(out, [2]int{number(h), number(m)})
+			}
+		}
+		return out
+	case store.ScheduleOnce:
+		t := s.RunAt.In(loc)
+		return [][2]int{{t.Hour(), t.Minute()}}
+	}
+	return nil
+}

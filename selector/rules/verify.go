@@ -1,0 +1,441 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// leftover returns the part of the message text that reads like a piece
+// of a schedule the grammar did not take ("every 2/14 and" in "post x every
+// 2/14 and 8/14 at noon" if the dates were not read): such a message was
+// not understood, and pushing those words into the post would be wrong.
+// Words about time inside the text ("the monday report", "the 2024
+// report") are text when they stand between other words.
+func leftover(t []tok, now time.Time) (span, why string) {
+	for k, x := range t {
+		prev, next := "", ""
+		if k > 0 {
+			prev = t[k-1].s
+		}
+		if k+1 < len(t) {
+			next = t[k+1].s
+		}
+		last := k == len(t)-1
+		bad := false
+		switch {
+		case x.kind == tQuote:
+		case strongTime(x):
+			bad = true
+		case timeBearing(x):
+			switch {
+			case slices.Contains(whenPreps, prev):
+				bad = true
+			case listWords[next] && k+2 < len(t) && timeBearing(t[k+2]):
+				bad = true
+			case listWords[prev] && k >= 2 && timeBearing(t[k-2]):
+				bad = true
+			case last && (x.kind == tNum || isOrdinalTok(x)):
+				bad = true
+			}
+		case adjectives[x.s] && !last && tokAt(t, k+1).kind == tWord && !timeBearing(tokAt(t, k+1)) && unit(next) == "" && !recurWords[next]:
+			// "the daily report", "our weekly sync"
+		case recurWords[x.s] && (last || k == len(t)-2):
+			bad = true // "every satday" just before the time
+		case leadWords[x.s]:
+			for n := min(6, len(t)-k); n >= 1 && !bad; n-- {
+				_, ok, y := parseBlock(t[k:k+n], when{}, now)
+				if ok && (n > 1 || recurWords[x.s]) {
+					bad = true
+				}
+				if y != "" {
+					bad, why = true, y
+				}
+			}
+		}
+		if bad {
+			lo, hi := k, k+1
+			for lo > 0 && (timeBearing(t[lo-1]) || recurWords[t[lo-1].s] || slices.Contains(whenPreps, t[lo-1].s) || listWords[t[lo-1].s]) {
+				lo--
+			}
+			for hi < len(t) && (timeBearing(t[hi]) || strongTime(t[hi]) || recurWords[t[hi].s] || slices.Contains(whenPreps, t[hi].s) || listWords[t[hi].s] || unit(t[hi].s) != "" || leadWords[t[hi].s] || hi <= k+1 && t[hi].kind == tWord) {
+				hi++
+			}
+			return spanText(t[lo:hi]), why
+		}
+	}
+	return "", ""
+}
+
+// leadWords may start a piece of a schedule.
+var leadWords = map[string]bool{}
+
+// adjectives are frequency words that also describe a noun.
+var adjectives = map[string]bool{"daily": true, "weekly": true, "monthly": true, "yearly": true, "hourly": true, "quarterly": true,
+	"annual": true, "biweekly": true, "fortnightly": true, "nightly": true}
+
+func init() {
+	for _, w := range strings.Fields(`every each evry everyday at on in next this until till from starting for by daily weekly
+		monthly yearly annually hourly quarterly biweekly fortnightly nightly today tomorrow tonight tmr tmrw except weekdays
+		weekends noon midnight once twice within after yesterday`) {
+		leadWords[w] = true
+	}
+}
+
+func tokAt(t []tok, k int) tok {
+	if k >= 0 && k < len(t) {
+		return t[k]
+	}
+	return tok{kind: tOther}
+}
+
+func spanText(t []tok) string {
+	var parts []string
+	for _, x := range t {
+		parts = append(parts, x.s)
+	}
+	s := strings.Join(parts, " ")
+	s = strings.ReplaceAll(s, " / ", "/")
+	s = strings.ReplaceAll(s, " ,", ",")
+	return s
+}
+
+var whenPreps = []string{"at", "on", "every", "each", "next", "this", "until", "till", "from", "by", "before", "after", "except", "starting", "in", "through", "thru", "between", "during", "evry"}
+
+var listWords = map[string]bool{"and": true, ",": true, "&": true, "/": true, "or": true, "-": true, "through": true, "thru": true, "to": true, "till": true, "until": true}
+
+var recurWords = map[string]bool{"every": true, "each": true, "evry": true, "everyday": true, "daily": true, "weekly": true, "monthly": true,
+	"yearly": true, "annually": true, "hourly": true, "quarterly": true, "biweekly": true, "fortnightly": true, "nightly": true,
+	"tomorrow": true, "tonight": true, "today": true, "tmr": true, "tmrw": true, "until": true, "till": true, "except": true,
+	"weekdays": true, "weekends": true, "noon": true, "midnight": true, "midday": true}
+
+// strongTime: a token that is a time or date on its own.
+func strongTime(x tok) bool {
+	if x.kind == tNum {
+		s := x.s
+		switch {
+		case strings.Contains(s, ":"):
+			return true
+		case strings.Count(s, "/") >= 1 || len(s) >= 10 && s[4] == '-':
+			return true
+		case strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || strings.HasSuffix(s, "a") || strings.HasSuffix(s, "p"):
+			return true
+		}
+		return false
+	}
+	if x.kind != tWord {
+		return false
+	}
+	if _, plural, ok := weekday(x.s); ok && plural {
+		return true
+	}
+	return x.s == "am" || x.s == "pm" || x.s == "noon" || x.s == "midnight" || x.s == "o'clock"
+}
+
+// timeBearing: a day or month name, a number or an ordinal.
+func timeBearing(x tok) bool {
+	switch x.kind {
+	case tNum:
+		return true
+	case tWord:
+	default:
+		return false
+	}
+	if _, _, ok := weekday(x.s); ok {
+		return true
+	}
+	if m, ok := month(x.s); ok && x.s != "may" && x.s != "mar" && x.s != "march" && m > 0 {
+		return true
+	}
+	return isOrdinalTok(x) || numberWords[x.s] > 0 || x.s == "weekday" || x.s == "weekend"
+}
+
+func isOrdinalTok(x tok) bool {
+	return ordinal(x.s) > 0 && x.kind == tNum || ordinalWords[x.s] > 0 && x.s != "second"
+}
+
+var (
+	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
+	// holidays, sunrise… said anywhere outside the message's own words
+	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|odd\s+weeks|even\s+weeks|(?:public|bank)\s+holidays?)\b`)
+)
+
+// unsupportedIn says why the request cannot be done when it names events,
+// holidays or sunrise outside a quoted message, and the schedule was not
+// read whole without them.
+func unsupportedIn(text string, s *sentence) string {
+	lower := strings.ToLower(text)
+	if s.quoted {
+		lower = strings.ReplaceAll(lower, strings.ToLower(s.text), " ")
+	}
+	if m := eventRe.FindString(lower); m != "" {
+		return "I can't react to events (“" + m + "”); I run things on a schedule (a time, a day, an interval)."
+	}
+	if m := unsupportedWordRe.FindString(lower); m != "" {
+		// the message's own words may name them: "post happy easter"
+		if len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(strings.ToLower(s.text), strings.ToLower(m)) {
+			return ""
+		}
+		switch strings.ToLower(m) {
+		case "sunrise", "sunset", "dawn", "dusk":
+			return "I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone."
+		}
+		if strings.Contains(m, "week") {
+			return "I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday."
+		}
+		return "I can't follow holidays that move from year to year. I can schedule a fixed date instead."
+	}
+	return ""
+}
+
+// afterWhenPrep: "on easter", "at sunset" say when; "happy easter" does not.
+func afterWhenPrep(text, word string) bool {
+	i := strings.Index(text, word)
+	before := strings.Fields(text[:max(i, 0)])
+	return len(before) > 0 && slices.Contains([]string{"on", "at", "for", "until", "till", "before", "after", "by", "every", "each", "around", "from", "except"}, before[len(before)-1])
+}
+
+// verify re-reads every weekday, month, day of the month and time of day
+// the when blocks name, straight from their tokens, and checks that the
+// compiled schedule's fires over the next year contain each of them and
+// nothing outside them (NL_SPEC decision 24). It returns a question when
+// they disagree: a wrong schedule is worse than a question.
+func verify(w when, s *sentence, c *compiled, now time.Time) string {
+	sp, err := specOf(c, now)
+	if err != nil {
+		return "I couldn't build that schedule: " + err.Error()
+	}
+	from := now
+	if !c.startAt.IsZero() {
+		from = c.startAt.Add(-time.Second)
+	}
+	fires := sp.NextN(from, 400)
+	if len(fires) == 0 {
+		return "That schedule would never fire. When should it run?"
+	}
+	horizon := now.AddDate(1, 0, 1)
+	if !c.startAt.IsZero() {
+		horizon = c.startAt.AddDate(1, 0, 1)
+	}
+	loc := now.Location()
+	var gotDow, gotMon, gotDom [32]bool
+	gotHM := map[[2]int]bool{}
+	for _, f := range fires {
+		if f.After(horizon) && len(gotHM) > 0 {
+			break
+		}
+		l := f.In(loc)
+		gotDow[l.Weekday()], gotMon[l.Month()], gotDom[l.Day()] = true, true, true
+		gotHM[[2]int{l.Hour(), l.Minute()}] = true
+	}
+	named := readNames(s.blocks)
+	dstShift := func(h, m int) bool {
+		// a wall time skipped by DST fires at the jump: 02:30 -> 03:00/03:30
+		return gotHM[[2]int{h + 1, m}] || gotHM[[2]int{h + 1, 0}]
+	}
+	for _, d := range named.dows {
+		if !gotDow[d] {
+			return fmt.Sprintf("I read %s but the schedule I built would not run on %s. Could you say it another way?", capitalize(dayNames[d]), capitalize(dayNames[d]))
+		}
+	}
+	for _, d := range named.exDows {
+		if gotDow[d] {
+			return fmt.Sprintf("I read “except %s” but the schedule I built would still run then. Could you say it another way?", capitalize(dayNames[d]))
+		}
+	}
+	if len(named.dows) > 0 && len(named.exDows) == 0 && !named.dowRange && c.typ != "once" && len(w.nths) == 0 {
+		for d := 0; d < 7; d++ {
+			if gotDow[d] && !slices.Contains(named.dows, d) {
+				return fmt.Sprintf("The schedule I built would also run on %s, which you didn't name. Could you say the days again?", capitalize(dayNames[d]))
+			}
+		}
+	}
+	for _, m := range named.months {
+		if !gotMon[m] {
+			return fmt.Sprintf("I read %s but the schedule I built would not run in %s. Could you say it another way?", time.Month(m), time.Month(m))
+		}
+	}
+	for _, m := range named.exMons {
+		if gotMon[m] {
+			return fmt.Sprintf("I read “except %s” but the schedule I built would still run then. Could you say it another way?", time.Month(m))
+		}
+	}
+	if len(named.months) > 0 && len(named.exMons) == 0 && !named.monRange && c.typ != "once" {
+		for m := 1; m <= 12; m++ {
+			if gotMon[m] && !slices.Contains(named.months, m) {
+				return fmt.Sprintf("The schedule I built would also run in %s, which you didn't name. Could you say the months again?", time.Month(m))
+			}
+		}
+	}
+	for _, d := range named.doms {
+		if !gotDom[d] {
+			return fmt.Sprintf("I read the %s but the schedule I built would not run on that day. Could you say it another way?", domList([]int{d}))
+		}
+	}
+	if len(named.doms) > 0 && len(w.nths) == 0 && !named.domRange && c.typ != "once" {
+		for d := 1; d <= 31; d++ {
+			if gotDom[d] && !slices.Contains(named.doms, d) {
+				return fmt.Sprintf("The schedule I built would also run on the %s, which you didn't name. Could you say the days again?", domList([]int{d}))
+			}
+		}
+	}
+	if w.window != nil || w.unit == "minute" || w.unit == "hour" || w.startClock != nil {
+		named.clocks = nil // a window's ends and a step's start are not fires
+	}
+	for _, hm := range named.clocks {
+		if !gotHM[hm] && !dstShift(hm[0], hm[1]) {
+			return fmt.Sprintf("I read %s but the schedule I built would not run then. Could you say the time another way?", clockText(hm))
+		}
+	}
+	if len(named.clocks) > 0 && len(w.mins) == 0 && w.unit != "minute" && w.unit != "hour" {
+		for hm := range gotHM {
+			if !slices.Contains(named.clocks, hm) && !named.hasAmbiguousClock {
+				// a time skipped by DST fires at the jump
+				if hm[1] == 0 || slices.ContainsFunc(named.clocks, func(x [2]int) bool { return x[0] == hm[0]-1 && x[1] == hm[1] }) {
+					continue
+				}
+				return fmt.Sprintf("The schedule I built would also run at %s, which you didn't name. Could you say the time again?", clockText(hm))
+			}
+		}
+	}
+	return ""
+}
+
+// names is what the when blocks name, read from their tokens alone.
+type names struct {
+	dows, exDows, months, exMons, doms []int
+	clocks                             [][2]int
+	dowRange, monRange, domRange       bool
+	hasAmbiguousClock                  bool
+}
+
+// readNames reads the blocks' tokens with no grammar: a day or month name
+// is named (after "except", excluded); a range or a weekday/weekend word
+// names more than its ends; a clock with am/pm, minutes or a 24-hour hour
+// names a time of day.
+func readNames(blocks [][]tok) names {
+	var n names
+	for _, b := range blocks {
+		except := false
+		for k, t := range b {
+			s := t.s
+			switch {
+			case s == "except" || s == "excluding" || s == "but" && k+1 < len(b) && b[k+1].s == "not" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
+				except = true
+				continue
+			case s == "every" || s == "each" || s == "at" || s == "from" || s == "until" || s == "till" || s == "for" || s == "starting" || s == "in" && !except:
+				except = false
+			}
+			if t.kind == tWord {
+				if k+1 < len(b) && (b[k+1].s == "-" || b[k+1].s == "through" || b[k+1].s == "thru" || b[k+1].s == "to" || b[k+1].s == "till" || b[k+1].s == "until") {
+					if _, _, ok := weekday(s); ok {
+						n.dowRange = true
+					}
+					if _, ok := month(s); ok {
+						n.monRange = true
+					}
+				}
+				if d, _, ok := weekday(s); ok && !isBoundWord(b, k) {
+					if except {
+						n.exDows = append(n.exDows, d)
+					} else {
+						n.dows = append(n.dows, d)
+					}
+					continue
+				}
+				if s == "weekday" || s == "weekdays" || s == "weekend" || s == "weekends" || s == "workdays" || s == "business" || s == "working" {
+					n.dowRange = true
+				}
+				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum) && !isNthMonth(b, k) {
+					if except {
+						n.exMons = append(n.exMons, m)
+					} else {
+						n.months = append(n.months, m)
+					}
+				}
+				if s == "quarter" || s == "quarterly" {
+					n.monRange = true
+				}
+			}
+			if t.kind == tNum {
+				if strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || strings.Contains(s, ":") && !strings.Contains(s, "-") {
+					c, ok := tokClock(s)
+					if ok && !isBoundWord(b, k) {
+						n.clocks = append(n.clocks, c)
+					}
+				}
+				if d := ordinal(s); d >= 1 && d <= 31 && !isBoundWord(b, k) && !isNth(b, k) {
+					n.doms = append(n.doms, d)
+				}
+			}
+			if s == "noon" || s == "midday" {
+				n.clocks = append(n.clocks, [2]int{12, 0})
+			}
+			if s == "midnight" {
+				n.clocks = append(n.clocks, [2]int{0, 0})
+			}
+		}
+	}
+	return n
+}
+
+// isBoundWord: a name that belongs to "until", "starting", "for" or a
+// zone, not to the days the schedule fires on.
+func isBoundWord(b []tok, k int) bool {
+	for j := k - 1; j >= 0 && j >= k-5; j-- {
+		switch b[j].s {
+		case "until", "till", "til", "through", "thru", "starting", "beginning", "from", "as", "ending", "commencing", "effective", "after", "up":
+			if b[j].s == "through" || b[j].s == "thru" || b[j].s == "from" {
+				// "monday through friday", "from april to june": a range
+				if j > 0 {
+					if _, _, ok := weekday(b[j-1].s); ok {
+						return false
+					}
+					if _, ok := month(b[j-1].s); ok {
+						return false
+					}
+				}
+				if b[j].s == "from" && j+2 < len(b) && (b[j+2].s == "to" || b[j+2].s == "-" || b[j+2].s == "through") {
+					return false
+				}
+			}
+			return true
+		case "every", "each", "on", "at", ",", "and", "except":
+			return false
+		}
+	}
+	return false
+}
+
+// isNth: "the 2nd Friday", "3rd of January" keep the ordinal; "the 1st
+// Monday" does not name day 1.
+func isNth(b []tok, k int) bool {
+	if k+1 < len(b) {
+		if _, _, ok := weekday(b[k+1].s); ok {
+			return true
+		}
+		if slices.Contains([]string{"weekday", "business", "working", "work", "workday", "day"}, b[k+1].s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNthMonth: in "the first Monday of November" the month is named.
+func isNthMonth(b []tok, k int) bool { return false }
+
+// tokClock reads "9am", "9:30pm", "17:30" as a time of day.
+func tokClock(s string) ([2]int, bool) {
+	p := &parser{t: []tok{{s: s, kind: tNum}}}
+	c, _, ok := p.readClock()
+	if !ok {
+		return [2]int{}, false
+	}
+	h, amb := c.resolved("")
+	if amb {
+		return [2]int{}, false
+	}
+	return [2]int{h, c.m}, true
+}

@@ -1,0 +1,260 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The vocabulary of the "when": day and month names, numbers, ordinals and
+// units, with the near-misses NL_SPEC decision 20 allows.
+
+var dayIndex = map[string]int{
+	"sun": 0, "sunday": 0, "mon": 1, "monday": 1, "tue": 2, "tues": 2, "tuesday": 2,
+	"wed": 3, "weds": 3, "wednesday": 3, "thu": 4, "thur": 4, "thurs": 4, "thursday": 4,
+	"fri": 5, "friday": 5, "sat": 6, "saturday": 6,
+}
+
+var dayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+
+// Misspellings too common to leave to the one-edit rule (they are two
+// edits away).
+var dayMisspelt = map[string]int{
+	"wensday": 3, "wendsday": 3, "wednsday": 3, "wedensday": 3, "wednessday": 3, "thrusday": 4, "thurday": 4,
+	"tusday": 2, "teusday": 2, "tuseday": 2, "firday": 5, "fryday": 5, "saterday": 6, "satuday": 6,
+}
+
+// weekday reads a day name: "mon", "Monday", "mondays" (plural), "thursdy"
+// (one edit from exactly one name).
+func weekday(s string) (d int, plural, ok bool) {
+	if d, ok := dayIndex[s]; ok {
+		return d, false, true
+	}
+	if d, ok := dayMisspelt[s]; ok {
+		return d, false, true
+	}
+	if strings.HasSuffix(s, "s") && len(s) > 4 {
+		if d, ok := dayIndex[s[:len(s)-1]]; ok && len(s) > 5 {
+			return d, true, true
+		}
+		if d, ok := dayMisspelt[s[:len(s)-1]]; ok {
+			return d, true, true
+		}
+		if d, ok := nearMiss(s[:len(s)-1], dayNames); ok {
+			return d, true, true
+		}
+	}
+	if d, ok := nearMiss(s, dayNames); ok {
+		return d, false, true
+	}
+	return 0, false, false
+}
+
+var monthIndex = map[string]int{
+	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
+	"jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+
+// Only the long month names take near-misses: "match", "tune" and "jane"
+// are words of their own.
+var longMonths = []string{"", "january", "february", "", "", "", "", "", "august", "september", "october", "november", "december"}
+
+var monthMisspelt = map[string]int{"febuary": 2, "feburary": 2, "janurary": 1, "septemeber": 9}
+
+func month(s string) (int, bool) {
+	if m, ok := monthIndex[s]; ok {
+		return m, true
+	}
+	if m, ok := monthMisspelt[s]; ok {
+		return m, true
+	}
+	return nearMiss(s, longMonths)
+}
+
+// nearMiss returns the index of the one name in names (of 6 letters or
+// more) that s is one edit from; ok is false when none or several are.
+func nearMiss(s string, names []string) (int, bool) {
+	if len(s) < 5 {
+		return 0, false
+	}
+	found := -1
+	for i, n := range names {
+		if len(n) < 6 || !oneEdit(s, n) {
+			continue
+		}
+		if found >= 0 {
+			return 0, false
+		}
+		found = i
+	}
+	return found, found >= 0
+}
+
+// oneEdit reports whether a becomes b by one insertion, deletion,
+// substitution or swap of neighbours.
+func oneEdit(a, b string) bool {
+	if a == b {
+		return false
+	}
+	la, lb := len(a), len(b)
+	switch {
+	case la == lb:
+		diff := -1
+		for i := 0; i < la; i++ {
+			if a[i] != b[i] {
+				if diff >= 0 {
+					// a swap of neighbours
+					return i == diff+1 && a[diff] == b[i] && a[i] == b[diff] && a[i+1:] == b[i+1:]
+				}
+				diff = i
+			}
+		}
+		return true
+	case la == lb+1:
+		a, b = b, a
+		fallthrough
+	case la+1 == lb:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		return a[i:] == b[i+1:]
+	}
+	return false
+}
+
+var numberWords = map[string]int{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+	"sixty": 60, "ninety": 90,
+}
+
+// number reads "12" or "twelve"; -1 when s is not a whole number.
+func number(s string) int {
+	if n, ok := numberWords[s]; ok {
+		return n
+	}
+	if s == "" || len(s) > 7 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+var ordinalWords = map[string]int{
+	"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+	"tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "sixteenth": 16,
+	"seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}
+
+// ordinal reads "15th", "1st", "fifteenth"; -1 when s is not one.
+func ordinal(s string) int {
+	if n, ok := ordinalWords[s]; ok {
+		return n
+	}
+	if len(s) < 3 {
+		return -1
+	}
+	suf := s[len(s)-2:]
+	if suf != "st" && suf != "nd" && suf != "rd" && suf != "th" {
+		return -1
+	}
+	n := number(s[:len(s)-2])
+	if n < 0 || n > 99 {
+		return -1
+	}
+	return n
+}
+
+// unit reads a unit of time: "minute", "mins", "h", "hrs", "days", "wk".
+func unit(s string) string {
+	switch s {
+	case "s", "sec", "secs", "second", "seconds":
+		return "second"
+	case "m", "min", "mins", "minute", "minutes", "mn", "minuets":
+		return "minute"
+	case "h", "hr", "hrs", "hour", "hours":
+		return "hour"
+	case "d", "day", "days":
+		return "day"
+	case "w", "wk", "wks", "week", "weeks":
+		return "week"
+	case "fortnight", "fortnights":
+		return "fortnight"
+	case "month", "months", "mo", "mos":
+		return "month"
+	case "year", "years", "yr", "yrs":
+		return "year"
+	}
+	return ""
+}
+
+// compactDuration reads "2h", "90m", "1d", "10min", "1.5h"; seconds is 0
+// when s is not one.
+func compactDuration(s string) (seconds float64) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return 0
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil {
+		return 0
+	}
+	u := unit(s[i:])
+	if u == "" || u == "fortnight" || u == "month" || u == "year" {
+		return 0
+	}
+	return n * unitSeconds[u]
+}
+
+var unitSeconds = map[string]float64{"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400, "fortnight": 14 * 86400}
+
+var zoneAbbrev = map[string]string{
+	"pst": "America/Los_Angeles", "pdt": "America/Los_Angeles", "pt": "America/Los_Angeles",
+	"cst": "America/Chicago", "cdt": "America/Chicago", "ct": "America/Chicago",
+	"est": "America/New_York", "edt": "America/New_York", "et": "America/New_York",
+	"mst": "America/Denver", "mdt": "America/Denver", "mt": "America/Denver",
+	"utc": "UTC", "gmt": "UTC", "z": "UTC", "cet": "Europe/Berlin", "cest": "Europe/Berlin", "bst": "Europe/London",
+	"ist": "Asia/Kolkata", "jst": "Asia/Tokyo", "aest": "Australia/Sydney", "aedt": "Australia/Sydney",
+	"nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland", "hst": "Pacific/Honolulu", "akst": "America/Anchorage",
+	"sgt": "Asia/Singapore", "hkt": "Asia/Hong_Kong", "kst": "Asia/Seoul", "eet": "Europe/Athens", "wet": "Europe/Lisbon",
+}
+
+var zoneWords = map[string]string{
+	"pacific": "America/Los_Angeles", "eastern": "America/New_York", "central": "America/Chicago",
+	"mountain": "America/Denver", "utc": "UTC", "gmt": "UTC", "zulu": "UTC",
+	"london": "Europe/London", "paris": "Europe/Paris", "berlin": "Europe/Berlin", "madrid": "Europe/Madrid",
+	"rome": "Europe/Rome", "amsterdam": "Europe/Amsterdam", "dublin": "Europe/Dublin", "lisbon": "Europe/Lisbon",
+	"stockholm": "Europe/Stockholm", "zurich": "Europe/Zurich", "vienna": "Europe/Vienna", "warsaw": "Europe/Warsaw",
+	"athens": "Europe/Athens", "helsinki": "Europe/Helsinki", "moscow": "Europe/Moscow", "istanbul": "Europe/Istanbul",
+	"tokyo": "Asia/Tokyo", "seoul": "Asia/Seoul", "shanghai": "Asia/Shanghai", "beijing": "Asia/Shanghai",
+	"singapore": "Asia/Singapore", "india": "Asia/Kolkata", "mumbai": "Asia/Kolkata", "bangalore": "Asia/Kolkata",
+	"delhi": "Asia/Kolkata", "dubai": "Asia/Dubai", "sydney": "Australia/Sydney", "melbourne": "Australia/Melbourne",
+	"brisbane": "Australia/Brisbane", "perth": "Australia/Perth", "auckland": "Pacific/Auckland",
+	"chicago": "America/Chicago", "denver": "America/Denver", "seattle": "America/Los_Angeles",
+	"toronto": "America/Toronto", "vancouver": "America/Vancouver", "nyc": "America/New_York",
+	"boston": "America/New_York", "austin": "America/Chicago", "phoenix": "America/Phoenix",
+	"hawaii": "Pacific/Honolulu", "honolulu": "Pacific/Honolulu", "alaska": "America/Anchorage",
+	"mexico": "America/Mexico_City", "brazil": "America/Sao_Paulo", "japan": "Asia/Tokyo", "korea": "Asia/Seoul",
+	"china": "Asia/Shanghai", "france": "Europe/Paris", "germany": "Europe/Berlin", "spain": "Europe/Madrid",
+	"uk": "Europe/London", "ireland": "Europe/Dublin", "israel": "Asia/Jerusalem",
+}
+
+// Two-word places.
+var zonePairs = map[string]string{
+	"new york": "America/New_York", "los angeles": "America/Los_Angeles", "san francisco": "America/Los_Angeles",
+	"sao paulo": "America/Sao_Paulo", "são paulo": "America/Sao_Paulo", "hong kong": "Asia/Hong_Kong",
+	"mexico city": "America/Mexico_City", "buenos aires": "America/Argentina/Buenos_Aires",
+	"cape town": "Africa/Johannesburg", "tel aviv": "Asia/Jerusalem",
+}
