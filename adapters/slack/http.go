@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -109,13 +110,27 @@ func (a *Adapter) RunHTTP(ctx context.Context, addr string) error {
 	if err := a.whoAmI(ctx); err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: addr, Handler: a.HTTPHandler(ctx)}
+	// Slack waits 3 s for an answer; nothing of ours needs longer, and a
+	// slow or idle client must not hold a connection open.
+	srv := &http.Server{Addr: addr, Handler: a.HTTPHandler(ctx), ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	stopped := make(chan struct{})
+	shut := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		srv.Shutdown(context.Background())
+		defer close(shut)
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
 	}()
 	defer a.work.Wait()
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	err := srv.ListenAndServe()
+	close(stopped)
+	<-shut
+	if !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -51,6 +52,7 @@ type Options struct {
 	UserTTL       time.Duration // users.info cache; default 1h
 	ChannelTTL    time.Duration // channel name cache; default 10m
 	MinInterval   time.Duration // between posts to one channel; default 1s
+	HTTPTimeout   time.Duration // bounds every Web API request; default 30s
 }
 
 // Adapter is one Slack workspace connection.
@@ -97,7 +99,11 @@ func New(opt Options) (*Adapter, error) {
 	if opt.MinInterval <= 0 {
 		opt.MinInterval = time.Second
 	}
-	opts := []slack.Option{slack.OptionAppLevelToken(opt.AppToken)}
+	if opt.HTTPTimeout <= 0 {
+		opt.HTTPTimeout = 30 * time.Second
+	}
+	// Every request has a deadline even when its context has none.
+	opts := []slack.Option{slack.OptionAppLevelToken(opt.AppToken), slack.OptionHTTPClient(&http.Client{Timeout: opt.HTTPTimeout})}
 	if opt.APIURL != "" {
 		u := opt.APIURL
 		if !strings.HasSuffix(u, "/") {
