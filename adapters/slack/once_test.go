@@ -32,6 +32,7 @@ type channelSlack struct {
 	checks    int // history and replies requests
 	PostFault string
 	Hang      chan struct{} // when set, chat.postMessage waits for it to close
+	UserGate  chan struct{} // when set, users.info waits for it to close
 }
 
 const (
@@ -80,6 +81,13 @@ func (f *channelSlack) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": r.Form.Get("channel"), "ts": ts})
+	case "users.info":
+		if g := f.UserGate; g != nil {
+			f.mu.Unlock()
+			<-g
+			f.mu.Lock()
+		}
+		json.NewEncoder(w).Encode(map[string]any{"ok": true, "user": map[string]any{"id": r.Form.Get("user"), "name": "ada", "tz": "Europe/Paris"}})
 	case "conversations.history", "conversations.replies":
 		f.checks++
 		var out []map[string]any

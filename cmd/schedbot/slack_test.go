@@ -525,10 +525,17 @@ type inbox struct {
 	msgs []orchestrator.Message
 }
 
-func (i *inbox) Enqueue(_ context.Context, _, _ string, m orchestrator.Message) error {
+func (i *inbox) Enqueue(_ context.Context, _, _ string, m orchestrator.Message, _ time.Duration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.msgs = append(i.msgs, m)
+	return nil
+}
+
+func (i *inbox) Amend(_ context.Context, _, _ string, m orchestrator.Message) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.msgs[len(i.msgs)-1] = m
 	return nil
 }
 
@@ -584,7 +591,15 @@ func TestSlack_EventsOverHTTPAreVerified(t *testing.T) {
 	if code := post("/slack/events", body, sign("s3cret", now, body), now); code != http.StatusOK {
 		t.Errorf("signed event: %d", code)
 	}
-	waitFor(t, 10*time.Second, "the signed event", func() bool { return in.count() == 1 })
+	// Stored before the answer; the sender's zone follows.
+	if in.count() != 1 {
+		t.Fatalf("%d messages stored when the event was acknowledged, want 1", in.count())
+	}
+	waitFor(t, 10*time.Second, "the sender's zone", func() bool {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.msgs[0].Timezone != ""
+	})
 	if m := in.msgs[0]; m.Text != "list schedules" || m.SenderID != "U1" || m.Timezone != "America/New_York" {
 		t.Errorf("message = %+v", m)
 	}
