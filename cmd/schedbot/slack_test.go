@@ -42,6 +42,7 @@ type fakeSlack struct {
 	acks     []map[string]any
 	postErrs []string // scripted chat.postMessage answers: "" ok, "429", or an error code
 	ts       int
+	userGate chan struct{} // when set, users.info waits for it to close
 }
 
 type apiCall struct {
@@ -89,6 +90,12 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		reply(map[string]any{"url": "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws"})
 	case "users.info":
+		f.mu.Lock()
+		gate := f.userGate
+		f.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
 		tz := "America/New_York"
 		if r.Form.Get("user") == "U2" {
 			tz = "Europe/Paris"
@@ -308,6 +315,29 @@ func TestSlack_RetryAfterARestartIsNotActedOnTwice(t *testing.T) {
 	e.waitPost(t, 2, "the listing")
 	if n := len(e.jobs(t)); n != 1 {
 		t.Errorf("%d jobs after a retry across a restart, want 1", n)
+	}
+}
+
+// An event is in the store by the time Slack has its ack, even while
+// users.info has not answered yet; the job then gets the sender's zone.
+func TestSlack_AnEventIsStoredBeforeItsAck(t *testing.T) {
+	e := startSlack(t)
+	gate := make(chan struct{})
+	e.f.mu.Lock()
+	e.f.userGate = gate
+	e.f.mu.Unlock()
+	env := mention("Ev1", "U1", "post hello every day at 9am", "1700000000.000100", 0)
+	e.f.send(t, env)
+	waitFor(t, 10*time.Second, "the ack", func() bool { return e.f.ack(env["envelope_id"].(string)) != nil })
+	var it *store.QueueItem
+	err := e.st.View(t.Context(), func(tx store.Tx) (err error) { it, err = tx.QueueGet("slack-Ev1"); return })
+	close(gate)
+	if err != nil || it.Kind != store.KindMessage {
+		t.Fatalf("the acknowledged event is not in the store: %v", err)
+	}
+	e.waitPost(t, 1, "the confirmation")
+	if jobs := e.jobs(t); len(jobs) != 1 || jobs[0].Schedule.Timezone != "America/New_York" {
+		t.Errorf("jobs = %+v, want one in the sender's zone", jobs)
 	}
 }
 
