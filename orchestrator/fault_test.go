@@ -88,36 +88,57 @@ func (e *env) jobCount(t *testing.T) int {
 // completion fails, the call is undone with it, and the redelivered message
 // makes one job, not two.
 func TestWorker_AMessageFailedAtCompletionMakesOneJob(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		fs := &faultStore{}
-		e := newEnv(t, withFaults(fs), func(o *orchestrator.Options) { o.Backoff = time.Second })
-		e.say(t, `{"function":"schedule.create","args":`+job(post, "")+`}`)
-		failed := 0
-		fs.fail(func(it *store.QueueItem) error {
-			if it.Kind == store.KindMessage && it.Queue == store.QueueDone && failed == 0 {
-				failed++
-				return errInjected
-			}
-			return nil
+	cases := map[string]struct {
+		text string
+		conv bool
+	}{
+		"a JSON call":          {text: `{"function":"schedule.create","args":` + job(post, "") + `}`},
+		"through the selector": {text: "post hello world every day at 9am", conv: true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fs := &faultStore{}
+				var handler orchestrator.MessageHandler
+				e := newEnv(t, withFaults(fs), func(o *orchestrator.Options) {
+					o.Backoff = time.Second
+					if c.conv {
+						o.Messages = func(ctx context.Context, it *store.QueueItem, m *orchestrator.Message) orchestrator.Reply {
+							return handler(ctx, it, m)
+						}
+					}
+				})
+				now := time.Now()
+				handler = conv(e, &now).Decide
+				e.say(t, c.text)
+				failed := 0
+				fs.fail(func(it *store.QueueItem) error {
+					if it.Kind == store.KindMessage && it.Queue == store.QueueDone && failed == 0 {
+						failed++
+						return errInjected
+					}
+					return nil
+				})
+				e.w.Step(t.Context()) // fails at the completion
+				if failed != 1 {
+					t.Fatal("the completion was never attempted")
+				}
+				// The same message again, as a restart's recovery (or the
+				// put-back after the failed commit) brings it.
+				if _, err := e.w.Recover(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Minute)
+				e.drain(t)
+				if n := e.jobCount(t); n != 1 {
+					t.Errorf("%d jobs after a redelivered message, want 1", n)
+				}
+				if got := e.term.texts(); len(got) != 1 {
+					t.Errorf("replies = %q, want one", got)
+				}
+			})
 		})
-		e.w.Step(t.Context()) // fails at the completion
-		if failed != 1 {
-			t.Fatal("the completion was never attempted")
-		}
-		// The same message again, as a restart's recovery (or the put-back
-		// after the failed commit) brings it.
-		if _, err := e.w.Recover(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Minute)
-		e.drain(t)
-		if n := e.jobCount(t); n != 1 {
-			t.Errorf("%d jobs after a redelivered message, want 1", n)
-		}
-		if got := e.term.texts(); len(got) != 1 {
-			t.Errorf("replies = %q, want one", got)
-		}
-	})
+	}
 }
 
 // An item whose commit failed after its claim goes back to incoming by
