@@ -120,25 +120,51 @@ func (c *Conversations) put(key string, cv *conversation) {
 	c.state[key] = cv
 }
 
-// Handle answers one message. It is the worker's MessageHandler.
+// Handle answers one message, making the decided call at once in its own
+// transaction. The worker uses Decide, which defers the call to the
+// transaction that also queues the reply and completes the message.
 func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) Reply {
-	text, res, fn := c.handle(ctx, item, m)
-	r := Reply{Text: text}
-	if page, ok := res.(*store.JobPage); ok {
-		for _, j := range page.Jobs {
-			r.ListJobs = append(r.ListJobs, j.JobID)
-		}
+	r := c.Decide(ctx, item, m)
+	if r.Call == nil {
+		return r
 	}
-	if jr, ok := res.(*functions.JobResult); ok && jr.Job.State != store.JobDeleted {
-		r.JobID, r.NextRuns = jr.Job.JobID, jr.NextRuns
-		if fn == "schedule.create" || fn == "schedule.update" || fn == "schedule.resume" || fn == "schedule.show" {
-			r.Actions = []string{"pause", "delete"}
-		}
-	}
-	return r
+	res, err := c.Registry.Call(ctx, *r.Call)
+	return r.Done(res, err)
 }
 
-func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, any, string) {
+// Decide answers one message. When the answer is a call, the reply holds
+// it and Done turns its result into the answer. It is the worker's
+// MessageHandler.
+func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Message) Reply {
+	text, req, finish := c.handle(ctx, item, m)
+	if req == nil {
+		return Reply{Text: text}
+	}
+	return Reply{Call: req, Done: func(res any, err error) Reply {
+		text := finish(res, err)
+		r := Reply{Text: text}
+		if err != nil {
+			return r
+		}
+		if page, ok := res.(*store.JobPage); ok {
+			for _, j := range page.Jobs {
+				r.ListJobs = append(r.ListJobs, j.JobID)
+			}
+		}
+		if jr, ok := res.(*functions.JobResult); ok && jr.Job.State != store.JobDeleted {
+			fn := req.Function
+			r.JobID, r.NextRuns = jr.Job.JobID, jr.NextRuns
+			if fn == "schedule.create" || fn == "schedule.update" || fn == "schedule.resume" || fn == "schedule.show" {
+				r.Actions = []string{"pause", "delete"}
+			}
+		}
+		return r
+	}}
+}
+
+// handle decides what a message asks for: an answer, or a call and how to
+// answer once it has run.
+func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, *functions.Request, func(any, error) string) {
 	prof := c.Profiles[item.ChannelProfileID]
 	key := conversationKey(item, m)
 	cv := c.get(key)
@@ -157,30 +183,30 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	}
 	jobs, err := c.jobRefs(ctx)
 	if err != nil {
-		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, ""
+		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, nil
 	}
 	in.Jobs = jobs
 	d, err := c.Selector.Select(ctx, in)
 	if err != nil {
 		c.log().Error("select", slog.Any("error", err))
-		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, ""
+		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, nil
 	}
 	switch {
 	case d.Clarify != "":
 		cv.pending = d.Pending
 		c.put(key, cv)
-		return d.Clarify, nil, ""
+		return d.Clarify, nil, nil
 	case d.Unsupported != "":
 		cv.pending = nil
 		c.put(key, cv)
-		return d.Unsupported, nil, ""
+		return d.Unsupported, nil, nil
 	case !d.IsCall():
-		return "Sorry, I couldn't work that out.", nil, ""
+		return "Sorry, I couldn't work that out.", nil, nil
 	}
 	cv.pending = nil
 	if args, err := c.resolve(ctx, d); err != nil {
 		c.put(key, cv)
-		return err.Error(), nil, ""
+		return err.Error(), nil, nil
 	} else {
 		d.Args = args
 	}
@@ -189,22 +215,24 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		via = store.ViaSlack
 	}
 	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
-	res, err := c.Registry.Call(ctx, functions.Request{Function: d.Function, Args: d.Args, Actor: actor})
-	if errors.Is(err, functions.ErrForbidden) {
+	req := &functions.Request{Function: d.Function, Args: d.Args, Actor: actor}
+	return "", req, func(res any, err error) string {
+		if errors.Is(err, functions.ErrForbidden) {
+			c.put(key, cv)
+			return "Sorry — " + err.Error() + "."
+		} else if err != nil {
+			c.put(key, cv)
+			return "I couldn't do that: " + err.Error()
+		}
+		switch r := res.(type) {
+		case *functions.JobResult:
+			c.lastJob(ctxKey, r.Job.JobID)
+		case *functions.RunNowResult:
+			c.lastJob(ctxKey, r.Job.JobID)
+		}
 		c.put(key, cv)
-		return "Sorry — " + err.Error() + ".", nil, ""
-	} else if err != nil {
-		c.put(key, cv)
-		return "I couldn't do that: " + err.Error(), nil, ""
+		return Describe(d.Function, res)
 	}
-	switch r := res.(type) {
-	case *functions.JobResult:
-		c.lastJob(ctxKey, r.Job.JobID)
-	case *functions.RunNowResult:
-		c.lastJob(ctxKey, r.Job.JobID)
-	}
-	c.put(key, cv)
-	return Describe(d.Function, res), res, d.Function
 }
 
 // resolve replaces a create's or update's Slack channel name by its id.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -17,76 +18,203 @@ type outcome struct {
 	ch   string
 }
 
-// deliverOutgoing sends one batch of due outgoing items and records every
-// outcome in one transaction: done, retry later (backoff), or dead.
+// leaseMargin is how long past its deadline an attempt's item stays
+// reserved, so that a crash mid-delivery retries it soon, but a live
+// attempt is never picked again while it may still be running.
+const leaseMargin = 5 * time.Second
+
+// lane is one channel's deliveries: they go one at a time, in order.
+type lane struct {
+	key   string
+	items []*store.QueueItem
+	ds    []*resolved
+}
+
+// deliverLoop delivers outgoing items until ctx is done, then waits for
+// the lanes in flight (their deliveries cancelled with ctx).
+func (w *Worker) deliverLoop(ctx context.Context) {
+	defer w.inFly.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		n, err := w.deliverOutgoing(ctx)
+		if err != nil && ctx.Err() == nil {
+			w.log.Error("deliver outgoing items", slog.Any("error", err))
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if n > 0 && err == nil {
+			continue
+		}
+		if !sleep(ctx, timer, w.opt.Poll, w.wakeDeliver) {
+			return
+		}
+	}
+}
+
+// deliverOutgoing starts the due outgoing items of every channel that has
+// no delivery in flight, each channel on a lane of its own. It first
+// records the intent (the attempt and a lease) in one transaction, so
+// that an attempt cut short by a crash is known to be uncertain; each lane
+// records its outcomes when done: delivered, retry later (backoff), or
+// dead. It returns how many items it started.
 func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
-	var items []*store.QueueItem
-	t := now()
+	t := w.now()
+	w.mu.Lock()
+	busy := maps.Clone(w.lanes)
+	w.mu.Unlock()
+	byKey := map[string]*lane{}
+	var lanes []*lane
+	picked := 0
 	err := w.opt.Store.View(ctx, func(tx store.Tx) error {
 		after := ""
-		for len(items) < w.opt.Batch {
+		for picked < w.opt.Batch {
 			page, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueOutgoing, Limit: w.opt.Batch, After: after})
 			if err != nil || len(page) == 0 {
 				return err
 			}
 			for _, it := range page {
-				if !it.NotBefore.After(t) && len(items) < w.opt.Batch {
-					items = append(items, it)
+				if it.NotBefore.After(t) || picked >= w.opt.Batch {
+					continue
 				}
+				d := w.resolve(it)
+				key := d.Target.Channel + "|" + d.Target.ChannelProfileID + "|" + d.Target.ChannelID
+				if busy[key] {
+					continue // its channel has a delivery in flight; next round
+				}
+				l := byKey[key]
+				if l == nil {
+					l = &lane{key: key}
+					byKey[key] = l
+					lanes = append(lanes, l)
+				}
+				l.items, l.ds = append(l.items, it), append(l.ds, d)
+				picked++
 			}
 			after = page[len(page)-1].ItemID
 		}
 		return nil
 	})
-	if err != nil || len(items) == 0 {
+	if err != nil {
 		return 0, err
 	}
-	outs := make([]outcome, 0, len(items))
-	for _, it := range items {
-		d, err := w.resolve(it)
-		ch := d.Target.Channel
-		if err == nil {
-			if dl := w.opt.Deliverers[ch]; dl == nil {
-				err = Permanent(fmt.Errorf("no deliverer for channel %q in this daemon", ch))
-			} else {
-				err = deliverSafely(ctx, dl, d)
-			}
-		}
-		outs = append(outs, outcome{item: it, err: err, ch: ch})
+	w.mu.Lock()
+	for _, l := range lanes {
+		w.lanes[l.key] = true
 	}
-	var dead []outcome
+	w.mu.Unlock()
+	if len(lanes) == 0 {
+		return 0, nil
+	}
+	lease := w.now().Add(w.opt.DeliveryTimeout + leaseMargin)
+	n := 0
 	err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		dead = dead[:0]
-		for _, o := range outs {
-			it := o.item
-			it.Attempts++
-			it.UpdatedAt = now()
-			var ra *RetryAfterError
-			switch {
-			case errors.As(o.err, &ra):
-				// A rate limit is the channel's pace, not a failure.
-				it.Attempts--
-				it.NotBefore = now().Add(max(ra.After, 10*time.Millisecond))
-			case o.err == nil:
-				it.Queue, it.LastError = store.QueueDone, ""
-			case isPermanent(o.err) || it.Attempts >= w.opt.MaxAttempts:
-				it.Queue, it.LastError = store.QueueDead, o.err.Error()
-				dead = append(dead, o)
-				if err := w.recordDead(tx, it, o.err); err != nil {
+		for _, l := range lanes {
+			for i, it := range l.items {
+				next := *it
+				next.Attempts++
+				next.NotBefore, next.UpdatedAt = lease, w.now()
+				if err := tx.QueuePut(&next); err != nil {
 					return err
 				}
-			default:
-				it.LastError = o.err.Error()
-				it.NotBefore = now().Add(w.backoff(it.Attempts))
-			}
-			if err := tx.QueuePut(it); err != nil {
-				return err
+				l.ds[i].Attempt = next.Attempts
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return len(items), err
+		w.mu.Lock()
+		for _, l := range lanes {
+			delete(w.lanes, l.key)
+		}
+		w.mu.Unlock()
+		return 0, fmt.Errorf("record delivery intent: %w", err)
+	}
+	for _, l := range lanes {
+		for _, it := range l.items {
+			it.Attempts++
+		}
+		n += len(l.items)
+		w.inFly.Add(1)
+		go func() {
+			defer w.inFly.Done()
+			w.runLane(ctx, l)
+		}()
+	}
+	return n, nil
+}
+
+// runLane delivers one channel's items in order, each within
+// DeliveryTimeout, and records the outcomes.
+func (w *Worker) runLane(ctx context.Context, l *lane) {
+	defer func() {
+		w.mu.Lock()
+		delete(w.lanes, l.key)
+		w.mu.Unlock()
+		select { // this channel may have more waiting
+		case w.wakeDeliver <- struct{}{}:
+		default:
+		}
+	}()
+	outs := make([]outcome, 0, len(l.items))
+	for i, it := range l.items {
+		d := l.ds[i]
+		err := d.err
+		ch := d.Target.Channel
+		if err == nil {
+			if dl := w.opt.Deliverers[ch]; dl == nil {
+				err = Permanent(fmt.Errorf("no deliverer for channel %q in this daemon", ch))
+			} else {
+				dctx, cancel := context.WithTimeout(ctx, w.opt.DeliveryTimeout)
+				err = deliverSafely(dctx, dl, &d.Delivery)
+				if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+					err = fmt.Errorf("no answer within %s: %w", w.opt.DeliveryTimeout, err)
+				}
+				cancel()
+			}
+		}
+		outs = append(outs, outcome{item: it, err: err, ch: ch})
+	}
+	// Recorded even when ctx ended (a shutdown): the attempt happened.
+	if err := w.record(context.WithoutCancel(ctx), outs); err != nil {
+		w.log.Error("record deliveries", slog.String("lane", l.key), slog.Any("error", err))
+	}
+}
+
+// record commits the outcomes of a lane's attempts and reports failures.
+func (w *Worker) record(ctx context.Context, outs []outcome) error {
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		for _, o := range outs {
+			it := *o.item
+			it.UpdatedAt = w.now()
+			var ra *RetryAfterError
+			switch {
+			case errors.As(o.err, &ra):
+				// A rate limit is the channel's pace, not a failure, and
+				// nothing was sent.
+				it.Attempts--
+				it.NotBefore = w.now().Add(max(ra.After, 10*time.Millisecond))
+			case o.err == nil:
+				it.Queue, it.LastError, it.NotBefore = store.QueueDone, "", time.Time{}
+			case isPermanent(o.err) || it.Attempts >= w.opt.MaxAttempts:
+				it.Queue, it.LastError = store.QueueDead, o.err.Error()
+				if err := w.recordDead(tx, &it, o.err); err != nil {
+					return err
+				}
+			default:
+				it.LastError = o.err.Error()
+				it.NotBefore = w.now().Add(w.backoff(it.Attempts))
+			}
+			if err := tx.QueuePut(&it); err != nil {
+				return err
+			}
+			*o.item = it
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, o := range outs {
 		var ra *RetryAfterError
@@ -104,7 +232,7 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 			w.opt.DeliveryFailedFunc(o.ch, isDead)
 		}
 	}
-	return len(items), nil
+	return nil
 }
 
 func deliverSafely(ctx context.Context, d Deliverer, del *Delivery) (err error) {
@@ -142,14 +270,22 @@ func (w *Worker) recordDead(tx store.Tx, it *store.QueueItem, cause error) error
 		Action: store.AuditDeliveryFailed, JobID: it.JobID, ExecutionID: it.ExecutionID, Detail: truncate(detail, 500)})
 }
 
+// resolved is a delivery, or why the item cannot be delivered.
+type resolved struct {
+	Delivery
+	err error
+}
+
 // resolve reads an outgoing item's text and decides where it goes: its own
 // target, else the channel profile it came from, else the default.
-func (w *Worker) resolve(it *store.QueueItem) (*Delivery, error) {
+func (w *Worker) resolve(it *store.QueueItem) *resolved {
 	var p ReplyPayload
-	d := &Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID, Attempt: it.Attempts + 1}
+	d := &resolved{Delivery: Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID,
+		Attempt: it.Attempts + 1, Created: it.CreatedAt}}
 	if err := json.Unmarshal(it.Payload, &p); err != nil {
 		d.Target = w.opt.DefaultTarget
-		return d, Permanent(fmt.Errorf("payload is not a message: %v", err))
+		d.err = Permanent(fmt.Errorf("payload is not a message: %v", err))
+		return d
 	}
 	d.Text, d.ReplyJobID, d.Actions, d.NextRuns, d.ListJobs = p.Text, p.JobID, p.Actions, p.NextRuns, p.ListJobs
 	switch {
@@ -163,5 +299,5 @@ func (w *Worker) resolve(it *store.QueueItem) (*Delivery, error) {
 	default:
 		d.Target = w.opt.DefaultTarget
 	}
-	return d, nil
+	return d
 }

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -11,10 +12,12 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-// handleMessage runs a person's message through the message handler and
-// queues the reply to the conversation it came from, in one transaction
-// with the item's move to done.
-func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) {
+// handleMessage runs a person's message through the message handler. The
+// call it decides, the reply and the item's move to done commit in one
+// transaction, so a crash or a failed commit never leaves a call made and
+// its message still to do (whose redelivery would make it twice). A
+// failed commit puts the item back in incoming after a delay.
+func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 	var m Message
 	var reply Reply
 	if err := json.Unmarshal(it.Payload, &m); err != nil {
@@ -22,28 +25,80 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) {
 	} else {
 		reply = w.opt.Messages(ctx, it, &m)
 	}
+	called := false
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		if reply.Text != "" {
-			target := w.replyTarget(it, &m)
-			payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: reply.Text, TargetRef: &target},
-				JobID: reply.JobID, Actions: reply.Actions, NextRuns: reply.NextRuns, ListJobs: reply.ListJobs})
+		called = false
+		r := reply
+		if reply.Call != nil {
+			res, err := callSafely(ctx, w.opt.Registry, tx, *reply.Call)
 			if err != nil {
-				return err
+				return &actionError{err}
 			}
-			out := &store.QueueItem{Queue: store.QueueOutgoing, Kind: store.KindReply, OrchestratorID: it.OrchestratorID,
-				ChannelProfileID: it.ChannelProfileID, InReplyTo: it.ItemID, Payload: payload}
-			if err := tx.QueueAdd(out); err != nil {
-				return err
-			}
+			r, called = reply.done(res, nil), true
 		}
-		it.Queue, it.UpdatedAt = store.QueueDone, now()
-		return tx.QueuePut(it)
+		return w.finishMessage(tx, it, &m, r)
 	})
+	var ae *actionError
+	if errors.As(err, &ae) {
+		// The call failed and rolled back: answer with why, alone.
+		called = false
+		err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
+			return w.finishMessage(tx, it, &m, reply.done(nil, ae.err))
+		})
+	}
 	if err != nil {
 		w.log.Error("reply to message", slog.String("itemId", it.ItemID), slog.Any("error", err))
-		return
+		w.putBack(ctx, it, err)
+		return err
+	}
+	if called {
+		w.opt.Registry.NotifyChanged()
 	}
 	w.Wake()
+	return nil
+}
+
+// done is the reply once the call has run.
+func (r Reply) done(res any, err error) Reply {
+	if r.Done != nil {
+		return r.Done(res, err)
+	}
+	if err != nil {
+		return Reply{Text: "That did not work: " + err.Error()}
+	}
+	b, _ := json.Marshal(res)
+	return Reply{Text: "Done: " + truncate(string(b), 3500)}
+}
+
+// callSafely runs req in tx; a panicking function is an error.
+func callSafely(ctx context.Context, reg *functions.Registry, tx store.Tx, req functions.Request) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("function panicked: %v", r)
+		}
+	}()
+	return reg.CallTx(ctx, tx, req)
+}
+
+// finishMessage queues r to the conversation it answers and moves the
+// message item to done.
+func (w *Worker) finishMessage(tx store.Tx, it *store.QueueItem, m *Message, r Reply) error {
+	if r.Text != "" {
+		target := w.replyTarget(it, m)
+		payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: r.Text, TargetRef: &target},
+			JobID: r.JobID, Actions: r.Actions, NextRuns: r.NextRuns, ListJobs: r.ListJobs})
+		if err != nil {
+			return err
+		}
+		out := &store.QueueItem{Queue: store.QueueOutgoing, Kind: store.KindReply, OrchestratorID: it.OrchestratorID,
+			ChannelProfileID: it.ChannelProfileID, InReplyTo: it.ItemID, Payload: payload}
+		if err := tx.QueueAdd(out); err != nil {
+			return err
+		}
+	}
+	done := *it
+	done.Queue, done.UpdatedAt = store.QueueDone, w.now()
+	return tx.QueuePut(&done)
 }
 
 func (w *Worker) replyTarget(it *store.QueueItem, m *Message) store.TargetRef {
@@ -63,28 +118,19 @@ func (w *Worker) replyTarget(it *store.QueueItem, m *Message) store.TargetRef {
 // jsonCallMessages is the message handler until the selector exists: a
 // message that is a JSON function call is executed as its sender; anything
 // else gets a reply saying what works.
-func (w *Worker) jsonCallMessages(ctx context.Context, it *store.QueueItem, m *Message) Reply {
-	return Reply{Text: w.jsonCall(ctx, it, m)}
-}
-
-func (w *Worker) jsonCall(ctx context.Context, it *store.QueueItem, m *Message) string {
+func (w *Worker) jsonCallMessages(_ context.Context, it *store.QueueItem, m *Message) Reply {
 	text := strings.TrimSpace(m.Text)
 	var call struct {
 		Function string          `json:"function"`
 		Args     json.RawMessage `json:"args"`
 	}
 	if !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &call) != nil || call.Function == "" {
-		return `I only understand function calls for now, such as {"function":"schedule.list","args":{}}.`
+		return Reply{Text: `I only understand function calls for now, such as {"function":"schedule.list","args":{}}.`}
 	}
 	via := m.Via
 	if via == "" {
 		via = store.ViaTerminal
 	}
 	actor := store.Actor{ChannelProfileID: it.ChannelProfileID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
-	res, err := w.opt.Registry.Call(ctx, functions.Request{Function: call.Function, Args: call.Args, Actor: actor})
-	if err != nil {
-		return "That did not work: " + err.Error()
-	}
-	b, _ := json.Marshal(res)
-	return fmt.Sprintf("Done: %s", truncate(string(b), 3500))
+	return Reply{Call: &functions.Request{Function: call.Function, Args: call.Args, Actor: actor}}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/schedbot/schedbot/config"
@@ -33,7 +34,8 @@ type Delivery struct {
 	ExecutionID    string
 	Text           string
 	Target         store.TargetRef
-	Attempt        int // 1 for the first try
+	Attempt        int       // 1 for the first try
+	Created        time.Time // when the item was queued
 	// For replies: the job they are about, the buttons to offer, and its
 	// next runs.
 	ReplyJobID string
@@ -90,6 +92,12 @@ type Reply struct {
 	NextRuns []time.Time `json:"nextRuns,omitempty"`
 	// ListJobs are the jobs of a listing, one per "• " line of Text.
 	ListJobs []string `json:"listJobs,omitempty"`
+	// Call, when set, is what the message asks to do. The worker runs it
+	// in the transaction that queues the reply and completes the message,
+	// so it happens once; Done then makes the reply from its result (or
+	// its error, after a rollback).
+	Call *functions.Request     `json:"-"`
+	Done func(any, error) Reply `json:"-"`
 }
 
 // ReplyPayload is an outgoing reply item's payload: message.post's
@@ -121,6 +129,14 @@ type Options struct {
 	MaxBackoff    time.Duration // default 5m
 	Poll          time.Duration // idle re-check; default 1s
 	KeepDone      time.Duration // how long done items are kept; default 24h
+	// DeliveryTimeout bounds one delivery; an attempt still going then is
+	// cancelled and retried. Default 30s.
+	DeliveryTimeout time.Duration
+	// ShutdownGrace is how long the item in hand may take to finish once
+	// Run's context ends, before its context is cancelled too. Default 5s.
+	ShutdownGrace time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
 	// RunFunc is called after commit for every run that finished.
 	RunFunc func(r *store.Run)
 	// DeliveryFailedFunc is called for each failed delivery attempt.
@@ -129,9 +145,14 @@ type Options struct {
 
 // Worker runs one orchestrator's queue.
 type Worker struct {
-	opt  Options
-	log  *slog.Logger
-	wake chan struct{}
+	opt         Options
+	log         *slog.Logger
+	wake        chan struct{} // the processing loop
+	wakeDeliver chan struct{} // the delivery loop
+
+	mu    sync.Mutex
+	lanes map[string]bool // delivery lanes (one per channel) in flight
+	inFly sync.WaitGroup  // their goroutines
 }
 
 // NewWorker returns a worker; Run starts it.
@@ -157,10 +178,20 @@ func NewWorker(o Options) *Worker {
 	if o.KeepDone <= 0 {
 		o.KeepDone = 24 * time.Hour
 	}
+	if o.DeliveryTimeout <= 0 {
+		o.DeliveryTimeout = 30 * time.Second
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = 5 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	if o.DefaultTarget.Channel == "" {
 		o.DefaultTarget.Channel = config.ChannelTerminal
 	}
-	w := &Worker{opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)), wake: make(chan struct{}, 1)}
+	w := &Worker{opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)),
+		wake: make(chan struct{}, 1), wakeDeliver: make(chan struct{}, 1), lanes: map[string]bool{}}
 	if w.opt.Messages == nil {
 		w.opt.Messages = w.jsonCallMessages
 	}
@@ -169,15 +200,21 @@ func NewWorker(o Options) *Worker {
 
 // Wake makes Run look at the queue now. It never blocks.
 func (w *Worker) Wake() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+	for _, c := range []chan struct{}{w.wake, w.wakeDeliver} {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
 	}
 }
 
-// Run works the queue until ctx is done. It first returns items a crash
-// left in processing to incoming; the item in hand when ctx ends is
-// finished before Run returns.
+func (w *Worker) now() time.Time { return w.opt.Now().UTC() }
+
+// Run works the queue until ctx is done: one loop runs incoming items,
+// another delivers outgoing ones, each channel on its own lane so that a
+// slow channel holds up neither the others nor the runs. It first returns
+// items a crash left in processing to incoming. When ctx ends, deliveries
+// in flight are cancelled; the item in hand gets ShutdownGrace to finish.
 func (w *Worker) Run(ctx context.Context) error {
 	n, err := w.Recover(ctx)
 	if err != nil {
@@ -186,46 +223,91 @@ func (w *Worker) Run(ctx context.Context) error {
 	if n > 0 {
 		w.log.Warn("requeued items left in processing", slog.Int("items", n))
 	}
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		w.deliverLoop(ctx)
+	}()
+	go func() { // the grace period of the item in hand
+		defer wg.Done()
+		select {
+		case <-stopped:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(w.opt.ShutdownGrace)
+		defer t.Stop()
+		select {
+		case <-stopped:
+		case <-t.C:
+			cancelWork()
+		}
+	}()
+	w.processLoop(ctx, work)
+	return nil
+}
+
+// processLoop runs incoming items until ctx is done, each with work (which
+// outlives ctx by the grace period).
+func (w *Worker) processLoop(ctx, work context.Context) {
 	lastPrune := time.Time{}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		// The item in hand finishes even when ctx ends meanwhile.
-		work := context.WithoutCancel(ctx)
-		busy, err := w.Step(work)
+		n, err := w.processIncoming(work)
 		if err != nil {
 			w.log.Error("queue step", slog.Any("error", err))
+			// Whatever the failed commit left in processing goes back to
+			// incoming, after a pause (nothing is in hand here).
+			if _, err := w.requeue(work, w.opt.Backoff); err != nil {
+				w.log.Error("requeue processing items", slog.Any("error", err))
+			}
 		}
-		if time.Since(lastPrune) > time.Minute {
+		if w.now().Sub(lastPrune) > time.Minute {
 			if err := w.prune(work); err != nil {
 				w.log.Error("prune done items", slog.Any("error", err))
 			}
-			lastPrune = time.Now()
+			lastPrune = w.now()
 		}
 		if ctx.Err() != nil {
-			return nil
+			return
 		}
-		if busy && err == nil {
+		if n > 0 && err == nil {
 			continue
 		}
-		timer.Reset(w.opt.Poll)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
-		case <-w.wake:
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
+		if !sleep(ctx, timer, w.opt.Poll, w.wake) {
+			return
 		}
 	}
 }
 
+// sleep waits for d, a wake-up or the end of ctx (false).
+func sleep(ctx context.Context, timer *time.Timer, d time.Duration, wake <-chan struct{}) bool {
+	timer.Reset(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+	case <-wake:
+	}
+	return true
+}
+
 // Recover moves items left in processing back to incoming.
 func (w *Worker) Recover(ctx context.Context) (int, error) {
+	return w.requeue(ctx, 0)
+}
+
+// requeue moves every item in processing back to incoming, due after
+// delay. Only call it when no item is in hand.
+func (w *Worker) requeue(ctx context.Context, delay time.Duration) (int, error) {
 	n := 0
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		n = 0
@@ -235,7 +317,10 @@ func (w *Worker) Recover(ctx context.Context) (int, error) {
 				return err
 			}
 			for _, it := range items {
-				it.Queue, it.UpdatedAt = store.QueueIncoming, time.Now().UTC()
+				it.Queue, it.UpdatedAt = store.QueueIncoming, w.now()
+				if delay > 0 {
+					it.NotBefore = w.now().Add(delay)
+				}
 				if err := tx.QueuePut(it); err != nil {
 					return err
 				}
@@ -246,18 +331,31 @@ func (w *Worker) Recover(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// putBack returns one item whose commit failed to incoming, to be tried
+// again after a growing delay. When even that fails, the processing loop's
+// requeue after the failed step catches it.
+func (w *Worker) putBack(ctx context.Context, it *store.QueueItem, cause error) {
+	back := *it
+	back.Attempts++
+	back.Queue, back.UpdatedAt, back.LastError = store.QueueIncoming, w.now(), truncate(cause.Error(), 500)
+	back.NotBefore = w.now().Add(w.backoff(back.Attempts))
+	if err := w.opt.Store.Update(ctx, func(tx store.Tx) error { return tx.QueuePut(&back) }); err != nil {
+		w.log.Error("put item back in incoming", slog.String("itemId", it.ItemID), slog.Any("error", err))
+	}
+}
+
 // Step claims and runs one batch of incoming items, then delivers one batch
 // of outgoing ones. busy says whether there was anything to do.
+// Unlike Run, it waits for the deliveries it starts.
 func (w *Worker) Step(ctx context.Context) (busy bool, err error) {
 	n, err := w.processIncoming(ctx)
 	if err != nil {
 		return n > 0, err
 	}
 	m, err := w.deliverOutgoing(ctx)
+	w.inFly.Wait()
 	return n+m > 0, err
 }
-
-func now() time.Time { return time.Now().UTC() }
 
 // processIncoming claims a batch (marking trigger runs running in the same
 // transaction) and runs it: triggers together in one transaction, falling
@@ -266,13 +364,13 @@ func (w *Worker) processIncoming(ctx context.Context) (int, error) {
 	var items []*store.QueueItem
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		var err error
-		items, err = tx.QueueClaim(now(), w.opt.Batch)
+		items, err = tx.QueueClaim(w.now(), w.opt.Batch)
 		if err != nil {
 			return err
 		}
 		for _, it := range items {
 			if it.Kind == store.KindTrigger {
-				if err := markRunning(tx, it); err != nil {
+				if err := w.markRunning(tx, it); err != nil {
 					return err
 				}
 			}
@@ -283,20 +381,22 @@ func (w *Worker) processIncoming(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	var triggers []*store.QueueItem
+	var errs []error
 	for _, it := range items {
 		switch it.Kind {
 		case store.KindTrigger:
 			triggers = append(triggers, it)
 		case store.KindMessage:
-			w.handleMessage(ctx, it)
+			errs = append(errs, w.handleMessage(ctx, it))
 		default:
 			w.finishUnknown(ctx, it)
 		}
 	}
-	return len(items), w.runTriggers(ctx, triggers)
+	errs = append(errs, w.runTriggers(ctx, triggers))
+	return len(items), errors.Join(errs...)
 }
 
-func markRunning(tx store.Tx, it *store.QueueItem) error {
+func (w *Worker) markRunning(tx store.Tx, it *store.QueueItem) error {
 	r, err := tx.RunGet(it.ExecutionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // handled (and failed) when the trigger runs
@@ -306,7 +406,7 @@ func markRunning(tx store.Tx, it *store.QueueItem) error {
 	if r.Status != store.RunDispatched {
 		return nil
 	}
-	r.Status, r.StartedAt = store.RunRunning, now()
+	r.Status, r.StartedAt = store.RunRunning, w.now()
 	return tx.RunPut(r)
 }
 
@@ -338,6 +438,7 @@ func (w *Worker) runTriggers(ctx context.Context, items []*store.QueueItem) erro
 	}
 	// One of them failed and the batch rolled back: one transaction each,
 	// so the others still complete and the failure is recorded alone.
+	var errs []error
 	for _, it := range items {
 		var f finished
 		err := w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
@@ -352,11 +453,16 @@ func (w *Worker) runTriggers(ctx context.Context, items []*store.QueueItem) erro
 			})
 		}
 		if err != nil {
-			return fmt.Errorf("trigger %s: %w", it.ItemID, err)
+			// The store failed: this one goes back to incoming, the
+			// others still run.
+			err = fmt.Errorf("trigger %s: %w", it.ItemID, err)
+			errs = append(errs, err)
+			w.putBack(ctx, it, err)
+			continue
 		}
 		w.after([]finished{f})
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (w *Worker) after(done []finished) {
@@ -413,7 +519,7 @@ func (w *Worker) runTrigger(ctx context.Context, tx store.Tx, it *store.QueueIte
 	if err := w.execute(ctx, tx, job, run, it); err != nil {
 		return finished{}, &actionError{err}
 	}
-	t := now()
+	t := w.now()
 	run.Status, run.CompletedAt = store.RunCompleted, t
 	if run.StartedAt.IsZero() {
 		run.StartedAt = t
@@ -426,7 +532,7 @@ func (w *Worker) failTrigger(tx store.Tx, it *store.QueueItem, cause error) (fin
 	if err != nil {
 		return finished{}, err
 	}
-	t := now()
+	t := w.now()
 	run.Status, run.CompletedAt, run.Error = store.RunFailed, t, cause.Error()
 	if run.StartedAt.IsZero() {
 		run.StartedAt = t
@@ -456,12 +562,12 @@ func (w *Worker) complete(tx store.Tx, it *store.QueueItem, run *store.Run, job 
 			return err
 		}
 	}
-	it.Queue, it.UpdatedAt = store.QueueDone, now()
+	it.Queue, it.UpdatedAt = store.QueueDone, w.now()
 	return tx.QueuePut(it)
 }
 
 func (w *Worker) dropItem(tx store.Tx, it *store.QueueItem, why string) (finished, error) {
-	it.Queue, it.UpdatedAt, it.LastError = store.QueueDone, now(), why
+	it.Queue, it.UpdatedAt, it.LastError = store.QueueDone, w.now(), why
 	if err := tx.QueuePut(it); err != nil {
 		return finished{}, err
 	}
@@ -523,7 +629,7 @@ func (w *Worker) finishUnknown(ctx context.Context, it *store.QueueItem) {
 }
 
 func (w *Worker) prune(ctx context.Context) error {
-	cutoff := now().Add(-w.opt.KeepDone)
+	cutoff := w.now().Add(-w.opt.KeepDone)
 	return w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueDone, Limit: 5000})
 		if err != nil {

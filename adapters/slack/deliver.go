@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,9 +23,16 @@ var permanentErrors = map[string]bool{
 	"restricted_action": true, "user_not_found": true, "cannot_dm_bot": true, "not_authed": true,
 }
 
+// DeliveryEventType is the metadata event type of every post schedbot
+// delivers; its payload's delivery_id is the outgoing item's id.
+const DeliveryEventType = "schedbot_delivery"
+
 // Deliver posts one outgoing item with chat.postMessage: at most one post
 // per channel per MinInterval, a 429's Retry-After honoured, permanent
-// errors reported as such.
+// errors reported as such. Each post carries its delivery id in its
+// metadata; a retry (an earlier attempt may have arrived: a crash or a
+// timeout cut it short) first looks for it in the channel, and posts only
+// when it is not there.
 func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	channel := d.Target.ChannelID
 	if channel == "" {
@@ -36,12 +45,35 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 		}
 		channel = id
 	}
+	thread := ""
+	if d.Target.PostingMode == store.PostThread && d.Target.ThreadTS != "" {
+		thread = d.Target.ThreadTS
+	}
+	if d.Attempt > 1 {
+		found, err := a.posted(ctx, channel, thread, d)
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && se.Err == "missing_scope" {
+			// An app installed before the history scopes: it cannot
+			// look, so it posts (at least once rather than never).
+			a.log.Warn("cannot check for an earlier attempt: reinstall the app with the manifest's history scopes",
+				slog.String("itemId", d.ItemID), slog.Any("error", err))
+			found, err = false, nil
+		}
+		if err != nil {
+			return fmt.Errorf("check for an earlier attempt before posting again: %w", classify(err))
+		}
+		if found {
+			a.log.Info("an earlier attempt had arrived; not posting again", slog.String("itemId", d.ItemID), slog.String("channel", channel))
+			return nil
+		}
+	}
 	if wait := a.reserve(channel); wait > 0 {
 		return orchestrator.RetryAfter(wait, fmt.Errorf("channel %s: at most one post per %s", channel, a.opt.MinInterval))
 	}
-	opts := []slack.MsgOption{slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl()}
-	if d.Target.PostingMode == store.PostThread && d.Target.ThreadTS != "" {
-		opts = append(opts, slack.MsgOptionTS(d.Target.ThreadTS))
+	opts := []slack.MsgOption{slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: DeliveryEventType, EventPayload: map[string]any{"delivery_id": d.ItemID}})}
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
 	}
 	text := escape(d.Text)
 	opts = append(opts, slack.MsgOptionText(text, false))
@@ -55,6 +87,60 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	a.lastPost[channel] = time.Now()
 	a.mu.Unlock()
 	return classify(err)
+}
+
+// maxCheckPages bounds the history read to find an earlier attempt.
+const maxCheckPages = 10
+
+// posted reports whether the channel (or the thread) already has the post
+// of d, by its metadata, looking back to shortly before d was queued.
+func (a *Adapter) posted(ctx context.Context, channel, thread string, d *orchestrator.Delivery) (bool, error) {
+	if strings.HasPrefix(channel, "U") || strings.HasPrefix(channel, "W") {
+		// A post to a person went to their DM with the bot.
+		ch, _, _, err := a.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{channel}, ReturnIM: true})
+		if err != nil {
+			return false, err
+		}
+		channel = ch.ID
+	}
+	oldest := ""
+	if !d.Created.IsZero() {
+		oldest = strconv.FormatInt(d.Created.Add(-time.Minute).Unix(), 10) + ".000000"
+	}
+	mine := func(msgs []slack.Message) bool {
+		for _, m := range msgs {
+			if m.Metadata.EventType == DeliveryEventType && m.Metadata.EventPayload["delivery_id"] == d.ItemID {
+				return true
+			}
+		}
+		return false
+	}
+	cursor := ""
+	for range maxCheckPages {
+		var msgs []slack.Message
+		var err error
+		if thread != "" {
+			msgs, _, cursor, err = a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+				ChannelID: channel, Timestamp: thread, Oldest: oldest, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
+		} else {
+			var h *slack.GetConversationHistoryResponse
+			h, err = a.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+				ChannelID: channel, Oldest: oldest, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
+			if h != nil {
+				msgs, cursor = h.Messages, h.ResponseMetaData.NextCursor
+			}
+		}
+		if err != nil {
+			return false, err
+		}
+		if mine(msgs) {
+			return true, nil
+		}
+		if cursor == "" {
+			return false, nil
+		}
+	}
+	return false, nil
 }
 
 // reserve says how long to wait before posting to a channel again.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -15,8 +16,8 @@ import (
 
 // HTTPHandler serves the Events API, the slash command and interactivity
 // over HTTP. Every request's signature is verified with the signing secret
-// before anything else (stale timestamps are refused); the answer is sent
-// at once and the work runs after it.
+// before anything else (stale timestamps are refused); the message is
+// stored before the answer, and what needs the network runs after it.
 func (a *Adapter) HTTPHandler(ctx context.Context) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /slack/events", func(w http.ResponseWriter, r *http.Request) {
@@ -36,10 +37,15 @@ func (a *Adapter) HTTPHandler(ctx context.Context) http.Handler {
 			io.WriteString(w, c.Challenge)
 			return
 		}
-		w.WriteHeader(http.StatusOK)
+		var after func()
 		if ev.Type == slackevents.CallbackEvent {
-			a.async(func() { a.handleEvent(ctx, ev) })
+			if after, err = a.takeEvent(ctx, ev); err != nil {
+				a.unstored(w, err)
+				return
+			}
 		}
+		w.WriteHeader(http.StatusOK)
+		a.asyncIf(after)
 	})
 	mux.HandleFunc("POST /slack/commands", func(w http.ResponseWriter, r *http.Request) {
 		body, ok := a.verified(w, r)
@@ -53,9 +59,14 @@ func (a *Adapter) HTTPHandler(ctx context.Context) http.Handler {
 		}
 		cmd := slack.SlashCommand{TeamID: form.Get("team_id"), ChannelID: form.Get("channel_id"), UserID: form.Get("user_id"),
 			UserName: form.Get("user_name"), Command: form.Get("command"), Text: form.Get("text"), TriggerID: form.Get("trigger_id")}
+		after, err := a.takeSlash(ctx, cmd)
+		if err != nil {
+			a.unstored(w, err)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(slashAck(cmd))
-		a.async(func() { a.handleSlash(ctx, cmd) })
+		a.asyncIf(after)
 	})
 	mux.HandleFunc("POST /slack/interactive", func(w http.ResponseWriter, r *http.Request) {
 		body, ok := a.verified(w, r)
@@ -71,10 +82,28 @@ func (a *Adapter) HTTPHandler(ctx context.Context) http.Handler {
 			http.Error(w, "bad payload", http.StatusBadRequest)
 			return
 		}
+		after, err := a.takeInteraction(ctx, cb)
+		if err != nil {
+			a.unstored(w, err)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
-		a.async(func() { a.handleInteraction(ctx, cb) })
+		a.asyncIf(after)
 	})
 	return mux
+}
+
+// unstored answers a request whose event could not be stored with an
+// error, so that Slack sends it again.
+func (a *Adapter) unstored(w http.ResponseWriter, err error) {
+	a.log.Error("event not stored: Slack will send it again", slog.Any("error", err))
+	http.Error(w, "try again", http.StatusServiceUnavailable)
+}
+
+func (a *Adapter) asyncIf(fn func()) {
+	if fn != nil {
+		a.async(fn)
+	}
 }
 
 // verified reads a request's body and checks its signature; on failure it
@@ -109,13 +138,27 @@ func (a *Adapter) RunHTTP(ctx context.Context, addr string) error {
 	if err := a.whoAmI(ctx); err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: addr, Handler: a.HTTPHandler(ctx)}
+	// Slack waits 3 s for an answer; nothing of ours needs longer, and a
+	// slow or idle client must not hold a connection open.
+	srv := &http.Server{Addr: addr, Handler: a.HTTPHandler(ctx), ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	stopped := make(chan struct{})
+	shut := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		srv.Shutdown(context.Background())
+		defer close(shut)
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
 	}()
 	defer a.work.Wait()
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	err := srv.ListenAndServe()
+	close(stopped)
+	<-shut
+	if !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

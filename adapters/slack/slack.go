@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,9 +25,14 @@ import (
 
 // Inbox takes people's messages into an orchestrator's incoming queue.
 type Inbox interface {
-	// Enqueue queues m for the profile's orchestrator. A dedupeKey seen
-	// before (a Slack retry, even across a restart) is ErrDuplicate.
-	Enqueue(ctx context.Context, profileID, dedupeKey string, m orchestrator.Message) error
+	// Enqueue queues m for the profile's orchestrator, durably before it
+	// returns: the event is acknowledged only after. A key seen before (a
+	// Slack retry, even across a restart) is ErrDuplicate. With hold > 0
+	// the item waits that long for Amend before it is worked.
+	Enqueue(ctx context.Context, profileID, key string, m orchestrator.Message, hold time.Duration) error
+	// Amend replaces the message of the item with key, when it is still
+	// waiting in incoming, and releases it to be worked now.
+	Amend(ctx context.Context, profileID, key string, m orchestrator.Message) error
 }
 
 // ErrDuplicate is an event already taken in.
@@ -51,6 +57,11 @@ type Options struct {
 	UserTTL       time.Duration // users.info cache; default 1h
 	ChannelTTL    time.Duration // channel name cache; default 10m
 	MinInterval   time.Duration // between posts to one channel; default 1s
+	HTTPTimeout   time.Duration // bounds every Web API request; default 30s
+	// UserWait is how long a message from a sender not yet known waits
+	// for users.info (their name and zone) before it is worked without
+	// them. Default 3s.
+	UserWait time.Duration
 }
 
 // Adapter is one Slack workspace connection.
@@ -97,7 +108,14 @@ func New(opt Options) (*Adapter, error) {
 	if opt.MinInterval <= 0 {
 		opt.MinInterval = time.Second
 	}
-	opts := []slack.Option{slack.OptionAppLevelToken(opt.AppToken)}
+	if opt.UserWait <= 0 {
+		opt.UserWait = 3 * time.Second
+	}
+	if opt.HTTPTimeout <= 0 {
+		opt.HTTPTimeout = 30 * time.Second
+	}
+	// Every request has a deadline even when its context has none.
+	opts := []slack.Option{slack.OptionAppLevelToken(opt.AppToken), slack.OptionHTTPClient(&http.Client{Timeout: opt.HTTPTimeout})}
 	if opt.APIURL != "" {
 		u := opt.APIURL
 		if !strings.HasSuffix(u, "/") {
@@ -163,34 +181,45 @@ func (a *Adapter) RunSocketMode(ctx context.Context) error {
 	}
 }
 
+// handleSocket acknowledges an envelope once what it brings is stored
+// (an event left unacknowledged is sent again by Slack); what needs the
+// network (users.info, a refusal, a question) runs after the ack.
 func (a *Adapter) handleSocket(ctx context.Context, sm *socketmode.Client, evt socketmode.Event) {
+	var after func()
+	var err error
+	var payload []any
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI:
-		sm.Ack(*evt.Request) // within Slack's 3 s, whatever follows
-		ev, ok := evt.Data.(slackevents.EventsAPIEvent)
-		if !ok {
-			return
+		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+			after, err = a.takeEvent(ctx, ev)
 		}
-		a.async(func() { a.handleEvent(ctx, ev) })
 	case socketmode.EventTypeSlashCommand:
-		cmd, ok := evt.Data.(slack.SlashCommand)
-		if !ok {
-			sm.Ack(*evt.Request)
-			return
+		if cmd, ok := evt.Data.(slack.SlashCommand); ok {
+			after, err = a.takeSlash(ctx, cmd)
+			payload = append(payload, slashAck(cmd))
 		}
-		sm.Ack(*evt.Request, slashAck(cmd))
-		a.async(func() { a.handleSlash(ctx, cmd) })
 	case socketmode.EventTypeInteractive:
-		sm.Ack(*evt.Request)
-		cb, ok := evt.Data.(slack.InteractionCallback)
-		if !ok {
-			return
+		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+			after, err = a.takeInteraction(ctx, cb)
 		}
-		a.async(func() { a.handleInteraction(ctx, cb) })
 	case socketmode.EventTypeConnected:
 		a.log.Info("socket mode connected")
+		return
 	case socketmode.EventTypeInvalidAuth:
 		a.log.Error("socket mode: invalid auth (check SLACK_APP_TOKEN)")
+		return
+	default:
+		return
+	}
+	if err != nil {
+		a.log.Error("event not stored, so not acknowledged: Slack will send it again", slog.Any("error", err))
+		return
+	}
+	if evt.Request != nil {
+		sm.Ack(*evt.Request, payload...)
+	}
+	if after != nil {
+		a.async(after)
 	}
 }
 
@@ -208,9 +237,9 @@ func slashAck(cmd slack.SlashCommand) map[string]any {
 
 var mentionRe = regexp.MustCompile(`<@[UW][A-Z0-9]+(?:\|[^>]*)?>`)
 
-// handleEvent takes an app mention or a direct message in. Bot messages,
+// takeEvent takes an app mention or a direct message in. Bot messages,
 // our own, and edits are ignored.
-func (a *Adapter) handleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) {
+func (a *Adapter) takeEvent(ctx context.Context, ev slackevents.EventsAPIEvent) (func(), error) {
 	outer, _ := ev.Data.(*slackevents.EventsAPICallbackEvent)
 	eventID := ""
 	if outer != nil {
@@ -219,21 +248,22 @@ func (a *Adapter) handleEvent(ctx context.Context, ev slackevents.EventsAPIEvent
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		if e.BotID != "" || e.User == a.botUserID || e.User == "" {
-			return
+			return nil, nil
 		}
 		text := strings.TrimSpace(strings.Replace(e.Text, "<@"+a.botUserID+">", "", 1))
-		a.inbound(ctx, ev.TeamID, e.Channel, e.User, text, e.TimeStamp, e.ThreadTimeStamp, eventID)
+		return a.take(ctx, ev.TeamID, e.Channel, e.User, text, e.TimeStamp, e.ThreadTimeStamp, eventID)
 	case *slackevents.MessageEvent:
 		if e.ChannelType != "im" || e.BotID != "" || e.SubType != "" || e.User == a.botUserID || e.User == "" {
-			return
+			return nil, nil
 		}
-		a.inbound(ctx, ev.TeamID, e.Channel, e.User, e.Text, e.TimeStamp, e.ThreadTimeStamp, eventID)
+		return a.take(ctx, ev.TeamID, e.Channel, e.User, e.Text, e.TimeStamp, e.ThreadTimeStamp, eventID)
 	}
+	return nil, nil
 }
 
-func (a *Adapter) handleSlash(ctx context.Context, cmd slack.SlashCommand) {
+func (a *Adapter) takeSlash(ctx context.Context, cmd slack.SlashCommand) (func(), error) {
 	// A slash command has no message ts: the answer goes to the channel.
-	a.inbound(ctx, cmd.TeamID, cmd.ChannelID, cmd.UserID, cmd.Text, "", "", "slash-"+cmd.TriggerID)
+	return a.take(ctx, cmd.TeamID, cmd.ChannelID, cmd.UserID, cmd.Text, "", "", "slash-"+cmd.TriggerID)
 }
 
 // Button values are "<verb>:<jobId>".
@@ -245,16 +275,16 @@ const (
 
 var jobIDRe = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
 
-// handleInteraction turns a button click into what its clicker says; the
+// takeInteraction turns a button click into what its clicker says; the
 // clicker comes from the verified payload, and the functions check that
 // they created the job or are an admin.
-func (a *Adapter) handleInteraction(ctx context.Context, cb slack.InteractionCallback) {
+func (a *Adapter) takeInteraction(ctx context.Context, cb slack.InteractionCallback) (func(), error) {
 	if cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
-		return
+		return nil, nil
 	}
 	act := cb.ActionCallback.BlockActions[0]
 	if !jobIDRe.MatchString(act.Value) {
-		return
+		return nil, nil
 	}
 	thread := cb.Message.ThreadTimestamp
 	if thread == "" {
@@ -267,24 +297,27 @@ func (a *Adapter) handleInteraction(ctx context.Context, cb slack.InteractionCal
 	case actionDelete:
 		// Deleting asks first, in the same thread.
 		if prof := a.profileFor(cb.Team.ID, cb.Channel.ID); prof == nil {
-			return
+			return nil, nil
 		}
-		_, _, err := a.api.PostMessageContext(ctx, cb.Channel.ID, slack.MsgOptionTS(thread),
-			slack.MsgOptionText("Delete job "+act.Value+"? This stops it for good.", false),
-			slack.MsgOptionBlocks(
-				slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "Delete job `"+act.Value+"`? This stops it for good.", false, false), nil, nil),
-				slack.NewActionBlock("", slack.NewButtonBlockElement(actionDeleteConfirm, act.Value,
-					slack.NewTextBlockObject(slack.PlainTextType, "Yes, delete", false, false)).WithStyle(slack.StyleDanger))))
-		if err != nil {
-			a.log.Warn("ask to confirm delete", slog.Any("error", err))
-		}
-		return
+		return func() { a.askDelete(ctx, cb.Channel.ID, thread, act.Value) }, nil
 	case actionDeleteConfirm:
 		text = "delete job " + act.Value
 	default:
-		return
+		return nil, nil
 	}
-	a.inbound(ctx, cb.Team.ID, cb.Channel.ID, cb.User.ID, text, thread, thread, "action-"+cb.ActionTs+"-"+cb.User.ID)
+	return a.take(ctx, cb.Team.ID, cb.Channel.ID, cb.User.ID, text, thread, thread, "action-"+cb.ActionTs+"-"+cb.User.ID)
+}
+
+func (a *Adapter) askDelete(ctx context.Context, channel, thread, jobID string) {
+	_, _, err := a.api.PostMessageContext(ctx, channel, slack.MsgOptionTS(thread),
+		slack.MsgOptionText("Delete job "+jobID+"? This stops it for good.", false),
+		slack.MsgOptionBlocks(
+			slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "Delete job `"+jobID+"`? This stops it for good.", false, false), nil, nil),
+			slack.NewActionBlock("", slack.NewButtonBlockElement(actionDeleteConfirm, jobID,
+				slack.NewTextBlockObject(slack.PlainTextType, "Yes, delete", false, false)).WithStyle(slack.StyleDanger))))
+	if err != nil {
+		a.log.Warn("ask to confirm delete", slog.Any("error", err))
+	}
 }
 
 // profileFor is the profile covering a team and channel, or nil.
@@ -301,51 +334,76 @@ func (a *Adapter) profileFor(teamID, channelID string) *Profile {
 	return nil
 }
 
-// inbound takes one message in: a covered channel's becomes a message item
-// with the sender's zone; any other gets a polite refusal and nothing else.
-func (a *Adapter) inbound(ctx context.Context, teamID, channelID, userID, text, ts, threadTS, eventID string) {
+// take stores one message before it is acknowledged: a covered channel's
+// becomes a message item. The sender's name and zone come from a cache;
+// for a sender not in it the item waits (UserWait) while the returned
+// func, run after the ack, asks users.info and completes it. Any other
+// channel gets a polite refusal (after the ack) and nothing else.
+func (a *Adapter) take(ctx context.Context, teamID, channelID, userID, text, ts, threadTS, eventID string) (func(), error) {
 	prof := a.profileFor(teamID, channelID)
 	if prof == nil {
 		thread := threadTS
 		if thread == "" {
 			thread = ts
 		}
-		opts := []slack.MsgOption{slack.MsgOptionText("Sorry, I'm not set up for this channel. An admin can add it to a schedbot channel profile.", false)}
-		if thread != "" {
-			opts = append(opts, slack.MsgOptionTS(thread))
-		}
-		if _, _, err := a.api.PostMessageContext(ctx, channelID, opts...); err != nil {
-			a.log.Warn("refuse message", slog.Any("error", err))
-		}
-		return
+		return func() { a.refuse(ctx, channelID, thread) }, nil
 	}
-	u := a.user(ctx, userID)
 	m := orchestrator.Message{Text: strings.TrimSpace(mentionRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.Contains(s, a.botUserID) {
 			return ""
 		}
 		return s
-	})), SenderID: userID, Sender: u.name, ChannelID: channelID, ThreadTS: threadTS, MessageTS: ts, Timezone: u.tz, Via: "slack"}
-	key := ""
-	if eventID != "" {
-		key = "slack-" + eventID
+	})), SenderID: userID, Sender: userID, ChannelID: channelID, ThreadTS: threadTS, MessageTS: ts, Via: "slack"}
+	key := "slack-" + eventID
+	if eventID == "" {
+		key = "slack-msg-" + teamID + "-" + channelID + "-" + ts
 	}
-	err := a.opt.Inbox.Enqueue(ctx, prof.ID, key, m)
+	u, known := a.cachedUser(userID)
+	hold := a.opt.UserWait
+	if known {
+		m.Sender, m.Timezone, hold = u.name, u.tz, 0
+	}
+	err := a.opt.Inbox.Enqueue(ctx, prof.ID, key, m, hold)
 	switch {
 	case errors.Is(err, ErrDuplicate):
-		a.log.Info("duplicate event ignored", slog.String("eventId", eventID))
+		a.log.Info("duplicate event ignored", slog.String("key", key))
+		return nil, nil
 	case err != nil:
-		a.log.Error("enqueue message", slog.Any("error", err))
+		return nil, fmt.Errorf("enqueue message: %w", err)
+	case known:
+		return nil, nil
 	}
+	return func() {
+		u := a.user(ctx, userID)
+		m.Sender, m.Timezone = u.name, u.tz
+		if err := a.opt.Inbox.Amend(ctx, prof.ID, key, m); err != nil {
+			a.log.Warn("complete a message with its sender's zone", slog.String("key", key), slog.Any("error", err))
+		}
+	}, nil
+}
+
+func (a *Adapter) refuse(ctx context.Context, channelID, thread string) {
+	opts := []slack.MsgOption{slack.MsgOptionText("Sorry, I'm not set up for this channel. An admin can add it to a schedbot channel profile.", false)}
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
+	}
+	if _, _, err := a.api.PostMessageContext(ctx, channelID, opts...); err != nil {
+		a.log.Warn("refuse message", slog.Any("error", err))
+	}
+}
+
+// cachedUser is a sender known and fresh in the cache.
+func (a *Adapter) cachedUser(id string) (userInfo, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u, ok := a.users[id]
+	return u, ok && time.Since(u.at) < a.opt.UserTTL
 }
 
 // user is the sender's name and IANA zone (never the numeric offset),
 // cached; a lookup failure leaves the zone to the profile's.
 func (a *Adapter) user(ctx context.Context, id string) userInfo {
-	a.mu.Lock()
-	u, ok := a.users[id]
-	a.mu.Unlock()
-	if ok && time.Since(u.at) < a.opt.UserTTL {
+	if u, ok := a.cachedUser(id); ok {
 		return u
 	}
 	info, err := a.api.GetUserInfoContext(ctx, id)
@@ -353,7 +411,7 @@ func (a *Adapter) user(ctx context.Context, id string) userInfo {
 		a.log.Warn("users.info", slog.String("user", id), slog.Any("error", err))
 		return userInfo{name: id}
 	}
-	u = userInfo{name: info.Name, tz: info.TZ, at: time.Now()}
+	u := userInfo{name: info.Name, tz: info.TZ, at: time.Now()}
 	if info.RealName != "" {
 		u.name = info.RealName
 	}

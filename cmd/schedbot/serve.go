@@ -137,7 +137,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			Deliverers:      deliverers,
 			ProfileChannels: profileChannels(cfg),
 			DefaultTarget:   defaultTarget(cfg, id),
-			Messages:        conv.Handle,
+			Messages:        conv.Decide,
 			Logger:          log,
 			RunFunc:         func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
 			DeliveryFailedFunc: func(ch string, dead bool) {

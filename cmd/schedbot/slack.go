@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"slices"
+	"time"
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
@@ -43,26 +45,65 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) *slackad.A
 }
 
 // Enqueue puts a Slack message into its profile's orchestrator's incoming
-// queue; the event id is the item id, so a retried event is not taken twice.
-func (d *daemon) Enqueue(ctx context.Context, profileID, dedupeKey string, m orchestrator.Message) error {
-	p, err := d.cfg.Profile(profileID)
+// queue, committed before it returns (the event is acknowledged after);
+// the key is the item id, so a retried event is not taken twice. A held
+// item waits for Amend, at most hold.
+func (d *daemon) Enqueue(ctx context.Context, profileID, key string, m orchestrator.Message, hold time.Duration) error {
+	oc, err := d.inbox(profileID)
 	if err != nil {
 		return err
 	}
-	oc := d.orchs[p.OrchestratorID]
+	payload, err := jsonMarshal(m)
+	if err != nil {
+		return err
+	}
+	it := &store.QueueItem{ItemID: key, Kind: store.KindMessage, OrchestratorID: oc.cfg.ID, ChannelProfileID: profileID, Payload: payload}
+	if hold > 0 {
+		it.NotBefore = time.Now().UTC().Add(hold)
+	}
+	err = oc.store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(it) })
+	if errors.Is(err, store.ErrExists) {
+		return slackad.ErrDuplicate
+	}
+	if err == nil && oc.worker != nil && hold <= 0 {
+		oc.worker.Wake()
+	}
+	return err
+}
+
+// Amend completes a held message (its sender's name and zone) and
+// releases it; one the worker already took is left as it is.
+func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrator.Message) error {
+	oc, err := d.inbox(profileID)
+	if err != nil {
+		return err
+	}
 	payload, err := jsonMarshal(m)
 	if err != nil {
 		return err
 	}
 	err = oc.store.Update(ctx, func(tx store.Tx) error {
-		return tx.QueueAdd(&store.QueueItem{ItemID: dedupeKey, Kind: store.KindMessage, OrchestratorID: oc.cfg.ID,
-			ChannelProfileID: profileID, Payload: payload})
+		it, err := tx.QueueGet(key)
+		if err != nil || it.Queue != store.QueueIncoming {
+			return err
+		}
+		it.Payload, it.NotBefore, it.UpdatedAt = payload, time.Time{}, time.Now().UTC()
+		return tx.QueuePut(it)
 	})
-	if errors.Is(err, store.ErrExists) {
-		return slackad.ErrDuplicate
-	}
 	if err == nil && oc.worker != nil {
 		oc.worker.Wake()
 	}
 	return err
+}
+
+func (d *daemon) inbox(profileID string) (*orch, error) {
+	p, err := d.cfg.Profile(profileID)
+	if err != nil {
+		return nil, err
+	}
+	oc := d.orchs[p.OrchestratorID]
+	if oc == nil {
+		return nil, fmt.Errorf("orchestrator %q of profile %q is not served", p.OrchestratorID, profileID)
+	}
+	return oc, nil
 }

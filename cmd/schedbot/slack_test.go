@@ -42,6 +42,7 @@ type fakeSlack struct {
 	acks     []map[string]any
 	postErrs []string // scripted chat.postMessage answers: "" ok, "429", or an error code
 	ts       int
+	userGate chan struct{} // when set, users.info waits for it to close
 }
 
 type apiCall struct {
@@ -89,6 +90,12 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		reply(map[string]any{"url": "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws"})
 	case "users.info":
+		f.mu.Lock()
+		gate := f.userGate
+		f.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
 		tz := "America/New_York"
 		if r.Form.Get("user") == "U2" {
 			tz = "Europe/Paris"
@@ -311,6 +318,29 @@ func TestSlack_RetryAfterARestartIsNotActedOnTwice(t *testing.T) {
 	}
 }
 
+// An event is in the store by the time Slack has its ack, even while
+// users.info has not answered yet; the job then gets the sender's zone.
+func TestSlack_AnEventIsStoredBeforeItsAck(t *testing.T) {
+	e := startSlack(t)
+	gate := make(chan struct{})
+	e.f.mu.Lock()
+	e.f.userGate = gate
+	e.f.mu.Unlock()
+	env := mention("Ev1", "U1", "post hello every day at 9am", "1700000000.000100", 0)
+	e.f.send(t, env)
+	waitFor(t, 10*time.Second, "the ack", func() bool { return e.f.ack(env["envelope_id"].(string)) != nil })
+	var it *store.QueueItem
+	err := e.st.View(t.Context(), func(tx store.Tx) (err error) { it, err = tx.QueueGet("slack-Ev1"); return })
+	close(gate)
+	if err != nil || it.Kind != store.KindMessage {
+		t.Fatalf("the acknowledged event is not in the store: %v", err)
+	}
+	e.waitPost(t, 1, "the confirmation")
+	if jobs := e.jobs(t); len(jobs) != 1 || jobs[0].Schedule.Timezone != "America/New_York" {
+		t.Errorf("jobs = %+v, want one in the sender's zone", jobs)
+	}
+}
+
 func (e *slackEnv) jobs(t *testing.T) []*store.Job {
 	t.Helper()
 	var page *store.JobPage
@@ -525,10 +555,17 @@ type inbox struct {
 	msgs []orchestrator.Message
 }
 
-func (i *inbox) Enqueue(_ context.Context, _, _ string, m orchestrator.Message) error {
+func (i *inbox) Enqueue(_ context.Context, _, _ string, m orchestrator.Message, _ time.Duration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.msgs = append(i.msgs, m)
+	return nil
+}
+
+func (i *inbox) Amend(_ context.Context, _, _ string, m orchestrator.Message) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.msgs[len(i.msgs)-1] = m
 	return nil
 }
 
@@ -584,7 +621,15 @@ func TestSlack_EventsOverHTTPAreVerified(t *testing.T) {
 	if code := post("/slack/events", body, sign("s3cret", now, body), now); code != http.StatusOK {
 		t.Errorf("signed event: %d", code)
 	}
-	waitFor(t, 10*time.Second, "the signed event", func() bool { return in.count() == 1 })
+	// Stored before the answer; the sender's zone follows.
+	if in.count() != 1 {
+		t.Fatalf("%d messages stored when the event was acknowledged, want 1", in.count())
+	}
+	waitFor(t, 10*time.Second, "the sender's zone", func() bool {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.msgs[0].Timezone != ""
+	})
 	if m := in.msgs[0]; m.Text != "list schedules" || m.SenderID != "U1" || m.Timezone != "America/New_York" {
 		t.Errorf("message = %+v", m)
 	}
