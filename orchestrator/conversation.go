@@ -200,6 +200,10 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		cv.pending = nil
 		c.put(key, cv)
 		return d.Unsupported, nil, nil
+	case d.Reply != "":
+		cv.pending = nil
+		c.put(key, cv)
+		return d.Reply, nil, nil
 	case !d.IsCall():
 		return "Sorry, I couldn't work that out.", nil, nil
 	}
@@ -299,19 +303,20 @@ func (c *Conversations) log() *slog.Logger {
 
 // jobRefs are the jobs a message may name by words.
 func (c *Conversations) jobRefs(ctx context.Context) ([]selector.JobRef, error) {
+	return JobRefs(ctx, c.Store)
+}
+
+// JobRefs are an orchestrator's jobs as the selector sees them, so that
+// chat and parse resolve "the standup job" alike.
+func JobRefs(ctx context.Context, st store.Store) ([]selector.JobRef, error) {
 	var out []selector.JobRef
-	err := c.Store.View(ctx, func(tx store.Tx) error {
+	err := st.View(ctx, func(tx store.Tx) error {
 		page, err := tx.JobList(&store.JobListParams{Limit: store.MaxListLimit})
 		if err != nil {
 			return err
 		}
 		for _, j := range page.Jobs {
-			ref := selector.JobRef{JobID: j.JobID, Name: j.Name, Description: j.Description, State: string(j.State),
-				CreatedBy: j.CreatedBy.SenderID, Text: actionWords(j.TargetAction)}
-			if j.TargetRef != nil {
-				ref.ChannelID = j.TargetRef.ChannelID
-			}
-			out = append(out, ref)
+			out = append(out, selector.RefOf(j))
 		}
 		return nil
 	})

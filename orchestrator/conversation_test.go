@@ -113,3 +113,19 @@ func TestConversation_OnlyTheCreatorOrAnAdminChangesAJob(t *testing.T) {
 		t.Errorf("admin delete: %q", got)
 	}
 }
+
+// "help" is answered with examples, and nothing is called or stored.
+func TestConversation_HelpIsAReplyNeverACall(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	for _, text := range []string{"help", "what can you do?", "?"} {
+		got := say(c, "UANA", text)
+		if !strings.Contains(got, "post “standup in 5” in #team every weekday") || !strings.Contains(got, "pause the standup") {
+			t.Errorf("%q: %q, want the help text", text, got)
+		}
+	}
+	if got := say(c, "UANA", "list my schedules"); !strings.HasPrefix(got, "No schedules yet") {
+		t.Errorf("help created something: %q", got)
+	}
+}

@@ -243,7 +243,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		"9am",
 		"list my schedules",
 		"pause it",
-		"post it every 2 days at 9am",
+		"post it at sunset every day",
 		"remind me to stretch in 1 minute",
 	}, "\n") + "\n")
 	t.Cleanup(func() { stdin = strings.NewReader("") })
@@ -253,7 +253,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		"OK — I'll post “hello world” every Friday at 9:00 AM (UTC). Next: Fri ",
 		"1 schedule(s):",
 		"Paused job ",
-		"drift an hour at DST",
+		"sunrise or sunset",
 		"OK — I'll post “stretch” once on ",
 	} {
 		if !strings.Contains(out, want) {
@@ -264,6 +264,35 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 	audit := c.mustRun("audit", "--json")
 	if strings.Count(audit, `"job.created"`) != 2 || !strings.Contains(audit, `"job.paused"`) {
 		t.Errorf("audit after chat:\n%s", audit)
+	}
+}
+
+// parse resolves "the friday post" against the orchestrator's jobs, as
+// chat does, and an update keeps what its words don't change.
+func TestParse_ResolvesJobReferences(t *testing.T) {
+	c := newCLI(t)
+	id := jobIDRe.FindString(c.mustRun("call", "schedule.create", "--args", createArgs))
+	if id == "" {
+		t.Fatal("no job created")
+	}
+	path := filepath.Join(c.data, "default", "automation", "automation.db")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	out := c.mustRun("parse", "--now", now, "--tz", "Europe/London", "pause the friday post")
+	if want := `{"function":"schedule.pause","args":{"jobId":"` + id + `"}}` + "\n"; out != want {
+		t.Errorf("pause:\n got %s\nwant %s", out, want)
+	}
+	// Only a time was said: the days and the job's zone stay.
+	out = c.mustRun("parse", "--now", now, "--tz", "Europe/London", "move the friday post to 10am")
+	want := `{"function":"schedule.update","args":{"jobId":"` + id + `","schedule":{"cron":"0 10 * * 5","timezone":"America/New_York"},"scheduleType":"cron"}}` + "\n"
+	if out != want {
+		t.Errorf("update:\n got %s\nwant %s", out, want)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("parse changed the store")
 	}
 }
 
@@ -279,7 +308,7 @@ func TestParse_PrintsTheDecisionAndChangesNothing(t *testing.T) {
 	if !strings.Contains(out, `"clarify"`) {
 		t.Errorf("parse --help as text: %s", out)
 	}
-	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "post hi every first monday of the month at 9")
+	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "post hi at sunset every day")
 	if !strings.Contains(out, `"unsupported"`) {
 		t.Errorf("unsupported: %s", out)
 	}

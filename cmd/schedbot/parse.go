@@ -3,13 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/selector/rules"
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/bolt"
 )
 
 // runParse prints the selector's decision for one text and changes
@@ -48,6 +53,12 @@ func runParse(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	in.Text = text
+	// References ("pause the standup job") resolve against the
+	// orchestrator's jobs, as in chat.
+	p, _ := cfg.Profile(in.ProfileID)
+	if in.Jobs, err = parseJobRefs(ctx, cfg, p.OrchestratorID); err != nil {
+		return err
+	}
 	d, err := rules.New().Select(ctx, in)
 	if err != nil {
 		return err
@@ -58,6 +69,41 @@ func runParse(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stdout, string(b))
 	return nil
+}
+
+// parseJobRefs reads an orchestrator's jobs without changing anything:
+// through the running daemon when it holds the store, else from the store
+// opened read-only (a store never created has no jobs).
+func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]selector.JobRef, error) {
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		args, _ := json.Marshal(map[string]any{"limit": store.MaxListLimit})
+		var page store.JobPage
+		if err := c.do(ctx, "/v1/call", callRequest{Orchestrator: orchID, Function: "schedule.list", Args: args}, &page); err != nil {
+			return nil, err
+		}
+		var refs []selector.JobRef
+		for _, j := range page.Jobs {
+			refs = append(refs, selector.RefOf(j))
+		}
+		return refs, nil
+	}
+	o, err := cfg.Orchestrator(orchID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(storePath(o)); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	st, err := bolt.Open(storePath(o), &bolt.Options{ReadOnly: true, LockTimeout: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return orchestrator.JobRefs(ctx, st)
 }
 
 // selectorInput fills what the selector knows of a profile: its zone, its

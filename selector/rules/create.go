@@ -377,9 +377,6 @@ func create(in selector.Input, text string) selector.Decision {
 		lo = len(region) - 60
 	}
 	for k := max(lo, 0); k < len(region); k++ {
-		if k == 0 && !s.hasQuote(region) && v >= 0 && s.act.workflow == "" && s.act.function == "" {
-			continue // the text needs a word
-		}
 		if !startsBlock(region[k]) {
 			continue
 		}

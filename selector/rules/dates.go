@@ -1077,6 +1077,9 @@ func (p *parser) readBoundDate() (t time.Time, kind string, ok bool) {
 	}
 	if d, plural, ok := p.readWeekday(); ok && !plural {
 		ahead := (d - int(p.now.Weekday()) + 7) % 7
+		if ahead == 0 {
+			ahead = 7 // "until Friday" said on a Friday: the next one
+		}
 		if p.s(-2) == "next" {
 			daysToMonday := (8 - int(p.now.Weekday())) % 7
 			if daysToMonday == 0 {

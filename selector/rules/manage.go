@@ -2,8 +2,10 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
@@ -22,6 +24,8 @@ var (
 	}{
 		{regexp.MustCompile(`^(?:un-?pause|resume|restart|re-?enable|enable|continue|reactivate|re-?activate|turn\s+(?:back\s+)?on|switch\s+(?:back\s+)?on|unmute)\b(.*)$`), "schedule.resume"},
 		{regexp.MustCompile(`^(?:start)\b(.*)\bagain\b(.*)$`), "schedule.resume"},
+		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\b(?:back\s+)on$`), "schedule.resume"},
+		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\boff$`), "schedule.pause"},
 		{regexp.MustCompile(`^(?:pause|stop|disable|hold|suspend|mute|deactivate|turn\s+off|switch\s+off|put\s+on\s+hold|silence)\b(.*)$`), "schedule.pause"},
 		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke)\b(.*)$`), "schedule.delete"},
 		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|inspect|look\s+up|check)\b(.*)$`), "schedule.show"},
@@ -79,6 +83,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 				head = updateHead(words)
 			}
 			if !namesJob(in, head) {
+				if v.fn == "schedule.update" && jobNounRe.MatchString(head) && head != words {
+					return unsupported("I couldn't find a schedule matching “%s”. Say “list my schedules” to see them.", strings.TrimSpace(head)), true
+				}
 				continue
 			}
 		}
@@ -102,6 +109,8 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	return selector.Decision{}, false
 }
+
+var jobNounRe = regexp.MustCompile(`^(?:the|my|our|that)\s+.*\b(?:job|reminder|schedule|post|message|automation|alert)s?$`)
 
 // looksLikeCreate: words with a schedule and something to post.
 func looksLikeCreate(words string) bool {
@@ -167,11 +176,17 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 		if j.State == "deleted" {
 			continue
 		}
-		hay := strings.ToLower(strings.Join([]string{j.Name, j.Description, j.Text, j.ChannelID, j.JobID}, " "))
+		hay := strings.FieldsFunc(strings.ToLower(strings.Join([]string{j.Name, j.Description, j.Text, j.ChannelID, j.JobID}, " ")),
+			func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		score := 0
 		for _, w := range sig {
 			w = strings.Trim(w, "#“”\"',.!?")
-			if w == "" || strings.Contains(hay, w) || len(w) > 3 && strings.Contains(hay, strings.TrimSuffix(w, "s")) {
+			stem := w
+			if len(w) > 3 {
+				stem = strings.TrimSuffix(w, "s")
+			}
+			// a word of the job, or the start of one ("stand" for standup)
+			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) }) {
 				score++
 			}
 		}

@@ -131,7 +131,7 @@ func hasLetters(s string) bool {
 
 // ---- help (NL_SPEC decision 22) ----
 
-var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey)\s*[?!.]*$`)
+var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey)\s*[?!.]*$`)
 
 func isHelp(text string) bool {
 	t := strings.TrimSpace(prefixRe.ReplaceAllString(strings.TrimSpace(text), ""))

@@ -31,6 +31,8 @@ func leftover(t []tok, now time.Time) (span, why string) {
 			bad = true
 		case timeBearing(x):
 			switch {
+			case prev == "in" && x.kind == tNum && number(x.s) >= 0 && unit(next) == "":
+				// "standup in 5": no unit, so not a time
 			case slices.Contains(whenPreps, prev):
 				bad = true
 			case listWords[next] && k+2 < len(t) && timeBearing(t[k+2]):
@@ -319,8 +321,34 @@ func readNames(blocks [][]tok) names {
 	var n names
 	for _, b := range blocks {
 		except := false
+		part := ""
+		for _, t := range b {
+			switch t.s {
+			case "morning", "afternoon", "evening", "night", "tonight", "mornings", "afternoons", "evenings", "nights":
+				part = strings.TrimSuffix(t.s, "s")
+			}
+		}
+		skipTo := 0
 		for k, t := range b {
+			if k < skipTo {
+				continue
+			}
 			s := t.s
+			// a time of day, with what is glued to it ("8:05 PM", "quarter to noon")
+			if t.kind == tNum || s == "noon" || s == "midnight" || s == "midday" || s == "quarter" || s == "half" || numberWords[s] > 0 {
+				p := &parser{t: b, i: k}
+				if c, strong, ok := p.readClock(); ok && strong && !isBoundWord(b, k) && !(t.kind == tNum && strings.Contains(s, "/")) {
+					if h, amb := c.resolved(part); !amb {
+						n.clocks = append(n.clocks, [2]int{h, c.m})
+					} else {
+						n.hasAmbiguousClock = true
+					}
+					skipTo = p.i
+					if t.kind == tNum && ordinal(s) < 0 {
+						continue
+					}
+				}
+			}
 			switch {
 			case s == "except" || s == "excluding" || s == "but" && k+1 < len(b) && b[k+1].s == "not" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
 				except = true
@@ -360,21 +388,12 @@ func readNames(blocks [][]tok) names {
 				}
 			}
 			if t.kind == tNum {
-				if strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || strings.Contains(s, ":") && !strings.Contains(s, "-") {
-					c, ok := tokClock(s)
-					if ok && !isBoundWord(b, k) {
-						n.clocks = append(n.clocks, c)
-					}
-				}
 				if d := ordinal(s); d >= 1 && d <= 31 && !isBoundWord(b, k) && !isNth(b, k) {
 					n.doms = append(n.doms, d)
+					if k+1 < len(b) && listWords[b[k+1].s] && b[k+1].s != "and" && b[k+1].s != "," && b[k+1].s != "&" && b[k+1].s != "/" && b[k+1].s != "or" {
+						n.domRange = true
+					}
 				}
-			}
-			if s == "noon" || s == "midday" {
-				n.clocks = append(n.clocks, [2]int{12, 0})
-			}
-			if s == "midnight" {
-				n.clocks = append(n.clocks, [2]int{0, 0})
 			}
 		}
 	}
@@ -426,16 +445,3 @@ func isNth(b []tok, k int) bool {
 // isNthMonth: in "the first Monday of November" the month is named.
 func isNthMonth(b []tok, k int) bool { return false }
 
-// tokClock reads "9am", "9:30pm", "17:30" as a time of day.
-func tokClock(s string) ([2]int, bool) {
-	p := &parser{t: []tok{{s: s, kind: tNum}}}
-	c, _, ok := p.readClock()
-	if !ok {
-		return [2]int{}, false
-	}
-	h, amb := c.resolved("")
-	if amb {
-		return [2]int{}, false
-	}
-	return [2]int{h, c.m}, true
-}
