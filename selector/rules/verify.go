@@ -444,4 +444,3 @@ func isNth(b []tok, k int) bool {
 
 // isNthMonth: in "the first Monday of November" the month is named.
 func isNthMonth(b []tok, k int) bool { return false }
-
