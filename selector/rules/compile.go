@@ -143,7 +143,7 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		}
 		t = at(time.Date(y, time.Month(d.m), d.d, 0, 0, 0, 0, loc))
 	case w.hasDay:
-		if len(w.dows) > 0 {
+		if len(w.dows) > 0 && int(today.AddDate(0, 0, w.dayRel).Weekday()) != w.dows[0] {
 			return ask("Which day: %s or %s?", map[int]string{0: "today", 1: "tomorrow", 2: "the day after tomorrow"}[w.dayRel], dayNames[w.dows[0]])
 		}
 		t = at(today.AddDate(0, 0, w.dayRel))
@@ -226,6 +226,13 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		}
 	}
 	// every N minutes or hours
+	if u == "second" {
+		// every 90 seconds: only an interval can say it
+		if len(w.dows) > 0 || len(w.months) > 0 || len(w.doms) > 0 || w.window != nil || len(hm) > 0 {
+			return refuse("Every %d seconds can't be kept on set days or hours; use whole minutes (“every 2 minutes”).", n)
+		}
+		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": n}}, now, zone)
+	}
 	if u == "minute" || u == "hour" {
 		return compileStep(w, hm, n, u, now, zone, loc)
 	}

@@ -432,7 +432,7 @@ func create(in selector.Input, text string) selector.Decision {
 		// nothing to post
 		if len(s.blocks) == 0 {
 			if why != "" {
-				return unsupported("%s", why)
+				return s.notUnderstood(in, text, w, nil, why)
 			}
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
 		}
@@ -441,9 +441,9 @@ func create(in selector.Input, text string) selector.Decision {
 		return s.notUnderstood(in, text, w, nil, y, bad)
 	}
 	if len(s.blocks) == 0 && why != "" {
-		return unsupported("%s", why)
+		return s.notUnderstood(in, text, w, nil, why)
 	}
-	if reason := unsupportedIn(text, s); reason != "" {
+	if reason := unsupportedIn(text, s, false); reason != "" {
 		return unsupported("%s", reason)
 	}
 	if w.zone != "" && w.zone != zone {
@@ -594,6 +594,9 @@ func cleanText(raw string, s *sentence, toks []tok) string {
 
 // notUnderstood asks, saying what was understood and quoting what was not.
 func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why string, quoted ...string) selector.Decision {
+	if q, ok := strings.CutPrefix(why, "?"); ok {
+		return clarify(in, text, selector.MissingTime, q)
+	}
 	if why != "" {
 		return unsupported("%s", why)
 	}
@@ -606,7 +609,7 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 			what = body[bad[0].i:bad[len(bad)-1].j]
 		}
 	}
-	if reason := unsupportedIn(text, s); reason != "" {
+	if reason := unsupportedIn(text, s, true); reason != "" {
 		return unsupported("%s", reason)
 	}
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)

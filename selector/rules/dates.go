@@ -50,6 +50,20 @@ func (p *parser) pNth() bool {
 	if !ok {
 		return false
 	}
+	ords := []int{ord}
+	for p.is(0, "and", ",", "&") {
+		j := p.i
+		p.i++
+		if p.is(0, "the") {
+			p.i++
+		}
+		o, ok := p.readOrd()
+		if !ok {
+			p.i = j
+			break
+		}
+		ords = append(ords, o)
+	}
 	dow := 0
 	switch {
 	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work") && p.is(1, "day"):
@@ -103,6 +117,9 @@ func (p *parser) pNth() bool {
 		return false // "the first day": of what?
 	}
 	if mon != 0 && !p.w.rec && !every {
+		if len(ords) > 1 {
+			return false
+		}
 		// one date: the next such day in that month
 		d, ok := nthDate(p.now, mon, ord, dow)
 		if !ok {
@@ -122,11 +139,13 @@ func (p *parser) pNth() bool {
 	} else if p.w.unit == "" {
 		p.w.unit, p.w.n = "month", 1
 	}
-	if dow == dowAny && ord == 1 {
-		p.w.doms = append(slices.Clip(p.w.doms), 1)
-		return true
+	for _, o := range ords {
+		if dow == dowAny && o > 0 {
+			p.w.doms = append(slices.Clip(p.w.doms), o)
+			continue
+		}
+		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, dow: dow})
 	}
-	p.w.nths = append(slices.Clip(p.w.nths), nth{ord: ord, dow: dow})
 	return true
 }
 
@@ -564,6 +583,31 @@ func (p *parser) pDomList() bool {
 	return true
 }
 
+// pDayRange: "from Monday to Thursday", "between Monday and Friday".
+func (p *parser) pDayRange() bool {
+	if !p.is(0, "from", "between") {
+		return false
+	}
+	p.i++
+	a, _, ok := p.readWeekday()
+	if !ok || !p.is(0, "to", "through", "thru", "until", "till", "and", "-") {
+		return false
+	}
+	p.i++
+	b, _, ok := p.readWeekday()
+	if !ok {
+		return false
+	}
+	var days []int
+	for x := a; ; x = (x + 1) % 7 {
+		days = append(days, x)
+		if x == b {
+			break
+		}
+	}
+	return p.addDows(days, true)
+}
+
 // pDays: "on Monday", "Mondays", "on mon, wed and fri", "every weekday" is
 // in pEvery; "next Friday", "this Friday", "weekdays", "on weekends".
 func (p *parser) pDays() bool {
@@ -729,7 +773,7 @@ func (p *parser) pCasualDay() bool {
 }
 
 func (p *parser) setDay(rel int) bool {
-	if p.w.hasDay || p.w.date != nil || p.w.wdOnce {
+	if p.w.hasDay || p.w.date != nil || p.w.wdOnce && len(p.w.dows) > 1 {
 		return false
 	}
 	p.w.hasDay, p.w.dayRel, p.w.dateAny = true, rel, true
@@ -793,6 +837,13 @@ func (p *parser) pRelative() bool {
 	}
 	fromNow := false
 	if p.is(0, "from") && p.is(1, "now") {
+		p.i += 2
+		fromNow = true
+	} else if p.is(0, "from") && p.is(1, "today", "tomorrow") && days && !in {
+		// "a week from today": a day, at a time said
+		if p.is(1, "tomorrow") {
+			total += 86400
+		}
 		p.i += 2
 		fromNow = true
 	} else if p.is(0, "later") {

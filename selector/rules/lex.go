@@ -172,7 +172,14 @@ func scanNumber(s string, i int) int {
 	if k > j && k-j <= 4 {
 		j = k
 		if s[j-1] == 'h' || s[j-1] == 'H' {
-			j = digits(s, j) // 17h30
+			j = digits(s, j) // 17h30, and 1h30m
+			for k := j; k < len(s) && isASCIILetter(s[k]) && k-j < 4; k++ {
+				if k+1 == len(s) || !isASCIILetter(s[k+1]) {
+					if u := unit(strings.ToLower(s[j : k+1])); u == "minute" {
+						j = k + 1
+					}
+				}
+			}
 		}
 	}
 	return j

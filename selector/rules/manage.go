@@ -74,6 +74,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			continue
 		}
 		words := strings.TrimSpace(strings.Join(m[1:], " "))
+		if bulkRe.MatchString(words) {
+			return unsupported("I can't change many schedules at once. Say which one (“%s the standup post”), or list them first.", strings.Fields(lower)[0]), true
+		}
 		if v.fn == "schedule.update" || v.fn == "schedule.show" || v.fn == "schedule.run_now" {
 			// "change X to 10am" / "show X": X names a job; without one it
 			// is not management ("set a reminder…", "send hi now" are

@@ -15,7 +15,11 @@ import (
 // Words about time inside the text ("the monday report", "the 2024
 // report") are text when they stand between other words.
 func leftover(t []tok, now time.Time) (span, why string) {
+	skip := 0
 	for k, x := range t {
+		if k < skip {
+			continue
+		}
 		prev, next := "", ""
 		if k > 0 {
 			prev = t[k-1].s
@@ -44,8 +48,22 @@ func leftover(t []tok, now time.Time) (span, why string) {
 			}
 		case adjectives[x.s] && !last && tokAt(t, k+1).kind == tWord && !timeBearing(tokAt(t, k+1)) && unit(next) == "" && !recurWords[next]:
 			// "the daily report", "our weekly sync"
+		case leadWords[x.s] && verbsBefore[prev]:
+			// "Sprint planning starts in 10 minutes": the text's own words
+			for n := min(6, len(t)-k); n >= 2; n-- {
+				if _, ok, _ := parseBlock(t[k:k+n], when{}, now); ok {
+					skip = k + n
+					break
+				}
+			}
 		case recurWords[x.s] && (last || k == len(t)-2):
 			bad = true // "every satday" just before the time
+			for n := len(t) - k; n >= 1; n-- {
+				if _, _, y := parseBlock(t[k:k+n], when{}, now); y != "" {
+					why = y
+					break
+				}
+			}
 		case leadWords[x.s]:
 			for n := min(6, len(t)-k); n >= 1 && !bad; n-- {
 				_, ok, y := parseBlock(t[k:k+n], when{}, now)
@@ -70,6 +88,12 @@ func leftover(t []tok, now time.Time) (span, why string) {
 	}
 	return "", ""
 }
+
+// verbsBefore are words after which a time phrase belongs to the text:
+// "the sprint starts in 10 minutes".
+var verbsBefore = map[string]bool{"starts": true, "begins": true, "ends": true, "closes": true, "opens": true, "due": true,
+	"is": true, "are": true, "was": true, "were": true, "will": true, "happens": true, "expires": true, "launches": true,
+	"start": true, "begin": true, "end": true, "close": true, "open": true, "meet": true, "meeting": true, "leaves": true, "arrives": true}
 
 // leadWords may start a piece of a schedule.
 var leadWords = map[string]bool{}
@@ -159,15 +183,15 @@ func isOrdinalTok(x tok) bool {
 }
 
 var (
-	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
+	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
 	// holidays, sunrise… said anywhere outside the message's own words
-	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|odd\s+weeks|even\s+weeks|(?:public|bank)\s+holidays?)\b`)
+	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|solstice|equinox)\b`)
 )
 
 // unsupportedIn says why the request cannot be done when it names events,
 // holidays or sunrise outside a quoted message, and the schedule was not
 // read whole without them.
-func unsupportedIn(text string, s *sentence) string {
+func unsupportedIn(text string, s *sentence, strict bool) string {
 	lower := strings.ToLower(text)
 	if s.quoted {
 		lower = strings.ReplaceAll(lower, strings.ToLower(s.text), " ")
@@ -177,12 +201,15 @@ func unsupportedIn(text string, s *sentence) string {
 	}
 	if m := unsupportedWordRe.FindString(lower); m != "" {
 		// the message's own words may name them: "post happy easter"
-		if len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(strings.ToLower(s.text), strings.ToLower(m)) {
+		if !strict && len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(strings.ToLower(s.text), strings.ToLower(m)) {
 			return ""
 		}
 		switch strings.ToLower(m) {
 		case "sunrise", "sunset", "dawn", "dusk":
 			return "I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone."
+		}
+		if strings.Contains(m, "moon") || m == "solstice" || m == "equinox" {
+			return "I can't follow the moon or the seasons. I can schedule a fixed date or a day of the week."
 		}
 		if strings.Contains(m, "week") {
 			return "I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday."

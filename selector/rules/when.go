@@ -207,6 +207,8 @@ var productions = []func(p *parser) bool{
 	(*parser).pUntil,
 	(*parser).pExcept,
 	(*parser).pWindow,
+	(*parser).pMonths,
+	(*parser).pDayRange,
 	(*parser).pStart,
 	(*parser).pRelative,
 	(*parser).pEvery,
@@ -583,6 +585,26 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		}
 		hc.m = m
 		return hc, true, true
+	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && number(s) >= 1 && number(s) < 60 && p.nextIsHour(2):
+		// digits before "to" are a range ("9 to 5"), not "ten to five"
+		// "twenty past 3pm", "ten to 5", "5 past 9"
+		m := number(s)
+		before := p.is(1, "to", "till", "before")
+		p.i += 2
+		hc, _, ok := p.readClock()
+		if !ok || hc.m != 0 {
+			p.i = start
+			return clk{}, false, false
+		}
+		if before {
+			hc.h--
+			if hc.h < 0 || hc.h == 0 && hc.ap != 0 {
+				hc.h += 12
+			}
+			m = 60 - m
+		}
+		hc.m = m
+		return hc, true, true
 	case k == tWord && number(s) >= 1 && number(s) <= 12:
 		// "nine", "nine thirty", "nine am"
 		c = clk{h: number(s)}
@@ -635,7 +657,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 			return clk{}, false, false
 		}
 		if h > 23 || m > 59 {
-			p.why = "That time doesn't exist on a clock. Try something like 9am or 17:30."
+			p.why = "?That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?"
 			return clk{}, false, false
 		}
 		c = clk{h: h, m: m, zero: len(a) == 2 && a[0] == '0'}
@@ -696,7 +718,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 	if c.ap != 0 {
 		strong = true
 		if c.h < 1 || c.h > 12 {
-			p.why = "That time doesn't exist on a clock. Try something like 9am or 17:30."
+			p.why = "?That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?"
 			p.i = start
 			return clk{}, false, false
 		}
@@ -989,6 +1011,9 @@ func (p *parser) pWindow() bool {
 
 // pEvery: every/each + what recurs.
 func (p *parser) pEvery() bool {
+	if p.is(0, "on", "at") && p.is(1, "every", "each") {
+		p.i++ // "on every Monday"
+	}
 	if !p.is(0, "every", "each", "evry", "everyday", "every-day", "everyweek") {
 		return false
 	}
@@ -1002,7 +1027,7 @@ func (p *parser) pEvery() bool {
 	}
 	n := 1
 	switch {
-	case p.is(0, "other", "alternate", "second", "2nd") && !(p.is(0, "second", "2nd") && (p.is(1, "of") || p.is(1, "and", ","))):
+	case p.is(0, "other", "alternate", "second", "2nd") && !(p.is(0, "second", "2nd") && (p.is(1, "of") || p.is(1, "and", ",") || !p.nextIsUnitOrDay(1))):
 		n = 2
 		p.i++
 	case p.is(0, "third", "3rd") && p.nextIsUnitOrDay(1):
@@ -1114,7 +1139,20 @@ func (p *parser) pEvery() bool {
 				p.w.unit, p.w.n = "year", n
 			}
 			p.w.rec = true
-			return p.addDate(ymd{m: m, d: d}, true)
+			if !p.addDate(ymd{m: m, d: d}, true) {
+				return false
+			}
+			// every June 5th and 20th
+			for p.is(0, "and", ",", "&") && ordinal(p.s(1)) > 0 {
+				p.i++
+				d, _ := p.readDayOfMonth(false)
+				if d < 1 || d > daysIn(m, 0) {
+					p.why = impossibleDate(ymd{m: m, d: d})
+					return false
+				}
+				p.w.doms = append(slices.Clip(p.w.doms), d)
+			}
+			return true
 		}
 		if n != 1 {
 			return false
@@ -1170,7 +1208,7 @@ func (p *parser) recurUnit(u string, n int) bool {
 	if u == "fortnight" {
 		u, n = "week", n*2
 	}
-	if u == "second" {
+	if u == "second" && (p.w.unit != "" || n%60 == 0 || n < 60) {
 		return p.recurSeconds(n)
 	}
 	if p.w.unit != "" && !(p.w.unit == u && p.w.n == n) {
@@ -1192,7 +1230,7 @@ func (p *parser) recurSeconds(secs int) bool {
 	case secs%60 == 0:
 		return p.recurUnit("minute", secs/60)
 	}
-	return false
+	return p.recurUnit("second", secs)
 }
 
 func (p *parser) recurQuarter() bool {

@@ -200,6 +200,28 @@ func unit(s string) string {
 // compactDuration reads "2h", "90m", "1d", "10min", "1.5h"; seconds is 0
 // when s is not one.
 func compactDuration(s string) (seconds float64) {
+	// 1h30m, 1d3h: several parts
+	var total float64
+	for s != "" {
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+			i++
+		}
+		j := i
+		for j < len(s) && isASCIILetter(s[j]) {
+			j++
+		}
+		part := compactPart(s[:j])
+		if part == 0 {
+			return 0
+		}
+		total += part
+		s = s[j:]
+	}
+	return total
+}
+
+func compactPart(s string) (seconds float64) {
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
 		i++
