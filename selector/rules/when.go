@@ -168,6 +168,9 @@ func parseBlock(toks []tok, base when, now time.Time) (w when, ok bool, why stri
 	case "and", ",", "&", "then", "also", "plus", "+", "-", "starting":
 		return base, false, p.why // something was to follow
 	}
+	if p.w.hasRel && (p.w.rec || p.w.date != nil || len(p.w.dows) > 0 || p.w.relDays == 0 && p.w.hasDay) {
+		return base, false, p.why // "in 10 minutes every Monday": two whens
+	}
 	return p.w, true, p.why
 }
 
