@@ -44,7 +44,7 @@ func FuzzRules(f *testing.F) {
 		in.Jobs = jobs
 		d := Decide(in)
 		kinds := 0
-		for _, k := range []bool{d.IsCall(), d.Clarify != "", d.Unsupported != ""} {
+		for _, k := range []bool{d.IsCall(), d.Clarify != "", d.Unsupported != "", d.Reply != ""} {
 			if k {
 				kinds++
 			}

@@ -53,7 +53,9 @@ func lex(s string) []tok {
 			i++
 		case r == '#' || r == '@':
 			j := i + 1
-			for j < len(s) && (isASCIIAlnum(s[j]) || s[j] == '-' || s[j] == '_' || s[j] == '.') {
+			// Slack channel names are letters, digits, - and _; a person's
+			// name may also hold dots
+			for j < len(s) && (isASCIIAlnum(s[j]) || s[j] == '-' || s[j] == '_' || s[j] == '.' && r == '@') {
 				j++
 			}
 			for j > i+1 && s[j-1] == '.' {
