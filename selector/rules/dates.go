@@ -883,10 +883,14 @@ func (p *parser) pFor() bool {
 		p.i += 4
 		return p.setUntil(endOf(p.now, u), true)
 	}
-	if p.is(0, "next", "following", "coming") {
+	next := p.is(0, "next", "following", "coming")
+	if next {
 		p.i++
 	}
 	n, ok := p.readNumber(true)
+	if !ok && next && unit(p.s(0)) != "" {
+		n, ok = 1, true // "for the next month"
+	}
 	if !ok {
 		return false
 	}
@@ -1258,7 +1262,8 @@ func (p *parser) pZone() bool {
 	}
 	zone := ""
 	switch {
-	case zoneAbbrev[p.s(0)] != "" && p.tk(0).kind == tWord:
+	case zoneAbbrev[p.s(0)] != "" && p.tk(0).kind == tWord && (len(p.s(0)) > 2 || afterTime(p.tk(-1))):
+		// "PST" anywhere in a when; "pt", "et" only after a time
 		zone = zoneAbbrev[p.s(0)]
 		p.i++
 		if p.is(0, "time") {
@@ -1282,7 +1287,8 @@ func (p *parser) pZone() bool {
 			if p.is(0, "time") {
 				p.i++
 			}
-		} else if !slices.Contains([]string{"utc", "gmt", "pacific", "eastern", "central", "mountain", "zulu"}, p.s(-1)) && p.s(-2) != "in" {
+		} else if !(slices.Contains([]string{"utc", "gmt", "zulu"}, p.s(-1)) || slices.Contains([]string{"pacific", "eastern", "central", "mountain"}, p.s(-1)) && afterTime(p.tk(-2))) {
+			// "9am Pacific"; "central" alone is a word
 			p.i = start
 			return false
 		}
@@ -1314,6 +1320,11 @@ func (p *parser) pZone() bool {
 	}
 	p.w.zone = zone
 	return true
+}
+
+// afterTime: t ends a time of day ("9am", "17:30", "pm", "noon").
+func afterTime(t tok) bool {
+	return t.kind == tNum || t.s == "am" || t.s == "pm" || t.s == "noon" || t.s == "midnight" || t.s == "o'clock" || t.s == "("
 }
 
 func canonicalZone(s string) string {

@@ -38,6 +38,14 @@ func lex(s string) []tok {
 		switch {
 		case unicode.IsSpace(r):
 			i += n
+		case r == '<' && isURLAt(s, i+1):
+			// <https://…|label>: the whole link is text
+			j := strings.IndexByte(s[i:], '>')
+			if j < 0 {
+				j = len(s) - i - 1
+			}
+			out = append(out, tok{s: s[i : i+j+1], i: i, j: i + j + 1, kind: tOther})
+			i += j + 1
 		case r == '<':
 			j := strings.IndexByte(s[i:], '>')
 			if j > 2 && (s[i+1] == '#' || s[i+1] == '@' || s[i+1] == '!') && !strings.ContainsAny(s[i+1:i+j], " \t\n<") {
@@ -90,6 +98,16 @@ func lex(s string) []tok {
 			inner := strings.TrimSpace(s[i+n : i+n+k])
 			out = append(out, tok{s: inner, i: i, j: i + n + k + len(closer), kind: tQuote})
 			i += n + k + len(closer)
+		case isURLAt(s, i):
+			j := i
+			for j < len(s) && !unicode.IsSpace(rune(s[j])) && s[j] != '>' {
+				j++
+			}
+			for j > i && strings.ContainsRune(".,;:!?)", rune(s[j-1])) {
+				j--
+			}
+			out = append(out, tok{s: s[i:j], i: i, j: j, kind: tOther})
+			i = j
 		case r >= '0' && r <= '9':
 			j := scanNumber(s, i)
 			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: tNum})
@@ -143,6 +161,12 @@ func lex(s string) []tok {
 		}
 	}
 	return out
+}
+
+// isURLAt: a link is text, whatever digits it holds.
+func isURLAt(s string, i int) bool {
+	rest := strings.ToLower(s[i:min(len(s), i+8)])
+	return strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://") || strings.HasPrefix(rest, "www.")
 }
 
 // scanNumber reads a number and what is glued to it: "9", "9:30",

@@ -240,10 +240,6 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	if !c.startAt.IsZero() {
 		from = c.startAt.Add(-time.Second)
 	}
-	fires := sp.NextN(from, 400)
-	if len(fires) == 0 {
-		return "That schedule would never fire. When should it run?"
-	}
 	horizon := now.AddDate(1, 0, 1)
 	if !c.startAt.IsZero() {
 		horizon = c.startAt.AddDate(1, 0, 1)
@@ -251,13 +247,25 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	loc := now.Location()
 	var gotDow, gotMon, gotDom [32]bool
 	gotHM := map[[2]int]bool{}
-	for _, f := range fires {
-		if f.After(horizon) && len(gotHM) > 0 {
-			break
-		}
-		l := f.In(loc)
+	// Every fire for a while (the times of day), then the first fire of
+	// each day for six weeks (the days), then of each month (the months),
+	// for a year.
+	n := 0
+	daily := from.AddDate(0, 0, 45)
+	for t, ok := sp.Next(from); ok && (n == 0 || !t.After(horizon)) && n < 600; t, ok = sp.Next(t) {
+		l := t.In(loc)
 		gotDow[l.Weekday()], gotMon[l.Month()], gotDom[l.Day()] = true, true, true
 		gotHM[[2]int{l.Hour(), l.Minute()}] = true
+		n++
+		switch {
+		case n > 60 && t.After(daily):
+			t = time.Date(l.Year(), l.Month()+1, 1, 0, 0, 0, 0, loc).Add(-time.Minute)
+		case n > 60:
+			t = time.Date(l.Year(), l.Month(), l.Day(), 23, 59, 0, 0, loc)
+		}
+	}
+	if n == 0 {
+		return "That schedule would never fire. When should it run?"
 	}
 	named := readNames(s.blocks)
 	dstShift := func(h, m int) bool {
