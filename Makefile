@@ -25,6 +25,7 @@ lint:
 # A short run of each fuzz target (go test -fuzz takes one target at a time).
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCronNext$$' -fuzztime $(FUZZTIME) ./scheduler
+	$(GO) test -run '^$$' -fuzz '^FuzzRRuleNext$$' -fuzztime $(FUZZTIME) ./scheduler
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
 	$(GO) test -run '^$$' -fuzz '^FuzzRules$$' -fuzztime $(FUZZTIME) ./selector/rules
 	$(GO) test -run '^$$' -fuzz '^FuzzStoredRecords$$' -fuzztime $(FUZZTIME) ./store/bolt

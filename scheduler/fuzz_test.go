@@ -47,3 +47,43 @@ func FuzzCronNext(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRRuleNext: parsing never panics, and every instant Next returns is
+// after its input and is an occurrence on the wall clock (or the instant a
+// DST jump lands on, for an occurrence that did not exist that day).
+func FuzzRRuleNext(f *testing.F) {
+	for _, s := range []string{"FREQ=WEEKLY;INTERVAL=2;BYDAY=TU;BYHOUR=10;BYMINUTE=0", "RRULE:FREQ=MONTHLY;BYDAY=-1FR",
+		"FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", "FREQ=DAILY;COUNT=3",
+		"FREQ=WEEKLY;BYDAY=SA;BYSETPOS=1,-1;WKST=SU", "FREQ=YEARLY;BYDAY=20MO", "FREQ=HOURLY", "FREQ=DAILY;;", "=;=", "FREQ=MONTHLY;BYMONTHDAY=-31,31"} {
+		f.Add(s, int64(1772900000), int64(86400*30), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, rule string, dtUnix, afterOff int64, zone uint8) {
+		dt := time.Unix(1600000000+dtUnix%(30*365*86400+1), 0).UTC()
+		r, err := ParseRRule(rule, dt)
+		if err != nil {
+			return
+		}
+		loc, err := LoadLocation(fuzzZones[int(zone)%len(fuzzZones)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := dt.Add(time.Duration(afterOff%(20*365*86400)) * time.Second)
+		for range 3 {
+			next, ok := r.Next(after, loc)
+			if !ok {
+				return
+			}
+			if !next.After(after) {
+				t.Fatalf("%q: Next(%s) = %s, not after", rule, after, next)
+			}
+			w := wallSecOf(next.In(loc))
+			if got, ok := r.nextWall(w); !ok || got != w {
+				start, _ := next.In(loc).ZoneBounds()
+				if !start.Equal(next) {
+					t.Fatalf("%q in %s: Next(%s) = %s (%s) is neither an occurrence nor a DST jump", rule, loc, after, next, next.In(loc))
+				}
+			}
+			after = next
+		}
+	})
+}

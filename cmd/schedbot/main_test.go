@@ -244,6 +244,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		"list my schedules",
 		"pause it",
 		"post it at sunset every day",
+		"post it every 2 days at 9am",
 		"remind me to stretch in 1 minute",
 	}, "\n") + "\n")
 	t.Cleanup(func() { stdin = strings.NewReader("") })
@@ -254,6 +255,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		"1 schedule(s):",
 		"Paused job ",
 		"sunrise or sunset",
+		"OK — I'll post “it” every 2 days at 9:00 AM (UTC). Next: ",
 		"OK — I'll post “stretch” once on ",
 	} {
 		if !strings.Contains(out, want) {
@@ -262,7 +264,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 	}
 	// What chat did is stored and audited like any other change.
 	audit := c.mustRun("audit", "--json")
-	if strings.Count(audit, `"job.created"`) != 2 || !strings.Contains(audit, `"job.paused"`) {
+	if strings.Count(audit, `"job.created"`) != 3 || !strings.Contains(audit, `"job.paused"`) || !strings.Contains(audit, `"scheduleType":"rrule"`) {
 		t.Errorf("audit after chat:\n%s", audit)
 	}
 }
@@ -308,7 +310,11 @@ func TestParse_PrintsTheDecisionAndChangesNothing(t *testing.T) {
 	if !strings.Contains(out, `"clarify"`) {
 		t.Errorf("parse --help as text: %s", out)
 	}
-	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "post hi at sunset every day")
+	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "post hi every first monday of the month at 9")
+	if !strings.Contains(out, `"rrule":"FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0"`) {
+		t.Errorf("the first Monday as an rrule: %s", out)
+	}
+	out = c.mustRun("parse", "--now", "2026-11-20T15:00:00Z", "post hi every day at sunrise")
 	if !strings.Contains(out, `"unsupported"`) {
 		t.Errorf("unsupported: %s", out)
 	}

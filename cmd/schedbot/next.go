@@ -45,19 +45,19 @@ func exprSpec(pos []string, tz, dtstart string, now time.Time) (*scheduler.Spec,
 		}
 		expr = strings.Join(rule, " ")
 	}
-	if dtstart != "" {
-		w, err := parseLocal(dtstart)
-		if err != nil {
-			return nil, usagef("--dtstart: %v", err)
-		}
-		dtstart = w
-	}
 	if tz == "" {
 		return nil, usagef("--tz is required (an IANA zone such as America/New_York)")
 	}
 	loc, err := scheduler.LoadLocation(tz)
 	if err != nil {
 		return nil, fmt.Errorf("--tz: %w", err)
+	}
+	if dtstart != "" {
+		w, err := parseLocal(dtstart, loc)
+		if err != nil {
+			return nil, usagef("--dtstart: %v", err)
+		}
+		dtstart = w
 	}
 	if !isRRule(expr) {
 		if dtstart != "" {
@@ -86,14 +86,21 @@ func exprSpec(pos []string, tz, dtstart string, now time.Time) (*scheduler.Spec,
 
 // parseLocal reads a local wall time as schedule.dtstart takes it
 // (2026-11-24T10:00[:00]), or in iCalendar's form (20261124T100000, or a
-// date alone, meaning midnight), and returns it in the first form.
-func parseLocal(s string) (string, error) {
+// date alone, meaning midnight), and returns it in the first form. An
+// instant (RFC 3339 with an offset, or iCalendar's …Z) becomes its wall
+// time in loc.
+func parseLocal(s string, loc *time.Location) (string, error) {
 	if _, err := scheduler.ParseWall(s); err == nil {
 		return s, nil
 	}
 	for _, layout := range []string{"20060102T150405", "20060102T1504", "20060102", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.Format("2006-01-02T15:04:05"), nil
+		}
+	}
+	for _, layout := range []string{time.RFC3339, "20060102T150405Z"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.In(loc).Format("2006-01-02T15:04:05"), nil
 		}
 	}
 	return "", fmt.Errorf("%q is not a local wall time (2026-11-24T10:00:00, or 20261124T100000)", s)

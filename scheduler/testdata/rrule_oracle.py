@@ -141,6 +141,16 @@ CALENDAR = [
     "FREQ=MONTHLY;BYMONTH=1,4,7,10;BYMONTHDAY=1;BYHOUR=9;BYMINUTE=0",
     "FREQ=DAILY;INTERVAL=10;COUNT=20;BYHOUR=23;BYMINUTE=59",
     "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25;INTERVAL=3;BYHOUR=8;BYMINUTE=0",
+    "FREQ=YEARLY;BYMONTH=1;BYDAY=MO;BYHOUR=9;BYMINUTE=0",
+    "FREQ=MONTHLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0",
+    "FREQ=DAILY;UNTIL=20270110;BYHOUR=9;BYMINUTE=0",
+    "FREQ=DAILY;BYMONTHDAY=1,-1;BYHOUR=9;BYMINUTE=0",
+    "FREQ=YEARLY;BYMONTHDAY=15;BYHOUR=9;BYMINUTE=0",
+    "FREQ=YEARLY;BYMONTH=3",
+    "FREQ=DAILY;BYHOUR=9",
+    "freq=weekly;byday=sa,su;interval=2;byhour=10;byminute=5",
+    "FREQ=MONTHLY;BYDAY=1MO,-1MO;BYSETPOS=-1;BYHOUR=9;BYMINUTE=0",
+    "FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=-1;BYHOUR=9;BYMINUTE=0",
 ]
 ZONES = ["Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Kolkata",
          "Pacific/Chatham", "Europe/London", "Australia/Lord_Howe", "America/Santiago"]
@@ -148,6 +158,7 @@ STARTS = [  # (dtstart wall, after as offset from dtstart)
     (datetime(2026, 11, 20, 14, 7), timedelta(0)),
     (datetime(2026, 1, 31, 9, 0), timedelta(days=40)),
     (datetime(2024, 2, 29, 9, 0), timedelta(days=800)),
+    (datetime(2026, 6, 30, 8, 45, 30), timedelta(days=3)),
 ]
 
 
