@@ -844,7 +844,7 @@ func (p *parser) pPart() bool {
 		p.setPart(p.s(1))
 		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
 		p.i += 2
-	case p.is(0, "morning", "afternoon", "evening", "night", "mornings", "afternoons", "evenings", "nights") && p.w.part == "" && (len(p.w.dows) > 0 || p.w.hasDay):
+	case p.is(0, "morning", "afternoon", "evening", "night", "mornings", "afternoons", "evenings", "nights") && p.w.part == "" && (len(p.w.dows) > 0 || p.w.hasDay) && p.i > 0 && dayWord(p.tk(-1)):
 		// "friday afternoon", "tomorrow morning", "sunday mornings"
 		part := strings.TrimSuffix(p.s(0), "s")
 		if strings.HasSuffix(p.s(0), "s") {
@@ -867,6 +867,18 @@ func (p *parser) pPart() bool {
 		return false
 	}
 	return true
+}
+
+// dayWord: "friday", "weekday", "tomorrow" — what "morning" may follow.
+func dayWord(t tok) bool {
+	if _, _, ok := weekday(t.s); ok {
+		return true
+	}
+	switch t.s {
+	case "weekday", "weekdays", "weekend", "weekends", "tomorrow", "today", "tmr", "tmrw", "day":
+		return true
+	}
+	return false
 }
 
 // pHourMinute: "on the hour", "on the half hour", "at half past",
