@@ -43,14 +43,62 @@ func Decide(in selector.Input) selector.Decision {
 		if d := decide(in, text); d.IsCall() || d.Reply != "" || d.Unsupported != "" && !looksLikeAnswer(text) {
 			return d
 		}
-		combined := in.Pending.Text + " " + answerText(in.Pending.Missing, text)
-		d := decide(in, combined)
-		if d.Pending != nil {
-			d.Pending.Text = combined
+		var first selector.Decision
+		for k, combined := range answered(in.Pending, text) {
+			d := decide(in, combined)
+			if d.Pending != nil {
+				d.Pending.Text = combined
+			}
+			if k == 0 {
+				first = d
+			}
+			if d.IsCall() {
+				return d
+			}
 		}
-		return d
+		return first
 	}
 	return decide(in, text)
+}
+
+// answered are the readings of a request with its answer in it: the
+// answer added at the end, and, when the question was about one part
+// ("5: am or pm?", "3/4: which?", "afternoon: what time?"), the request
+// with that part replaced by the answer or settled by it.
+func answered(p *selector.Pending, answer string) []string {
+	out := []string{p.Text + " " + answerText(p.Missing, answer)}
+	if p.Missing != selector.MissingTime {
+		return out
+	}
+	toks := lex(p.Text)
+	at := lex(answer)
+	if len(at) == 0 {
+		return out
+	}
+	for k, t := range toks {
+		vague := false
+		switch {
+		case t.kind == tNum && number(t.s) >= 1 && number(t.s) <= 12 && k > 0 && toks[k-1].s == "at":
+			// "at 5": answered "pm" or "5pm"
+			if len(at) == 1 && (at[0].s == "am" || at[0].s == "pm" || at[0].s == "a.m." || at[0].s == "p.m.") {
+				out = append(out, p.Text[:t.j]+at[0].s+p.Text[t.j:])
+				continue
+			}
+			vague = true
+		case t.kind == tNum && strings.ContainsAny(t.s, "/."):
+			vague = true // 3/4
+		case t.s == "morning" || t.s == "afternoon" || t.s == "evening" || t.s == "night" || t.s == "lunchtime" || t.s == "lunch" || t.s == "eod":
+			vague = true
+		}
+		if vague {
+			out = append(out, p.Text[:t.i]+answer+p.Text[t.j:])
+			if t.kind != tNum && k > 0 && (toks[k-1].s == "this" || toks[k-1].s == "the" || toks[k-1].s == "in") {
+				// "friday afternoon" -> "friday at 3pm"
+				out = append(out, p.Text[:t.i]+"at "+answer+p.Text[t.j:])
+			}
+		}
+	}
+	return out
 }
 
 var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|each|in|tomorrow|today|tonight|daily|weekly|noon|midnight)\b`)
@@ -65,8 +113,10 @@ func answerText(missing, text string) string {
 		}
 	}
 	if missing == selector.MissingAction {
-		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 && !strings.ContainsAny(text, `"“`) {
-			return "post “" + strings.Trim(text, `"“”`) + "”"
+		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 {
+			// the text asked for: after a colon, quoted, so it is read as
+			// the message whatever words it holds
+			return ": “" + strings.Trim(text, `"“”`) + "”"
 		}
 	}
 	return text

@@ -421,3 +421,39 @@ func TestSelect_DayOfMonthRollsToAMonthThatHasIt(t *testing.T) {
 		t.Errorf("runAt = %s (%+v)", got, d)
 	}
 }
+
+// An answer completes the question it answers: added to the request, or
+// in place of the part that was asked about.
+func TestSelect_AnswersReplaceWhatWasAsked(t *testing.T) {
+	cases := []struct{ first, answer, fires, msg string }{
+		{"post hi at 5", "5pm", "2026-11-20T22:00:00Z", "hi"},
+		{"post hi at 5 every day", "pm", "2026-11-20T22:00:00Z 2026-11-21T22:00:00Z", "hi"},
+		{"post hi at 5 every day", "in the afternoon", "2026-11-20T22:00:00Z", "hi"},
+		{"post x on 3/4 at 9am", "March 4th", "2027-03-04T14:00:00Z", "x"},
+		{"post hi friday afternoon", "3pm", "2026-11-20T20:00:00Z", "hi"},
+		{"remind me every day at 9am", "drink water", "2026-11-21T14:00:00Z", "drink water"},
+		{"every friday at 9", "the weekly numbers", "2026-11-27T14:00:00Z", "the weekly numbers"},
+		{"post hi tomorrow", "noon", "2026-11-21T17:00:00Z", "hi"},
+	}
+	for _, c := range cases {
+		q := Decide(input(c.first))
+		if q.Pending == nil {
+			t.Fatalf("%q: no question: %+v", c.first, q)
+		}
+		in := input(c.answer)
+		in.Pending = q.Pending
+		d := Decide(in)
+		if d.Function != "schedule.create" {
+			t.Errorf("%q + %q: %+v", c.first, c.answer, d)
+			continue
+		}
+		var a createArgs
+		json.Unmarshal(d.Args, &a)
+		want := strings.Fields(c.fires)
+		var post struct{ Text string }
+		json.Unmarshal(a.TargetAction.FunctionArgs, &post)
+		if got := fires(t, &a, len(want)); strings.Join(got, " ") != c.fires || post.Text != c.msg {
+			t.Errorf("%q + %q: fires %v text %q, want %v %q", c.first, c.answer, got, post.Text, want, c.msg)
+		}
+	}
+}
