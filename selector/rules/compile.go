@@ -262,9 +262,6 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": secs}}, now, zone)
 	}
 	if len(hm) == 0 {
-		if len(w.nths) > 0 || w.quart || len(w.doms) > 0 || len(w.dows) > 0 {
-			return ask("What time? For example 9am or 17:30.")
-		}
 		return ask("What time? For example 9am or 17:30.")
 	}
 	minute := hm[0][1]
@@ -402,8 +399,7 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		if len(hm) > 1 {
 			return ask("Every %s starting when? Say one time.", humanDuration(time.Duration(step)*time.Second))
 		}
-		h, _ := w.clockOf(c)
-		anchor = time.Date(now.Year(), now.Month(), now.Day(), h, c[1], 0, 0, loc)
+		anchor = time.Date(now.Year(), now.Month(), now.Day(), c[0], c[1], 0, 0, loc)
 		if !anchor.After(now) {
 			anchor = anchor.AddDate(0, 0, 1)
 		}
@@ -510,8 +506,6 @@ func firstClock(hm [][2]int, w when) [2]int {
 	return [2]int{h, w.startClock.m}
 }
 
-func (w when) clockOf(c [2]int) (int, int) { return c[0], c[1] }
-
 // compileRRule writes an RFC 5545 rule for what cron cannot say.
 func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minute int, now time.Time, zone string) outcome {
 	freq := map[string]string{"day": "DAILY", "week": "WEEKLY", "month": "MONTHLY", "year": "YEARLY"}[u]
@@ -589,9 +583,6 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 	}
 	if len(dows) > 0 && len(w.nths) == 0 && len(doms) > 0 {
 		return ask("Which days exactly? Say either the weekday or the day of the month.")
-	}
-	if len(dows) > 0 && (u == "month" || u == "year") && len(w.nths) == 0 && len(doms) == 0 && !slices.Contains(parts, "BYDAY") {
-		// every month on Mondays: fine as BYDAY above
 	}
 	parts = append(parts, "BYHOUR="+intList(uniq(hours)), "BYMINUTE="+itoa(minute))
 	rule := strings.Join(parts, ";")

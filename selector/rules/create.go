@@ -501,15 +501,6 @@ func create(in selector.Input, text string) selector.Decision {
 	return call("schedule.create", args)
 }
 
-func (s *sentence) hasQuote(r []tok) bool {
-	for _, t := range r {
-		if t.kind == tQuote {
-			return true
-		}
-	}
-	return false
-}
-
 // startsBlock: only these can begin a when, so the search for the tail
 // skips the rest quickly.
 func startsBlock(t tok) bool {

@@ -1122,9 +1122,6 @@ func (p *parser) readBoundDate() (t time.Time, kind string, ok bool) {
 		} else if time.Month(m) <= p.now.Month() {
 			y++
 		}
-		if time.Month(m) == p.now.Month() && y == p.now.Year()+1 && p.s(-1) != "" {
-			// "until November" said in November: next November
-		}
 		return time.Date(y, time.Month(m), 1, 0, 0, 0, 0, loc), "month", true
 	}
 	if p.is(0, "next", "this", "coming") {

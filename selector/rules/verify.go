@@ -411,7 +411,7 @@ func readNames(blocks [][]tok) names {
 				if s == "weekday" || s == "weekdays" || s == "weekend" || s == "weekends" || s == "workdays" || s == "business" || s == "working" {
 					n.dowRange = true
 				}
-				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum) && !isNthMonth(b, k) {
+				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum) {
 					if except {
 						n.exMons = append(n.exMons, m)
 					} else {
@@ -476,6 +476,3 @@ func isNth(b []tok, k int) bool {
 	}
 	return false
 }
-
-// isNthMonth: in "the first Monday of November" the month is named.
-func isNthMonth(b []tok, k int) bool { return false }

@@ -339,7 +339,7 @@ var compactDays = map[string][]int{
 func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 	start := p.i
 	// M/W/F, T/Th: one- or two-letter codes joined by slashes.
-	if c, isCode := dayCodes[p.s(0)]; isCode && p.is(1, "/") {
+	if _, isCode := dayCodes[p.s(0)]; isCode && p.is(1, "/") {
 		var out []int
 		j := p.i
 		for {
@@ -365,7 +365,6 @@ func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 			}
 			return out, false, true
 		}
-		_ = c
 		p.i = start
 	}
 	if d, ok := compactDays[p.s(0)]; ok {
@@ -1101,9 +1100,6 @@ func (p *parser) pEvery() bool {
 		return p.recurQuarter()
 	}
 	if u := p.readUnit(); u != "" {
-		if u == "day" && p.is(0, "except", "but") {
-			// every day except…: pExcept reads the rest
-		}
 		return p.recurUnit(u, n)
 	}
 	switch {
@@ -1132,9 +1128,7 @@ func (p *parser) pEvery() bool {
 	}
 	if days, _, ok := p.readDayList(); ok {
 		if n != 1 {
-			if len(days) != 1 && p.w.unit == "" {
-				// every other Monday and Wednesday: weekly, every 2 weeks
-			}
+			// every other Monday and Wednesday: weekly, every 2 weeks
 			if !p.recurUnit("week", n) {
 				return false
 			}
