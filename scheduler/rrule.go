@@ -36,23 +36,23 @@ type ordDay struct{ n, wd int }
 
 // rruleParts is a rule as written, before DTSTART fills its defaults.
 type rruleParts struct {
-	freq       int
-	interval   int
-	count      int
-	until      int64     // wall seconds (see wallSec); valid when hasUntil
-	untilUTC   time.Time // UNTIL written with a Z: an instant
-	hasUntil   bool
-	wkst       int
-	byMonth    uint16 // bit m: month m
-	mdPos      uint32 // bit d: BYMONTHDAY=d
-	mdNeg      uint32 // bit d: BYMONTHDAY=-d
-	wdPlain    uint8  // bit w: BYDAY=w with no ordinal
-	ord        []ordDay
-	byHour     uint32 // bit h
-	byMinute   uint64 // bit m
-	setPos     []int
-	hasMonthDy bool
-	given      map[string]string // part -> value, for Describe
+	freq        int
+	interval    int
+	count       int
+	until       int64     // wall seconds (wallSecOf); valid when hasUntil
+	untilUTC    time.Time // UNTIL written with a Z: an instant
+	hasUntil    bool
+	wkst        int
+	byMonth     uint16 // bit m: month m
+	mdPos       uint32 // bit d: BYMONTHDAY=d
+	mdNeg       uint32 // bit d: BYMONTHDAY=-d
+	wdPlain     uint8  // bit w: BYDAY=w with no ordinal
+	ord         []ordDay
+	byHour      uint32 // bit h
+	byMinute    uint64 // bit m
+	setPos      []int
+	hasMonthDay bool
+	given       map[string]string // part -> value as written
 }
 
 // RRule is a recurrence rule bound to its DTSTART, ready to compute
@@ -65,12 +65,12 @@ type RRule struct {
 	times      []int // seconds of the day, ascending
 	last       int64 // last occurrence's wall seconds (COUNT or UNTIL); valid when bounded
 	bounded    bool
-	ordInYear  bool         // BYDAY ordinals count within the year (YEARLY, no BYMONTH)
-	plainMask  [7]uint32    // by weekday of the 1st: BYDAY days without ordinal
-	ordMonth   [7][4]uint32 // by weekday of the 1st and month length-28: ordinal days
-	ordYear    [14][13]uint32
-	w0, m0, y0 int // day, month index and year of dtstart's period
-	d0         int // dtstart's day number
+	ordInYear  bool           // BYDAY ordinals count within the year (YEARLY, no BYMONTH)
+	plainMask  [7]uint32      // by weekday of the 1st: BYDAY days without ordinal
+	ordMonth   [7][4]uint32   // by weekday of the 1st and month length-28: ordinal days
+	ordYear    [14][13]uint32 // by weekday of 1 January and leap year, per month: ordinal days
+	w0, m0, y0 int            // day, month index and year of dtstart's period
+	d0         int            // dtstart's day number
 }
 
 // wall seconds: seconds since 1970-01-01T00:00:00 of a naive wall clock.
@@ -300,7 +300,7 @@ func (p *rruleParts) setPart(name, val string) error {
 				p.mdNeg |= 1 << -d
 			}
 		}
-		p.hasMonthDy = true
+		p.hasMonthDay = true
 	case "BYHOUR":
 		hs, err := list(0, 23, true)
 		if err != nil {
@@ -401,7 +401,7 @@ func bindRRule(p rruleParts, norm string, dtstart int64) *RRule {
 	sec := int(dtstart - int64(dd)*86400)
 	y, m, d := civilFromDays(dd)
 	// dateutil's defaults: with no day part, the day comes from DTSTART.
-	if p.wdPlain == 0 && len(p.ord) == 0 && !p.hasMonthDy {
+	if p.wdPlain == 0 && len(p.ord) == 0 && !p.hasMonthDay {
 		switch p.freq {
 		case freqYearly:
 			if r.p.byMonth == 0 {
@@ -805,9 +805,6 @@ func (r *RRule) next(after time.Time, loc *time.Location) (time.Time, int64, boo
 // String is the rule as parsed: upper case, parts in the order written, no
 // RRULE: prefix.
 func (r *RRule) String() string { return r.expr }
-
-// Dtstart is the rule's anchor, a wall time in the layout of ParseWall.
-func (r *RRule) Dtstart() string { return wallTime(r.dtstart).Format("2006-01-02T15:04:05") }
 
 // AnchorRRule returns the dtstart a rule gets when none is given: the wall
 // time of its first occurrence after now in loc, as if INTERVAL were 1, so

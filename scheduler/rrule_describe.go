@@ -143,7 +143,7 @@ func (r *RRule) describeDays() string {
 			ords = append(ords, ordWord(n))
 		}
 		switch {
-		case p.wdPlain != 0 && !p.hasMonthDy:
+		case p.wdPlain != 0 && !p.hasMonthDay:
 			_, _, noun := weekdaySet(p.wdPlain)
 			dayPart = "the " + join(ords) + " " + noun
 		case p.freq == freqDaily:
@@ -153,7 +153,7 @@ func (r *RRule) describeDays() string {
 		}
 	case len(p.ord) > 0:
 		dayPart = p.ordinalDays()
-	case p.hasMonthDy:
+	case p.hasMonthDay:
 		dayPart = p.monthDays()
 		if p.wdPlain != 0 {
 			_, list, _ := weekdaySet(p.wdPlain)
@@ -162,7 +162,7 @@ func (r *RRule) describeDays() string {
 	}
 	switch p.freq {
 	case freqDaily:
-		if p.hasMonthDy {
+		if p.hasMonthDay {
 			return "On " + dayPart + " of " + every(1, "month") + inMonths + when
 		}
 		if p.wdPlain != 0 && k == 1 {
@@ -186,7 +186,7 @@ func (r *RRule) describeDays() string {
 		} else {
 			s = capitalize(every(k, "week")) + " on " + list
 		}
-		if p.hasMonthDy {
+		if p.hasMonthDay {
 			s += " that falls on " + p.monthDays() + " of the month"
 		}
 		return s + inMonths
