@@ -140,15 +140,23 @@ func fireSet(s sched) (string, error) {
 
 // phrasing is one row of the table.
 type phrasing struct {
+	file                                   string // base name, for messages
 	line                                   int
 	text, kind, expect, msg, channel, from string
 	slack                                  bool
 	ctxJob                                 string // alias of the job in context ("pause it")
 }
 
-func loadPhrasings(t *testing.T) []phrasing {
+// The two tables: the one the selector is tuned on, and a held-out one
+// written apart from it to measure how the rules generalize.
+const (
+	mainTable    = "phrasings.tsv"
+	holdoutTable = "phrasings_holdout.tsv"
+)
+
+func loadPhrasings(t *testing.T, file string) []phrasing {
 	t.Helper()
-	f, err := os.Open("testdata/phrasings.tsv")
+	f, err := os.Open("testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +171,9 @@ func loadPhrasings(t *testing.T) []phrasing {
 		}
 		col := strings.Split(line, "\t")
 		if len(col) != 6 && len(col) != 7 {
-			t.Fatalf("phrasings.tsv:%d: %d columns, want 6 or 7", n, len(col))
+			t.Fatalf("%s:%d: %d columns, want 6 or 7", file, n, len(col))
 		}
-		r := phrasing{line: n, text: unescapeText(col[0]), kind: col[1], expect: strings.TrimSpace(col[2]), msg: col[3], channel: col[4], from: col[5]}
+		r := phrasing{file: file, line: n, text: unescapeText(col[0]), kind: col[1], expect: strings.TrimSpace(col[2]), msg: col[3], channel: col[4], from: col[5]}
 		if len(col) == 7 {
 			for _, opt := range strings.Split(col[6], ",") {
 				switch {
@@ -174,7 +182,7 @@ func loadPhrasings(t *testing.T) []phrasing {
 				case strings.HasPrefix(opt, "ctx="):
 					r.ctxJob = strings.TrimPrefix(opt, "ctx=")
 				default:
-					t.Fatalf("phrasings.tsv:%d: unknown option %q", n, opt)
+					t.Fatalf("%s:%d: unknown option %q", file, n, opt)
 				}
 			}
 		}
@@ -509,10 +517,18 @@ func scoreList(expect string, args json.RawMessage) (string, string) {
 // TestPhrasingsTable checks the table itself: every expected schedule
 // compiles, fires at least once after now, and names a job that exists.
 func TestPhrasingsTable(t *testing.T) {
-	rows := loadPhrasings(t)
-	questions := 0
+	rows, questions := checkTable(t, mainTable)
+	if len(rows) < 700 || questions < 200 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 700 and 200", len(rows), questions)
+	}
+}
+
+// checkTable checks one table's rows and counts its questions and refusals.
+func checkTable(t *testing.T, file string) (rows []phrasing, questions int) {
+	t.Helper()
+	rows = loadPhrasings(t, file)
 	for _, r := range rows {
-		at := fmt.Sprintf("phrasings.tsv:%d %q", r.line, r.text)
+		at := fmt.Sprintf("%s:%d %q", file, r.line, r.text)
 		if len(at) > 90 {
 			at = at[:90] + "…"
 		}
@@ -564,16 +580,43 @@ func TestPhrasingsTable(t *testing.T) {
 			t.Errorf("%s: expected schedule never fires after now", at)
 		}
 	}
-	if len(rows) < 700 || questions < 200 {
-		t.Errorf("%d rows, %d questions or refusals; want at least 700 and 200", len(rows), questions)
-	}
+	return rows, questions
 }
 
 // TestPhrasings scores the rules selector against the table. It fails on
 // any wrong row (a call where none was wanted, or a call that fires, posts
 // or targets differently) and when fewer than 90% of rows pass.
 func TestPhrasings(t *testing.T) {
-	rows := loadPhrasings(t)
+	rows := loadPhrasings(t, mainTable)
+	count := scoreTable(t, rows, 40)
+	if count[wrong] > 0 {
+		t.Errorf("%d rows got a wrong schedule or change", count[wrong])
+	}
+	if count[passed]*10 < len(rows)*9 {
+		t.Errorf("%d of %d rows passed, want at least 90%%", count[passed], len(rows))
+	}
+}
+
+// TestPhrasingsHoldout scores the selector on the held-out table, which it
+// was not tuned on. It only reports for now: a wrong row fails the test
+// when SCHEDBOT_STRICT_HOLDOUT=1, a failed row (a question where a call was
+// wanted) never does. The table itself must be sound.
+func TestPhrasingsHoldout(t *testing.T) {
+	rows, questions := checkTable(t, holdoutTable)
+	if len(rows) < 400 || questions*100 < len(rows)*30 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 400 and 30%%", len(rows), questions)
+	}
+	count := scoreTable(t, rows, len(rows))
+	if count[wrong] > 0 && os.Getenv("SCHEDBOT_STRICT_HOLDOUT") == "1" {
+		t.Errorf("%d held-out rows got a wrong schedule or change", count[wrong])
+	}
+}
+
+// scoreTable decides and scores every row, logs each wrong row, the first
+// maxFails failed rows and a breakdown, prints the summary line and
+// returns the counts by outcome.
+func scoreTable(t *testing.T, rows []phrasing, maxFails int) map[string]int {
+	t.Helper()
 	count := map[string]int{}
 	byKind := map[string]map[string]int{}
 	bySource := map[string]map[string]int{}
@@ -599,7 +642,7 @@ func TestPhrasings(t *testing.T) {
 		if len(got) > 400 {
 			got = got[:400] + "…"
 		}
-		line := fmt.Sprintf("phrasings.tsv:%d %q want %s %s: %s\n\tgot %s", r.line, text, r.kind, r.expect, why, got)
+		line := fmt.Sprintf("%s:%d %q want %s %s: %s\n\tgot %s", r.file, r.line, text, r.kind, r.expect, why, got)
 		switch out {
 		case wrong:
 			wrongs = append(wrongs, line)
@@ -611,8 +654,8 @@ func TestPhrasings(t *testing.T) {
 		t.Log("WRONG " + w)
 	}
 	for i, f := range fails {
-		if i == 40 {
-			t.Logf("… and %d more failed", len(fails)-40)
+		if i == maxFails {
+			t.Logf("… and %d more failed", len(fails)-maxFails)
 			break
 		}
 		t.Log("failed " + f)
@@ -626,14 +669,12 @@ func TestPhrasings(t *testing.T) {
 	breakdown("kind", byKind)
 	breakdown("source", bySource)
 	summary := fmt.Sprintf("%d passed, %d failed, %d wrong", count[passed], count[failed], count[wrong])
+	if len(rows) > 0 {
+		summary = rows[0].file + ": " + summary
+	}
 	t.Log(summary)
 	fmt.Println(summary)
-	if count[wrong] > 0 {
-		t.Errorf("%d rows got a wrong schedule or change", count[wrong])
-	}
-	if count[passed]*10 < len(rows)*9 {
-		t.Errorf("%d of %d rows passed, want at least 90%%", count[passed], len(rows))
-	}
+	return count
 }
 
 // TestPhrasingsScoring checks the judge itself on made-up decisions, so a
