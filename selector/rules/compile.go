@@ -618,8 +618,13 @@ func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 	case w.until != nil:
 		c.endAt = w.until.at
 	case w.span > 0:
-		// a fire exactly at the end of the span is still within it
-		c.endAt = now.Add(w.span + time.Second)
+		// a fire exactly at the end of the span is still within it; "for
+		// 4 weeks starting Dec 7" counts from Dec 7
+		from := now
+		if !c.startAt.IsZero() {
+			from = c.startAt
+		}
+		c.endAt = from.Add(w.span + time.Second)
 	}
 	sp, err := specOf(c, now)
 	if err != nil {

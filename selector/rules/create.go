@@ -148,7 +148,9 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && next(1) != "a" && next(1) != "the" && next(1) != "in"):
 			j := k + 1
 			// post a message saying X, send the message: X
-			if j < len(r) && (r[j].s == "a" || r[j].s == "the" || r[j].s == "this") && j+1 < len(r) && slices.Contains([]string{"message", "note", "reminder", "announcement", "post", "msg", "following"}, r[j+1].s) {
+			if j+2 < len(r) && (r[j].s == "a" || r[j].s == "the" || r[j].s == "this") && slices.Contains([]string{"message", "note", "reminder", "announcement", "post", "msg", "following"}, r[j+1].s) &&
+				(r[j+2].s == "saying" || r[j+2].s == ":" || r[j+2].s == "-" || r[j+2].kind == tQuote || r[j+2].s == "that" || r[j+2].s == "to" && r[j+1].s == "reminder") {
+				// "post a message saying X"; "post the reminder" is the text
 				j += 2
 			} else if j < len(r) && slices.Contains([]string{"message", "messages", "reminder"}, r[j].s) && j+1 < len(r) && (r[j+1].s == "saying" || r[j+1].s == ":" || r[j+1].kind == tQuote) {
 				j++
@@ -558,7 +560,9 @@ func trimLeadConnectors(r []tok) []tok {
 }
 
 func trimTrailConnectors(r []tok) []tok {
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", "and", "then", "please", "pls", ":", "-", ".", "at", "on", "in", "every", "each", "from", "for", "by", "to", "of", "the", "&"}, r[len(r)-1].s) {
+	// only what joins the text to a when: "stand by", "check in" keep
+	// their last word
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->"}, r[len(r)-1].s) {
 		r = r[:len(r)-1]
 	}
 	return r

@@ -746,7 +746,7 @@ func (p *parser) pCasualDay() bool {
 	case p.is(0, "today"):
 		p.i++
 		return p.setDay(0)
-	case p.is(0, "tomorrow", "tmr", "tmrw", "tomorow", "tommorow", "tommorrow", "2morrow"):
+	case p.is(0, "tomorrow", "tmr", "tmrw"):
 		p.i++
 		if p.is(0, "morning", "afternoon", "evening", "night") {
 			p.setPart(p.s(0))

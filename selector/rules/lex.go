@@ -98,6 +98,11 @@ func lex(s string) []tok {
 			inner := strings.TrimSpace(s[i+n : i+n+k])
 			out = append(out, tok{s: inner, i: i, j: i + n + k + len(closer), kind: tQuote})
 			i += n + k + len(closer)
+		case r == ':' && emojiAt(s, i) > 0:
+			// :rotating_light: is one word of the text
+			j := i + emojiAt(s, i)
+			out = append(out, tok{s: s[i:j], i: i, j: j, kind: tOther})
+			i = j
 		case isURLAt(s, i):
 			j := i
 			for j < len(s) && !unicode.IsSpace(rune(s[j])) && s[j] != '>' {
@@ -161,6 +166,18 @@ func lex(s string) []tok {
 		}
 	}
 	return out
+}
+
+// emojiAt is the length of a Slack emoji code (":tada:") at s[i], or 0.
+func emojiAt(s string, i int) int {
+	j := i + 1
+	for j < len(s) && (isASCIIAlnum(s[j]) || s[j] == '_' || s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	if j > i+1 && j < len(s) && s[j] == ':' && !(s[i+1] >= '0' && s[i+1] <= '9') {
+		return j + 1 - i
+	}
+	return 0
 }
 
 // isURLAt: a link is text, whatever digits it holds.

@@ -24,15 +24,15 @@ var (
 	}{
 		{regexp.MustCompile(`^(?:un-?pause|resume|restart|re-?enable|enable|continue|reactivate|re-?activate|turn\s+(?:back\s+)?on|switch\s+(?:back\s+)?on|unmute)\b(.*)$`), "schedule.resume"},
 		{regexp.MustCompile(`^(?:start)\b(.*)\bagain\b(.*)$`), "schedule.resume"},
-		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\b(?:back\s+)on$`), "schedule.resume"},
+		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\b(?:back\s+)?on(?:\s+again)?$`), "schedule.resume"},
 		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\boff$`), "schedule.pause"},
 		{regexp.MustCompile(`^(?:pause|stop|disable|hold|suspend|mute|deactivate|turn\s+off|switch\s+off|put\s+on\s+hold|silence)\b(.*)$`), "schedule.pause"},
-		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke)\b(.*)$`), "schedule.delete"},
+		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke|clear|wipe|purge)\b(.*)$`), "schedule.delete"},
 		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|inspect|look\s+up|check)\b(.*)$`), "schedule.show"},
 		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
-	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead)\b`)
+	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off)\b`)
 )
 
 // manage recognises list/show/update/pause/resume/delete/run-now.
@@ -260,7 +260,11 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 		return nil, unsupported("The job's timezone %q is not one I know.", zone), false
 	}
 	now := in.Now.In(loc)
-	toks := lex(strings.TrimSpace(part))
+	part = strings.TrimSpace(part)
+	if p := lex(part); len(p) > 0 && p[0].kind == tNum && len(p[0].s) <= 5 && !strings.ContainsAny(p[0].s, "/-") {
+		part = "at " + part // "move it to 10": a time
+	}
+	toks := lex(part)
 	w, ok, why := parseBlock(toks, when{}, now)
 	if !ok {
 		if why != "" {
@@ -275,6 +279,15 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 		w, _, _ = parseBlock(toks, when{}, now)
 	}
 	s := &sentence{blocks: [][]tok{toks}}
+	recurring := job != nil && oldType != store.ScheduleOnce
+	if recurring && !w.rec && w.date == nil && !w.hasDay && !w.hasRel && (len(w.dows) > 0 || w.domOnce) {
+		// "move the weekly report to Thursday": every Thursday, as it was
+		// every Friday
+		w.rec, w.dowsEv, w.wdOnce, w.domOnce = true, len(w.dows) > 0, false, false
+	}
+	if len(w.clocks) == 0 && w.part != "" {
+		return nil, clarify(in, text, selector.MissingTime, "What time exactly (“"+w.part+"” could be several hours)? For example 3pm."), false
+	}
 	daysSaid := w.rec || len(w.dows) > 0 || w.date != nil || w.hasDay || len(w.doms) > 0 || len(w.months) > 0 || w.hasRel || len(w.nths) > 0
 	timeSaid := len(w.clocks) > 0
 	// keep the job's time when only days were said

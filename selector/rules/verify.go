@@ -31,6 +31,8 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		bad := false
 		switch {
 		case x.kind == tQuote:
+		case x.kind == tWord && (oneEdit(x.s, "every") || x.s == "everyy") && x.s != "ever" && x.s != "very":
+			bad = true // "evrey day": a schedule word misspelt past what is read
 		case strongTime(x):
 			bad = true
 		case timeBearing(x):
@@ -143,7 +145,8 @@ func strongTime(x tok) bool {
 		s := x.s
 		switch {
 		case strings.Contains(s, ":"):
-			return true
+			_, after, _ := strings.Cut(s, ":")
+			return len(after) >= 2 // "9:30", not "1:1"
 		case strings.Count(s, "/") >= 1 || len(s) >= 10 && s[4] == '-':
 			return true
 		case strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || strings.HasSuffix(s, "a") || strings.HasSuffix(s, "p"):
@@ -201,7 +204,7 @@ func unsupportedIn(text string, s *sentence, strict bool) string {
 	}
 	if m := unsupportedWordRe.FindString(lower); m != "" {
 		// the message's own words may name them: "post happy easter"
-		if !strict && len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(strings.ToLower(s.text), strings.ToLower(m)) {
+		if !strict && len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(lower, strings.ToLower(m)) {
 			return ""
 		}
 		switch strings.ToLower(m) {
@@ -221,9 +224,17 @@ func unsupportedIn(text string, s *sentence, strict bool) string {
 
 // afterWhenPrep: "on easter", "at sunset" say when; "happy easter" does not.
 func afterWhenPrep(text, word string) bool {
-	i := strings.Index(text, word)
-	before := strings.Fields(text[:max(i, 0)])
-	return len(before) > 0 && slices.Contains([]string{"on", "at", "for", "until", "till", "before", "after", "by", "every", "each", "around", "from", "except"}, before[len(before)-1])
+	for off := 0; ; {
+		i := strings.Index(text[off:], word)
+		if i < 0 {
+			return false
+		}
+		before := strings.Fields(text[:off+i])
+		if len(before) > 0 && slices.Contains([]string{"on", "at", "for", "until", "till", "before", "after", "by", "every", "each", "around", "from", "except"}, before[len(before)-1]) {
+			return true
+		}
+		off += i + len(word)
+	}
 }
 
 // verify re-reads every weekday, month, day of the month and time of day

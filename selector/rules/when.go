@@ -193,7 +193,7 @@ func (p *parser) phrase(first bool) bool {
 // filler is what may stand between phrases.
 func (p *parser) filler() bool {
 	switch p.s(0) {
-	case ",", "and", ".", "!", ";", "then", "also", "please", "pls", "plz", "(", ")", "sharp", "&", "thanks", "thx", "-", "+", "plus", "starting", "both":
+	case ",", "and", ".", "!", "?", ";", "then", "also", "please", "pls", "plz", "(", ")", "sharp", "&", "thanks", "thx", "-", "+", "plus", "starting", "both":
 		if p.s(0) == "starting" && p.i+1 < len(p.t) {
 			return false // a start bound
 		}
@@ -306,7 +306,8 @@ func parseDecimal(s string) (float64, bool) {
 // readUnit reads a unit word ("hours"); "" when there is none.
 func (p *parser) readUnit() string {
 	u := unit(p.s(0))
-	if u != "" && p.tk(0).kind == tWord {
+	if u != "" && p.tk(0).kind == tWord && len(p.s(0)) > 1 {
+		// one letter ("m", "h") is a unit only glued to a number: "2h"
 		p.i++
 	} else {
 		u = ""
@@ -851,8 +852,9 @@ func (p *parser) pPart() bool {
 		}
 		p.setPart(part)
 		p.i++
-	case p.is(0, "eod", "lunch", "lunchtime", "later", "soon", "sometime", "asap"),
-		p.is(0, "end") && p.is(1, "of") && (p.is(2, "day") || p.is(2, "the") && p.is(3, "day")):
+	case (p.is(0, "eod", "lunch", "lunchtime", "later", "soon", "sometime", "asap") ||
+		p.is(0, "end") && p.is(1, "of") && (p.is(2, "day") || p.is(2, "the") && p.is(3, "day"))) && p.i > 0 && p.is(-1, "at", "by", "around", "before", "after", "until", "till", "tomorrow", "today", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"):
+		// "at lunch", "by eod": vague, so asked about; "lunch" alone is text
 		p.w.vague = p.s(0)
 		if p.is(0, "end") {
 			p.w.vague = "end of day"
@@ -1040,6 +1042,16 @@ func (p *parser) pEvery() bool {
 		p.i++
 	}
 	n := 1
+	// "every second Tuesday of the month" is the second Tuesday;
+	// "every second Tuesday" alone is every other one
+	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && monthPartAt(p, 2) {
+		save, saveW := p.i, p.w
+		p.w.rec = true
+		if p.pNth() {
+			return true
+		}
+		p.i, p.w = save, saveW
+	}
 	switch {
 	case p.is(0, "other", "alternate", "second", "2nd") && !(p.is(0, "second", "2nd") && (p.is(1, "of") || p.is(1, "and", ",") || !p.nextIsUnitOrDay(1))):
 		n = 2
@@ -1191,6 +1203,17 @@ func (p *parser) pEvery() bool {
 		return false
 	}
 	return false
+}
+
+// monthPartAt: "of the month", "of every month", "in November" at p.i+k.
+func monthPartAt(p *parser, k int) bool {
+	if !p.is(k, "of", "in", "each", "every") {
+		return false
+	}
+	if _, ok := month(p.s(k + 1)); ok {
+		return true
+	}
+	return p.is(k+1, "the", "every", "each", "month") || p.is(k, "each", "every") && p.is(k+1, "month")
 }
 
 func (p *parser) nextIsUnitOrDay(k int) bool {
