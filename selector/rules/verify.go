@@ -31,8 +31,8 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		bad := false
 		switch {
 		case x.kind == tQuote:
-		case x.kind == tWord && (oneEdit(x.s, "every") || x.s == "everyy") && x.s != "ever" && x.s != "very":
-			bad = true // "evrey day": a schedule word misspelt past what is read
+		case x.kind == tWord && misspeltWhenWord(x.s):
+			bad = true // "evrey day", "tommorow": a schedule word misspelt past what is read
 		case strongTime(x):
 			bad = true
 		case timeBearing(x):
@@ -90,6 +90,28 @@ func leftover(t []tok, now time.Time) (span, why string) {
 	}
 	return "", ""
 }
+
+// misspeltWhenWord: one edit from a word that says when, and not a word
+// of its own.
+func misspeltWhenWord(s string) bool {
+	if len(s) < 4 || realWords[s] {
+		return false
+	}
+	words := []string{"every", "daily", "weekly", "monthly", "tomorrow", "tonight", "weekday", "weekdays", "weekend", "weekends", "hourly", "yearly"}
+	if slices.Contains(words, s) {
+		return false
+	}
+	for _, w := range words {
+		if oneEdit(s, w) {
+			return true
+		}
+	}
+	return s == "tommorow" || s == "tommorrow" || s == "tomorow" || s == "2morrow"
+}
+
+// realWords are one edit from a when word but mean something else.
+var realWords = map[string]bool{"ever": true, "very": true, "evert": true, "dairy": true, "dally": true, "daisy": true, "weakly": true,
+	"early": true, "nearly": true, "dearly": true, "yearling": true}
 
 // verbsBefore are words after which a time phrase belongs to the text:
 // "the sprint starts in 10 minutes".
