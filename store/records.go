@@ -85,9 +85,9 @@ type Schedule struct {
 type TargetAction struct {
 	Type         string          `json:"type"`
 	WorkflowID   string          `json:"workflowId,omitempty"`
-	Inputs       map[string]any  `json:"inputs,omitempty"`
+	Inputs       map[string]any  `json:"inputs,omitzero"`
 	FunctionID   string          `json:"functionId,omitempty"`
-	FunctionArgs json.RawMessage `json:"functionArgs,omitempty"`
+	FunctionArgs json.RawMessage `json:"functionArgs,omitzero"`
 }
 
 // TargetRef is where a job's output goes. It is channel-agnostic.
@@ -235,7 +235,7 @@ type QueueItem struct {
 	ScheduledAt      time.Time       `json:"scheduledAt,omitzero"`
 	TriggerAt        time.Time       `json:"triggerAt,omitzero"`
 	InReplyTo        string          `json:"inReplyTo,omitempty"`
-	Payload          json.RawMessage `json:"payload,omitempty"`
+	Payload          json.RawMessage `json:"payload,omitzero"`
 	Attempts         int             `json:"attempts"`
 	NotBefore        time.Time       `json:"notBefore,omitzero"`
 	LastError        string          `json:"lastError,omitempty"`
@@ -270,8 +270,8 @@ type AuditEvent struct {
 	JobID          string          `json:"jobId,omitempty"`
 	ExecutionID    string          `json:"executionId,omitempty"`
 	Detail         string          `json:"detail,omitempty"`
-	Before         json.RawMessage `json:"before,omitempty"`
-	After          json.RawMessage `json:"after,omitempty"`
+	Before         json.RawMessage `json:"before,omitzero"`
+	After          json.RawMessage `json:"after,omitzero"`
 	PrevHash       string          `json:"prevHash"`
 	Hash           string          `json:"hash,omitempty"`
 }

@@ -41,13 +41,43 @@ func (e *ChainError) Error() string {
 	return fmt.Sprintf("audit record %d: %s", e.Seq, e.Reason)
 }
 
+// RecordError is a stored record that cannot be read. It unwraps to
+// ErrCorrupt.
+type RecordError struct {
+	Kind string // "job", "run", "queue item", "audit record"
+	ID   string
+	Err  error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("%s %q: %v: %v", e.Kind, e.ID, ErrCorrupt, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return ErrCorrupt }
+
+// UnreadableJobsError is what JobsDue returns when it passed over due jobs
+// whose stored records cannot be read. It unwraps to ErrCorrupt.
+type UnreadableJobsError struct {
+	Jobs []*RecordError
+}
+
+func (e *UnreadableJobsError) Error() string {
+	if len(e.Jobs) == 1 {
+		return e.Jobs[0].Error()
+	}
+	return fmt.Sprintf("%d due jobs cannot be read; the first: %v", len(e.Jobs), e.Jobs[0])
+}
+
+func (e *UnreadableJobsError) Unwrap() error { return ErrCorrupt }
+
 // Store is one orchestrator's durable state. Writes go through Update so that
 // a job change and its audit event commit together or not at all.
 type Store interface {
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a read-write transaction, committed (durably) when
-	// fn returns nil and rolled back otherwise.
+	// fn returns nil and rolled back otherwise. A panic in fn rolls the
+	// transaction back and goes on up to Update's caller, as it was.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
 }
@@ -68,9 +98,18 @@ type Tx interface {
 	JobCount(states ...JobState) (int, error)
 	// JobsDue calls fn with up to limit enabled jobs whose nextRunAt is at
 	// or before t, earliest first (read from the next-run index), and
-	// returns fn's first error. fn may write in the transaction; a store
-	// may read the next jobs ahead while it runs.
+	// returns fn's first error. fn may write in the transaction: each job
+	// is read when its turn comes, as the transaction has it then, and one
+	// that is no longer due by then is passed over. A due job whose stored
+	// record cannot be read is passed over too: JobsDue goes on with the
+	// others, then returns an *UnreadableJobsError naming those, so that
+	// the caller may keep what fn did and set them aside (JobQuarantine).
 	JobsDue(t time.Time, limit int, fn func(*Job) error) error
+	// JobQuarantine sets aside a job whose stored record cannot be read:
+	// it is no longer due and counts as disabled; its record is kept as it
+	// is, for repair. A job that reads is disabled with JobPut instead
+	// (JobQuarantine refuses it).
+	JobQuarantine(id string) error
 	// JobNextRunAt returns the earliest nextRunAt of any enabled job; ok is
 	// false when no job is due ever.
 	JobNextRunAt() (t time.Time, ok bool, err error)
@@ -100,6 +139,9 @@ type Tx interface {
 	QueueCount(q QueueName) (int, error)
 	// QueueDelete removes an item for good.
 	QueueDelete(id string) error
+	// QueuePrune deletes up to limit done items last updated before t,
+	// whatever their ids, and returns how many it deleted.
+	QueuePrune(t time.Time, limit int) (int, error)
 
 	// AuditAppend appends ev, assigning Seq (and At when zero) at once, and
 	// PrevHash and Hash by the time the transaction commits.

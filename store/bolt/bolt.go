@@ -47,19 +47,20 @@ type Store struct {
 	entropy *ulid.MonotonicEntropy
 }
 
-// Version 2 stores each job as a definition and a status (jobs.go);
-// a version 1 file is upgraded when opened for writing.
-const schemaVersion = "2"
+// Version 3 stores every record as JSON (codec.go), a job as two (tx.go);
+// files of versions 1 and 2 are upgraded when opened for writing
+// (upgrade.go).
+const schemaVersion = "3"
 
 var (
 	bucketMeta      = []byte("meta")
-	bucketJobs      = []byte("jobs")       // jobId -> definition (status fields zero)
+	bucketJobs      = []byte("jobs")       // jobId -> definition (tx.go)
 	bucketJobStatus = []byte("job_status") // jobId -> status
 	bucketJobsNext  = []byte("jobs_next")  // nextRunAt(8) + jobId -> nil, enabled jobs only
 	bucketJobsState = []byte("jobs_state") // state 0x00 jobId -> nil
 	bucketJobNames  = []byte("job_names")  // name -> jobId, jobs not deleted
-	bucketRuns      = []byte("runs")
-	bucketAudit     = []byte("audit") // seq(8) -> hash(32) + body
+	bucketRuns      = []byte("runs")       // executionId -> run
+	bucketAudit     = []byte("audit")      // seq(8) -> hash(32) + body
 
 	keyVersion   = []byte("version")
 	keyAuditHead = []byte("audit_head") // seq(8) + hash(32)
@@ -67,9 +68,18 @@ var (
 
 func queueBucket(q store.QueueName) []byte { return []byte("queue_" + string(q)) }
 
-// Open opens (creating when absent) the store file at path. A file held by
-// another process is a *store.LockedError after opts.LockTimeout; a file that
-// is not a store, or is damaged, is store.ErrCorrupt.
+func allBuckets() [][]byte {
+	all := [][]byte{bucketMeta, bucketJobs, bucketJobStatus, bucketJobsNext, bucketJobsState, bucketJobNames, bucketRuns, bucketAudit}
+	for _, q := range store.QueueNames {
+		all = append(all, queueBucket(q))
+	}
+	return all
+}
+
+// Open opens the store file at path, creating it only when no file is
+// there. A file held by another process is a *store.LockedError after
+// opts.LockTimeout; a file that is not a store (an empty one included), or
+// is damaged, is store.ErrCorrupt.
 func Open(path string, opts *Options) (s *Store, err error) {
 	if opts == nil {
 		opts = &Options{}
@@ -89,8 +99,12 @@ func Open(path string, opts *Options) (s *Store, err error) {
 			s, err = nil, fmt.Errorf("open %s: %w: %v", path, store.ErrCorrupt, r)
 		}
 	}()
-	if err := checkFile(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	if err := checkFile(path); errors.Is(err, os.ErrNotExist) && !opts.ReadOnly {
+		if err := create(path); err != nil {
+			return nil, fmt.Errorf("create store %s: %w", path, err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:      timeout,
@@ -123,20 +137,67 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	return s, nil
 }
 
+func createBuckets(tx *bolt.Tx) error {
+	for _, b := range allBuckets() {
+		if _, err := tx.CreateBucket(b); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(bucketMeta).Put(keyVersion, []byte(schemaVersion))
+}
+
+// create makes a new, empty store at path, where no file is: it is built
+// under another name and linked into place whole, so that a crash while
+// creating leaves no empty file at path (Open refuses one), and a store
+// another process created meanwhile is kept.
+func create(path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".new-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Close()
+	defer os.Remove(tmp)
+	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		return err
+	}
+	err = db.Update(createBuckets)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync() // the new name, durably
+		d.Close()
+	}
+	return nil
+}
+
 // checkFile reads a bbolt file's two meta pages and refuses a file shorter
-// than the pages its current meta names. bbolt maps the file and would read
+// than the pages its current meta names, and an empty one. bbolt maps the file and would read
 // past its end: a SIGBUS, which no recover can catch.
 func checkFile(path string) error {
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || st.Size() == 0 {
+	if err != nil {
 		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file (%s)", store.ErrCorrupt, st.Mode().Type())
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("%w: the file is empty (0 bytes), so it holds no store; "+
+			"a new store is made only where no file is: restore it from a backup, or move it away to start afresh", store.ErrCorrupt)
 	}
 	type meta struct{ pageSize, freelist, pgid, txid, root uint64 }
 	read := func(off int64) (meta, bool) {
@@ -180,11 +241,6 @@ func checkFile(path string) error {
 }
 
 func (s *Store) init(readOnly bool) error {
-	all := [][]byte{bucketMeta, bucketJobs, bucketJobStatus, bucketJobsNext, bucketJobsState, bucketJobNames,
-		bucketRuns, bucketAudit}
-	for _, q := range store.QueueNames {
-		all = append(all, queueBucket(q))
-	}
 	check := func(tx *bolt.Tx) error {
 		// A file shorter than its own meta page says is truncated; reading
 		// it through the map would fault, so refuse it here.
@@ -195,12 +251,12 @@ func (s *Store) init(readOnly bool) error {
 		if meta == nil {
 			return fmt.Errorf("%w: no meta bucket (not a schedbot store?)", store.ErrCorrupt)
 		}
-		if v := string(meta.Get(keyVersion)); v == "1" {
-			return fmt.Errorf("written by an older schedbot (schema 1): open it once for writing, e.g. schedbot serve, to upgrade it")
+		if v := string(meta.Get(keyVersion)); v == "1" || v == "2" {
+			return fmt.Errorf("written by an older schedbot (schema %s): open it once for writing, e.g. schedbot serve, to upgrade it", v)
 		} else if v != schemaVersion {
 			return fmt.Errorf("%w: schema version %q, want %q", store.ErrCorrupt, v, schemaVersion)
 		}
-		for _, b := range all {
+		for _, b := range allBuckets() {
 			if tx.Bucket(b) == nil {
 				return fmt.Errorf("%w: bucket %s missing", store.ErrCorrupt, b)
 			}
@@ -211,18 +267,14 @@ func (s *Store) init(readOnly bool) error {
 		return s.db.View(check)
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
-		fresh := tx.Bucket(bucketMeta) == nil
-		if fresh {
-			// A file with buckets but no meta is someone else's bbolt file.
+		if tx.Bucket(bucketMeta) == nil {
+			// A bbolt file with no buckets at all holds nothing to lose
+			// (an older schedbot could leave one); with others, it is
+			// someone else's.
 			if err := tx.ForEach(func([]byte, *bolt.Bucket) error { return errors.New("foreign") }); err != nil {
 				return fmt.Errorf("%w: a bbolt file that is not a schedbot store", store.ErrCorrupt)
 			}
-			for _, b := range all {
-				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-					return err
-				}
-			}
-			if err := tx.Bucket(bucketMeta).Put(keyVersion, []byte(schemaVersion)); err != nil {
+			if err := createBuckets(tx); err != nil {
 				return err
 			}
 		}
@@ -238,23 +290,6 @@ func (s *Store) init(readOnly bool) error {
 		}
 		return check(tx)
 	})
-}
-
-// upgrade brings a file of an older schema up to this one, in the
-// transaction that opens it.
-func upgrade(tx *bolt.Tx) error {
-	meta := tx.Bucket(bucketMeta)
-	if string(meta.Get(keyVersion)) != "1" {
-		return nil
-	}
-	status, err := tx.CreateBucketIfNotExists(bucketJobStatus)
-	if err != nil {
-		return err
-	}
-	if err := migrateSplitJobs(tx.Bucket(bucketJobs), status); err != nil {
-		return err
-	}
-	return meta.Put(keyVersion, []byte(schemaVersion))
 }
 
 // Close releases the file.
@@ -281,36 +316,34 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.run(ctx, true, fn)
 }
 
+// run runs fn in a transaction. A panic in fn is the caller's: it goes on
+// up, the transaction rolled back. A damaged page makes bbolt panic
+// instead of returning an error; the Tx methods (guard) and the commit
+// turn such a panic into store.ErrCorrupt.
 func (s *Store) run(ctx context.Context, write bool, fn func(store.Tx) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// A damaged page makes bbolt panic mid-read; report it instead.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: %w: %v", s.path, store.ErrCorrupt, r)
-		}
-	}()
-	body := func(btx *bolt.Tx) error {
-		t := &tx{b: btx, s: s}
-		defer t.stopEncoder() // after a failure or a panic; flush stops it otherwise
-		if err := fn(t); err != nil {
-			return err
-		}
-		if write {
-			return t.flush()
-		}
-		return nil
-	}
-	if write {
-		err = s.db.Update(body)
-	} else {
-		err = s.db.View(body)
-	}
+	btx, err := s.db.Begin(write)
 	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		return store.ErrClosed
+	} else if err != nil {
+		return err
 	}
-	return err
+	defer func() {
+		if btx.DB() != nil { // not committed: fn failed or panicked
+			btx.Rollback()
+		}
+	}()
+	t := &tx{b: btx, s: s}
+	if err := fn(t); err != nil || !write {
+		return err
+	}
+	defer guard(&err)
+	if err := t.flush(); err != nil {
+		return err
+	}
+	return btx.Commit()
 }
 
 func (s *Store) newID(t time.Time) string {

@@ -1,12 +1,10 @@
 package bolt_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/schedbot/schedbot/store"
@@ -188,110 +187,83 @@ func seq(n uint64) []byte {
 	return k
 }
 
-// auditEntries splits a stored audit block into its entries (hash,
-// length, body), as someone editing the file would.
-func auditEntries(v []byte) [][]byte {
-	var out [][]byte
-	for len(v) >= 36 {
-		n := 36 + int(binary.BigEndian.Uint32(v[32:36]))
-		out = append(out, v[:n:n])
-		v = v[n:]
-	}
-	return out
-}
-
 func TestAuditVerify_FindsTheFirstBadRecord(t *testing.T) {
-	// edit gets the stored entries of events 1-5 (in one block or five)
-	// and returns the ones to store.
+	// edit gets the stored values of events 1-5 (hash, then body) and
+	// returns the ones to store, each under the seq its body names.
 	cases := map[string]struct {
 		edit    func(entries [][]byte) [][]byte
 		wantSeq uint64
 	}{
 		"edited": {func(e [][]byte) [][]byte {
-			body := strings.Replace(string(e[2][36:]), "job.paused", "job.resumed", 1)
-			e[2] = binary.BigEndian.AppendUint32(slices.Clone(e[2][:32]), uint32(len(body)))
-			e[2] = append(e[2], body...)
+			e[2] = append(slices.Clone(e[2][:32]), strings.Replace(string(e[2][32:]), "job.paused", "job.resumed", 1)...)
 			return e
 		}, 3},
 		"removed":      {func(e [][]byte) [][]byte { return slices.Delete(e, 1, 2) }, 2},
 		"last removed": {func(e [][]byte) [][]byte { return e[:4] }, 5},
 	}
 	for name, c := range cases {
-		for _, oneTx := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/one-transaction=%v", name, oneTx), func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), "s.db")
-				s, err := bolt.Open(path, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				perTx := 1
-				if oneTx {
-					perTx = 5
-				}
-				for range 5 / perTx {
-					err := s.Update(t.Context(), func(tx store.Tx) error {
-						for range perTx {
-							if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "o", Action: store.AuditJobPaused, JobID: "J"}); err != nil {
-								return err
-							}
-						}
-						return nil
-					})
-					if err != nil {
-						t.Fatal(err)
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			s, err := bolt.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Update(t.Context(), func(tx store.Tx) error {
+				for range 5 {
+					if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "o", Action: store.AuditJobPaused, JobID: "J"}); err != nil {
+						return err
 					}
 				}
-				s.Close()
-				tamper(t, path, func(b *bbolt.Bucket) error {
-					var keys [][]byte
-					var entries [][]byte
-					b.ForEach(func(k, v []byte) error {
-						keys = append(keys, slices.Clone(k))
-						entries = append(entries, auditEntries(slices.Clone(v))...)
-						return nil
-					})
-					if len(entries) != 5 {
-						t.Fatalf("%d entries stored, want 5", len(entries))
-					}
-					for _, k := range keys {
-						if err := b.Delete(k); err != nil {
-							return err
-						}
-					}
-					kept := c.edit(entries)
-					if oneTx {
-						return b.Put(seq(1), bytes.Join(kept, nil))
-					}
-					for _, e := range kept { // each under the seq its body names
-						var ev struct{ Seq uint64 }
-						json.Unmarshal(e[36:], &ev)
-						if err := b.Put(seq(ev.Seq), e); err != nil {
-							return err
-						}
-					}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			tamper(t, path, func(b *bbolt.Bucket) error {
+				var entries [][]byte
+				b.ForEach(func(k, v []byte) error {
+					entries = append(entries, slices.Clone(v))
 					return nil
 				})
-				s, err = bolt.Open(path, nil)
-				if err != nil {
-					t.Fatal(err)
+				if len(entries) != 5 {
+					t.Fatalf("%d entries stored, want 5", len(entries))
 				}
-				defer s.Close()
-				err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.AuditVerify(); return err })
-				var ce *store.ChainError
-				if !errors.As(err, &ce) {
-					t.Fatalf("AuditVerify = %v, want a ChainError", err)
+				for i := range entries {
+					if err := b.Delete(seq(uint64(i + 1))); err != nil {
+						return err
+					}
 				}
-				if ce.Seq != c.wantSeq {
-					t.Errorf("first bad record = %d (%v), want %d", ce.Seq, err, c.wantSeq)
+				for _, e := range c.edit(entries) {
+					var ev struct{ Seq uint64 }
+					json.Unmarshal(e[32:], &ev)
+					if err := b.Put(seq(ev.Seq), e); err != nil {
+						return err
+					}
 				}
+				return nil
 			})
-		}
+			s, err = bolt.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.AuditVerify(); return err })
+			var ce *store.ChainError
+			if !errors.As(err, &ce) {
+				t.Fatalf("AuditVerify = %v, want a ChainError", err)
+			}
+			if ce.Seq != c.wantSeq {
+				t.Errorf("first bad record = %d (%v), want %d", ce.Seq, err, c.wantSeq)
+			}
+		})
 	}
 }
 
 // TestOpen_UpgradesSchema1: a file written before jobs were split into a
-// definition and a status (one JSON record per job) is upgraded when opened
-// for writing, and keeps every field; a read-only open says what to do.
+// definition and a status (one JSON record per job, one audit record per
+// event) is upgraded when opened for writing, and keeps every field; a
+// read-only open says what to do.
 func TestOpen_UpgradesSchema1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := bolt.Open(path, nil)
@@ -379,6 +351,206 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		err = tx.JobsDue(t0, 10, func(j *store.Job) error { due = append(due, j); return nil })
 		if err != nil || len(due) != 1 || due[0].RunCount != 4 {
 			t.Errorf("JobsDue after upgrade = %v, %v", due, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpen_UpgradesSchema2: testdata/schema2.db was written by the
+// schedbot before schema 3 (a job's status binary, or JSON for the first
+// such files; audit events in blocks): opened for writing it is upgraded
+// in place and keeps every job, run, item and audit event, whose chain goes
+// on.
+func TestOpen_UpgradesSchema2(t *testing.T) {
+	src, err := os.ReadFile("testdata/schema2.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "automation.db")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var want []*store.Job
+	b, err := os.ReadFile("testdata/schema2.jobs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bolt.Open(path, &bolt.Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "(schema 2): open it once for writing") {
+		t.Fatalf("read-only Open of schema 2 = %v, want advice to open it for writing", err)
+	}
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open(schema 2) = %v", err)
+	}
+	defer s.Close()
+	if err := s.Update(t.Context(), func(tx store.Tx) error {
+		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobResumed, JobID: want[1].JobID})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		page, err := tx.JobList(&store.JobListParams{States: store.JobStates})
+		if err != nil {
+			return err
+		}
+		byID := map[string]*store.Job{}
+		for _, j := range page.Jobs {
+			byID[j.JobID] = j
+		}
+		for _, w := range want {
+			if d := cmp.Diff(w, byID[w.JobID]); d != "" {
+				t.Errorf("job %s after the upgrade (-want +got):\n%s", w.JobID, d)
+			}
+		}
+		if j, err := tx.JobGetByName("weekly-report"); err != nil || j.JobID != want[0].JobID {
+			t.Errorf("JobGetByName after the upgrade = %v, %v", j, err)
+		}
+		due, err := storetestJobsDue(tx, want[2].NextRunAt)
+		if err != nil || len(due) != 2 {
+			t.Errorf("JobsDue after the upgrade = %d jobs, %v; want 2", len(due), err)
+		}
+		if r, err := tx.RunGet(want[0].LastResult.ExecutionID); err != nil || r.Error != "boom" {
+			t.Errorf("run after the upgrade = %+v, %v", r, err)
+		}
+		if it, err := tx.QueueGet("item-1"); err != nil || string(it.Payload) != `{"manual":true}` || it.Queue != store.QueueDone {
+			t.Errorf("queue item after the upgrade = %+v, %v", it, err)
+		}
+		if n, err := tx.AuditVerify(); n != 6 || err != nil {
+			t.Errorf("AuditVerify after the upgrade = %d, %v; want 6 events (5 old, 1 new)", n, err)
+		}
+		evs, err := tx.AuditList(&store.AuditListParams{AfterSeq: 2})
+		if err != nil || len(evs) != 4 || evs[0].Seq != 3 || evs[3].PrevHash != evs[2].Hash {
+			t.Errorf("AuditList(after 2) = %+v, %v", evs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func storetestJobsDue(tx store.Tx, at time.Time) ([]*store.Job, error) {
+	var out []*store.Job
+	err := tx.JobsDue(at, 100, func(j *store.Job) error { out = append(out, j); return nil })
+	return out, err
+}
+
+// TestOpen_RefusesAnEmptyOrUnreadableFile: a store file that exists but is
+// empty (zero bytes), or is not a file, is refused with an error that says
+// so, and is left as it was; only where no file is does Open create one.
+func TestOpen_RefusesAnEmptyOrUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bolt.Open(empty, nil)
+	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "empty (0 bytes)") {
+		t.Errorf("Open(empty file) = %v, want ErrCorrupt saying it is empty", err)
+	}
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Errorf("the empty file after Open: %v, %v; want it left as it was", st, err)
+	}
+	notFile := filepath.Join(dir, "dir.db")
+	if err := os.Mkdir(notFile, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bolt.Open(notFile, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Open(a directory) = %v, want it refused as not a regular file", err)
+	}
+	fresh := filepath.Join(dir, "new", "automation.db")
+	s, err := bolt.Open(fresh, nil)
+	if err != nil {
+		t.Fatalf("Open(no file) = %v, want a new store", err)
+	}
+	s.Close()
+	s, err = bolt.Open(fresh, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reopening the new store = %v", err)
+	}
+	s.Close()
+	left, _ := filepath.Glob(filepath.Join(dir, "new", "*.new-*"))
+	if len(left) != 0 {
+		t.Errorf("files left from creating the store: %v", left)
+	}
+}
+
+// corruptJob overwrites a job's stored definition with bytes that do not
+// decode, as a damaged disk or an editor would.
+func corruptJob(t *testing.T, path, id string) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("jobs")).Put([]byte(id), []byte("{not json")) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJobsDue_UnreadableJobIsPassedOverAndQuarantined: JobsDue hands out the
+// due jobs that read and names the one that does not (an
+// UnreadableJobsError, ErrCorrupt); JobQuarantine takes it out of the due
+// index and counts it disabled, keeping its bytes; a job that reads it
+// refuses.
+func TestJobsDue_UnreadableJobIsPassedOverAndQuarantined(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(t.Context(), func(tx store.Tx) error {
+		for _, id := range []string{"A", "BAD", "C"} {
+			if err := tx.JobPut(storetest.NewJob(id, t0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	corruptJob(t, path, "BAD")
+	s, err = bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		var got []string
+		err := tx.JobsDue(t0, 10, func(j *store.Job) error { got = append(got, j.JobID); return nil })
+		var ue *store.UnreadableJobsError
+		if !errors.As(err, &ue) || !errors.Is(err, store.ErrCorrupt) || len(ue.Jobs) != 1 || ue.Jobs[0].ID != "BAD" {
+			t.Fatalf("JobsDue over a bad record = %v, want an UnreadableJobsError naming BAD", err)
+		}
+		if d := cmp.Diff([]string{"A", "C"}, got); d != "" {
+			t.Errorf("JobsDue handed out (-want +got):\n%s", d)
+		}
+		if err := tx.JobQuarantine("A"); err == nil {
+			t.Error("JobQuarantine of a job that reads succeeded")
+		}
+		return tx.JobQuarantine("BAD")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx store.Tx) error {
+		due, err := storetestJobsDue(tx, t0)
+		if err != nil || len(due) != 2 {
+			t.Errorf("JobsDue after quarantine = %d jobs, %v; want A and C, no error", len(due), err)
+		}
+		if n, _ := tx.JobCount(store.JobDisabled); n != 1 {
+			t.Errorf("disabled jobs = %d, want the quarantined one", n)
+		}
+		if _, err := tx.JobGet("BAD"); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("JobGet(quarantined) = %v, want ErrCorrupt (its bytes kept for repair)", err)
 		}
 		return nil
 	})

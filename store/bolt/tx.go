@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,27 +20,56 @@ type tx struct {
 	b *bolt.Tx
 	s *Store
 
-	// The audit chain's head, read once and written once at commit: a
-	// burst appends thousands of events in one transaction.
+	// The audit chain's head, read once and written at commit: a burst
+	// appends thousands of events in one transaction.
 	headRead  bool
 	headDirty bool
 	headSeq   uint64
 	headHash  []byte
 
-	// seen holds the indexed fields of every job this transaction read or
-	// wrote, so that rewriting one (the scheduler's burst) does not decode
-	// its stored JSON a second time.
-	seen map[string]jobMeta
+	// indexed holds the indexed fields of the jobs this transaction read
+	// or wrote, so that JobPut after JobGet (a burst: 10,000 times) does not
+	// decode the job again to move its index entries.
+	indexed map[string]jobIndex
 
-	// Records put but not yet encoded (see pending.go).
-	pend []*pendingPut
-	slab []pendingPut                      // where pend's records live
-	over map[string]map[string]*pendingPut // bucket -> key -> latest
-	// A background encoder of pending records, for big transactions.
-	enc     chan []*pendingPut
-	sent    int // pend[:sent] went to the encoder
-	encWG   sync.WaitGroup
-	encStop atomic.Bool
+	// unreadable holds the next-run index keys of the due jobs JobsDue
+	// could not read, for JobQuarantine.
+	unreadable map[string][]byte
+}
+
+// jobIndex is what a job's index entries are made of.
+type jobIndex struct {
+	State     store.JobState
+	NextRunAt time.Time
+	Name      string
+}
+
+func (t *tx) remember(j *store.Job) {
+	if t.indexed == nil {
+		t.indexed = map[string]jobIndex{}
+	}
+	t.indexed[j.JobID] = jobIndex{j.State, j.NextRunAt, j.Name}
+}
+
+// storedIndex returns the indexed fields of job id as stored, nil for a
+// new job.
+func (t *tx) storedIndex(id string) (*jobIndex, error) {
+	if _, ok := t.indexed[id]; !ok {
+		if j, err := t.loadJob([]byte(id)); j == nil || err != nil {
+			return nil, err // a new job, or one that does not read
+		}
+	}
+	x := t.indexed[id]
+	return &x, nil
+}
+
+// guard turns a panic in bbolt (a damaged page) into store.ErrCorrupt. Every
+// Tx method defers it; code that calls back into the caller (JobsDue's fn)
+// is outside it, so that the caller's own panics reach the caller.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w: %v", store.ErrCorrupt, r)
+	}
 }
 
 func (t *tx) bucket(name []byte) *bolt.Bucket {
@@ -55,13 +82,28 @@ func (t *tx) bucket(name []byte) *bolt.Bucket {
 
 // fillPercent is how full bbolt packs a bucket's pages when it splits them.
 // Its default (half) leaves room for inserts in the middle; where keys only
-// grow at the end (audit seq, queue ULIDs) or values keep their size (job
-// status, rewritten in place), full pages halve what a burst writes.
+// grow at the end (audit seq, queue ULIDs), full pages halve what a burst
+// writes.
 func fillPercent(name []byte) float64 {
-	if bytes.Equal(name, bucketAudit) || bytes.Equal(name, bucketJobStatus) || bytes.HasPrefix(name, []byte("queue_")) {
+	if bytes.Equal(name, bucketAudit) || bytes.HasPrefix(name, []byte("queue_")) {
 		return 0.95
 	}
 	return bolt.DefaultFillPercent
+}
+
+func (t *tx) writable() error {
+	if !t.b.Writable() {
+		return berrors.ErrTxNotWritable
+	}
+	return nil
+}
+
+func (t *tx) put(bucket []byte, key string, v any) error {
+	b, err := encode(v)
+	if err != nil {
+		return fmt.Errorf("encode %s %q: %w", bucket, key, err)
+	}
+	return t.bucket(bucket).Put([]byte(key), b)
 }
 
 func timeKey(at time.Time) []byte {
@@ -88,15 +130,64 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // ---- jobs ----
 
-func (t *tx) JobGet(id string) (*store.Job, error) {
-	j, err := t.loadJob([]byte(id))
+// A job is stored as two records: its definition in "jobs" and its
+// status, the fields its runs change, in "job_status", both JSON. A burst
+// then rewrites 10,000 statuses of 200 bytes rather than whole jobs: JobPut
+// writes a definition only when its bytes differ from the stored ones. A
+// field added to Job is part of the definition and needs nothing here.
+
+// jobStatus is the part of a job its runs change. Its JSON names are Job's,
+// so that a status decodes onto the job its definition decoded into.
+type jobStatus struct {
+	State          store.JobState `json:"state"`
+	NextRunAt      time.Time      `json:"nextRunAt,omitzero"`
+	NextRunAtLocal string         `json:"nextRunAtLocal,omitempty"`
+	LastRunAt      time.Time      `json:"lastRunAt,omitzero"`
+	LastResult     *store.Result  `json:"lastResult,omitempty"`
+	RunCount       int64          `json:"runCount"`
+	UpdatedAt      time.Time      `json:"updatedAt"`
+}
+
+// splitJob returns j's definition (its status fields zero) and status.
+func splitJob(j *store.Job) (*store.Job, *jobStatus) {
+	def := *j
+	st := &jobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
+	def.State, def.NextRunAt, def.NextRunAtLocal, def.LastRunAt = "", time.Time{}, "", time.Time{}
+	def.LastResult, def.RunCount, def.UpdatedAt = nil, 0, time.Time{}
+	return &def, st
+}
+
+// loadJob returns the job with id, nil when there is none.
+func (t *tx) loadJob(id []byte) (*store.Job, error) {
+	def, st := t.bucket(bucketJobs).Get(id), t.bucket(bucketJobStatus).Get(id)
+	if def == nil && st == nil {
+		return nil, nil
+	}
+	if def == nil || st == nil {
+		return nil, &store.RecordError{Kind: "job", ID: string(id), Err: errors.New("one of its two records is missing")}
+	}
+	j, err := decode[store.Job]("job", id, def)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeInto(st, j); err != nil {
+		return nil, &store.RecordError{Kind: "job status", ID: string(id), Err: err}
+	}
+	t.remember(j)
+	return j, nil
+}
+
+func (t *tx) JobGet(id string) (j *store.Job, err error) {
+	defer guard(&err)
+	j, err = t.loadJob([]byte(id))
 	if err == nil && j == nil {
 		err = notFound("job", id)
 	}
 	return j, err
 }
 
-func (t *tx) JobGetByName(name string) (*store.Job, error) {
+func (t *tx) JobGetByName(name string) (j *store.Job, err error) {
+	defer guard(&err)
 	id := t.bucket(bucketJobNames).Get([]byte(name))
 	if id == nil {
 		return nil, fmt.Errorf("job named %q: %w", name, store.ErrNotFound)
@@ -104,16 +195,8 @@ func (t *tx) JobGetByName(name string) (*store.Job, error) {
 	return t.JobGet(string(id))
 }
 
-// writable refuses writes in a View: pending writes reach bbolt only at
-// flush, which a View never does.
-func (t *tx) writable() error {
-	if !t.b.Writable() {
-		return berrors.ErrTxNotWritable
-	}
-	return nil
-}
-
-func (t *tx) JobPut(j *store.Job) error {
+func (t *tx) JobPut(j *store.Job) (err error) {
+	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -126,63 +209,70 @@ func (t *tx) JobPut(j *store.Job) error {
 	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
 		return fmt.Errorf("put job %s: an enabled job needs a nextRunAt", j.JobID)
 	}
-	id := []byte(j.JobID)
 	if j.Name != "" && j.State != store.JobDeleted {
 		if holder := t.bucket(bucketJobNames).Get([]byte(j.Name)); holder != nil && string(holder) != j.JobID {
 			return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
 		}
 	}
-	old, err := t.storedMeta(id)
+	old, err := t.storedIndex(j.JobID)
 	if err != nil {
 		return err
 	}
-	next := t.writeJob(j, old)
-	if err := t.reindex(j.JobID, old, next); err != nil {
+	def, st := splitJob(j)
+	d, err := encode(def)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", j.JobID, err)
+	}
+	if !bytes.Equal(d, t.bucket(bucketJobs).Get([]byte(j.JobID))) {
+		if err := t.bucket(bucketJobs).Put([]byte(j.JobID), d); err != nil {
+			return err
+		}
+	}
+	if err := t.put(bucketJobStatus, j.JobID, st); err != nil {
 		return err
 	}
-	t.remember(j.JobID, *next)
+	if err := t.reindex(j.JobID, old, &jobIndex{j.State, j.NextRunAt, j.Name}); err != nil {
+		return err
+	}
+	t.remember(j)
 	return nil
-}
-
-func (m *jobMeta) nextKey(id string) []byte {
-	return append(timeKey(m.next), id...)
 }
 
 // reindex moves a job's index entries from old (nil for a new job) to cur,
 // touching only the ones that change.
-func (t *tx) reindex(id string, old, cur *jobMeta) error {
+func (t *tx) reindex(id string, old, cur *jobIndex) error {
 	if old == nil {
-		old = &jobMeta{state: ""}
+		old = &jobIndex{}
 	}
 	nextIdx := t.bucket(bucketJobsNext)
-	oldIn, curIn := old.state == store.JobEnabled, cur.state == store.JobEnabled
-	if oldIn && (!curIn || !old.next.Equal(cur.next)) {
-		if err := nextIdx.Delete(old.nextKey(id)); err != nil {
+	oldIn, curIn := old.State == store.JobEnabled, cur.State == store.JobEnabled
+	if oldIn && (!curIn || !old.NextRunAt.Equal(cur.NextRunAt)) {
+		if err := nextIdx.Delete(nextKey(old.NextRunAt, id)); err != nil {
 			return err
 		}
 	}
-	if curIn && (!oldIn || !old.next.Equal(cur.next)) {
-		if err := nextIdx.Put(cur.nextKey(id), nil); err != nil {
+	if curIn && (!oldIn || !old.NextRunAt.Equal(cur.NextRunAt)) {
+		if err := nextIdx.Put(nextKey(cur.NextRunAt, id), nil); err != nil {
 			return err
 		}
 	}
-	if old.state != cur.state {
+	if old.State != cur.State {
 		states := t.bucket(bucketJobsState)
-		if old.state != "" {
-			if err := states.Delete(stateKey(old.state, id)); err != nil {
+		if old.State != "" {
+			if err := states.Delete(stateKey(old.State, id)); err != nil {
 				return err
 			}
 		}
-		if err := states.Put(stateKey(cur.state, id), nil); err != nil {
+		if err := states.Put(stateKey(cur.State, id), nil); err != nil {
 			return err
 		}
 	}
 	names := t.bucket(bucketJobNames)
-	oldName, curName := old.name, cur.name
-	if old.state == store.JobDeleted {
+	oldName, curName := old.Name, cur.Name
+	if old.State == store.JobDeleted {
 		oldName = ""
 	}
-	if cur.state == store.JobDeleted {
+	if cur.State == store.JobDeleted {
 		curName = ""
 	}
 	if oldName != curName {
@@ -204,14 +294,14 @@ func stateKey(state store.JobState, id string) []byte {
 	return append(append([]byte(state), 0), id...)
 }
 
-func nextKey(j *store.Job) []byte { return append(timeKey(j.NextRunAt), j.JobID...) }
+func nextKey(at time.Time, id string) []byte { return append(timeKey(at), id...) }
 
 // A cursor names the listing segment ("n" for the next-run index, else a
 // state) and the last key returned in it.
 func encodeCursor(seg string, key []byte) string { return seg + "." + hex.EncodeToString(key) }
 
 func decodeCursor(c string) (seg string, key []byte, err error) {
-	i := bytes.IndexByte([]byte(c), '.')
+	i := strings.IndexByte(c, '.')
 	if i < 0 {
 		return "", nil, errors.New("cursor: not a cursor from a previous page")
 	}
@@ -222,7 +312,8 @@ func decodeCursor(c string) (seg string, key []byte, err error) {
 	return c[:i], key, nil
 }
 
-func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
+func (t *tx) JobList(p *store.JobListParams) (page *store.JobPage, err error) {
+	defer guard(&err)
 	if p == nil {
 		p = &store.JobListParams{}
 	}
@@ -249,7 +340,6 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 	var startSeg string
 	var startKey []byte
 	if p.Cursor != "" {
-		var err error
 		if startSeg, startKey, err = decodeCursor(p.Cursor); err != nil {
 			return nil, err
 		}
@@ -259,10 +349,7 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 		}
 		segs = segs[i:]
 	}
-	if err := t.flushPending(); err != nil {
-		return nil, err
-	}
-	page := &store.JobPage{Jobs: []*store.Job{}}
+	page = &store.JobPage{Jobs: []*store.Job{}}
 	for _, seg := range segs {
 		var c *bolt.Cursor
 		var prefix []byte
@@ -302,10 +389,7 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 				continue
 			}
 			if len(page.Jobs) == limit {
-				last := page.Jobs[limit-1]
-				if seg2, key2 := listKey(last); key2 != nil {
-					page.NextCursor = encodeCursor(seg2, key2)
-				}
+				page.NextCursor = encodeCursor(listKey(page.Jobs[limit-1]))
 				return page, nil
 			}
 			page.Jobs = append(page.Jobs, j)
@@ -316,16 +400,16 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 
 func listKey(j *store.Job) (string, []byte) {
 	if j.State == store.JobEnabled {
-		return "n", nextKey(j)
+		return "n", nextKey(j.NextRunAt, j.JobID)
 	}
 	return string(j.State), stateKey(j.State, j.JobID)
 }
 
-func (t *tx) JobCount(states ...store.JobState) (int, error) {
+func (t *tx) JobCount(states ...store.JobState) (n int, err error) {
+	defer guard(&err)
 	if len(states) == 0 {
 		states = store.JobStates
 	}
-	n := 0
 	c := t.bucket(bucketJobsState).Cursor()
 	for _, st := range states {
 		prefix := append([]byte(st), 0)
@@ -336,22 +420,114 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 	return n, nil
 }
 
+// JobsDue reads the due ids from the index first (fn may change the index),
+// then each job when its turn comes.
 func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
-	if err := t.flushPending(); err != nil {
+	keys, err := t.dueKeys(at)
+	if err != nil {
 		return err
 	}
-	var due [][]byte
+	var bad []*store.RecordError
+	n := 0
+	for _, k := range keys {
+		if n == limit {
+			break
+		}
+		j, err := t.dueJob(k, at)
+		var re *store.RecordError
+		if errors.As(err, &re) {
+			bad = append(bad, re)
+			if t.unreadable == nil {
+				t.unreadable = map[string][]byte{}
+			}
+			t.unreadable[string(k[8:])] = k
+			continue
+		} else if err != nil {
+			return err
+		} else if j == nil {
+			continue
+		}
+		n++
+		if err := fn(j); err != nil {
+			return err
+		}
+	}
+	if bad != nil {
+		return &store.UnreadableJobsError{Jobs: bad}
+	}
+	return nil
+}
+
+// dueKeys returns the next-run index keys due at or before at. A job that
+// cannot be read does not count towards JobsDue's limit, so all are read.
+func (t *tx) dueKeys(at time.Time) (keys [][]byte, err error) {
+	defer guard(&err)
 	c := t.bucket(bucketJobsNext).Cursor()
-	for k, _ := c.First(); k != nil && len(due) < limit; k, _ = c.Next() {
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) < 8 {
+			return nil, fmt.Errorf("next-run index: %w: key %x", store.ErrCorrupt, k)
+		}
 		if keyTime(k[:8]).After(at) {
 			break
 		}
-		due = append(due, k[8:])
+		keys = append(keys, slices.Clone(k))
 	}
-	return t.loadJobs(due, fn)
+	return keys, nil
 }
 
-func (t *tx) JobNextRunAt() (time.Time, bool, error) {
+// dueJob reads the job of a due index key, nil when it is no longer due
+// (fn paused it or moved it on).
+func (t *tx) dueJob(k []byte, at time.Time) (j *store.Job, err error) {
+	defer guard(&err)
+	j, err = t.loadJob(k[8:])
+	if err == nil && j == nil {
+		err = fmt.Errorf("job %s: %w: indexed but not stored", k[8:], store.ErrCorrupt)
+	}
+	if err != nil || j.State != store.JobEnabled || j.NextRunAt.After(at) {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (t *tx) JobQuarantine(id string) (err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return err
+	}
+	j, err := t.loadJob([]byte(id))
+	if err == nil && j == nil {
+		return notFound("job", id)
+	} else if err == nil {
+		return fmt.Errorf("quarantine job %s: its record reads; disable it with JobPut", id)
+	}
+	next := t.bucket(bucketJobsNext)
+	if k := t.unreadable[id]; k != nil {
+		if err := next.Delete(k); err != nil {
+			return err
+		}
+	} else {
+		// Not met by JobsDue: its entry, if any, is found by its id.
+		c := next.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) >= 8 && string(k[8:]) == id {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	states := t.bucket(bucketJobsState)
+	for _, st := range store.JobStates {
+		if err := states.Delete(stateKey(st, id)); err != nil {
+			return err
+		}
+	}
+	return states.Put(stateKey(store.JobDisabled, id), nil)
+}
+
+func (t *tx) JobNextRunAt() (at time.Time, ok bool, err error) {
+	defer guard(&err)
 	k, _ := t.bucket(bucketJobsNext).Cursor().First()
 	if k == nil {
 		return time.Time{}, false, nil
@@ -364,7 +540,8 @@ func (t *tx) JobNextRunAt() (time.Time, bool, error) {
 
 // ---- runs ----
 
-func (t *tx) RunPut(r *store.Run) error {
+func (t *tx) RunPut(r *store.Run) (err error) {
+	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -374,14 +551,11 @@ func (t *tx) RunPut(r *store.Run) error {
 	if !strings.HasPrefix(r.ExecutionID, r.JobID+"@") {
 		return fmt.Errorf("put run: executionId %q does not start with its jobId and @", r.ExecutionID)
 	}
-	t.put(bucketRuns, r.ExecutionID, copyRun(r))
-	return nil
+	return t.put(bucketRuns, r.ExecutionID, r)
 }
 
-func (t *tx) RunGet(id string) (*store.Run, error) {
-	if p := t.pending(bucketRuns, []byte(id)); p != nil {
-		return copyRun(p.(*store.Run)), nil
-	}
+func (t *tx) RunGet(id string) (r *store.Run, err error) {
+	defer guard(&err)
 	v := t.bucket(bucketRuns).Get([]byte(id))
 	if v == nil {
 		return nil, notFound("run", id)
@@ -392,12 +566,10 @@ func (t *tx) RunGet(id string) (*store.Run, error) {
 // RunList reads a job's runs backwards from the end of its key range:
 // executionIds are jobId@<UTC instant>, so key order is time order and no
 // index is needed.
-func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
+func (t *tx) RunList(jobID string, limit int) (out []*store.Run, err error) {
+	defer guard(&err)
 	if limit <= 0 {
 		limit = store.DefaultListLimit
-	}
-	if err := t.flushPending(); err != nil {
-		return nil, err
 	}
 	prefix := []byte(jobID + "@")
 	end := []byte(jobID + "A") // '@'+1: just past the job's range
@@ -408,7 +580,6 @@ func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
 	} else {
 		k, v = c.Prev()
 	}
-	var out []*store.Run
 	for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Prev() {
 		r, err := decode[store.Run]("run", k, v)
 		if err != nil {
@@ -421,7 +592,8 @@ func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
 
 // ---- queue ----
 
-func (t *tx) QueueAdd(item *store.QueueItem) error {
+func (t *tx) QueueAdd(item *store.QueueItem) (err error) {
+	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -445,37 +617,31 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 	} else if _, ok := t.stageOf([]byte(item.ItemID)); ok {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
 	}
-	return t.queueWrite(item)
+	return t.put(queueBucket(item.Queue), item.ItemID, item)
 }
 
 // stageOf finds the queue an item is in. There is no id index: five
 // lookups cost less than writing one more key for every item.
 func (t *tx) stageOf(id []byte) (store.QueueName, bool) {
 	for _, q := range store.QueueNames {
-		if t.pending(queueBucket(q), id) != nil || t.bucket(queueBucket(q)).Get(id) != nil {
+		if t.bucket(queueBucket(q)).Get(id) != nil {
 			return q, true
 		}
 	}
 	return "", false
 }
 
-func (t *tx) queueWrite(item *store.QueueItem) error {
-	t.put(queueBucket(item.Queue), item.ItemID, copyItem(item))
-	return nil
-}
-
-func (t *tx) QueueGet(id string) (*store.QueueItem, error) {
+func (t *tx) QueueGet(id string) (item *store.QueueItem, err error) {
+	defer guard(&err)
 	q, ok := t.stageOf([]byte(id))
 	if !ok {
 		return nil, notFound("queue item", id)
 	}
-	if p := t.pending(queueBucket(q), []byte(id)); p != nil {
-		return copyItem(p.(*store.QueueItem)), nil
-	}
 	return decode[store.QueueItem]("queue item", []byte(id), t.bucket(queueBucket(q)).Get([]byte(id)))
 }
 
-func (t *tx) QueuePut(item *store.QueueItem) error {
+func (t *tx) QueuePut(item *store.QueueItem) (err error) {
+	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -487,18 +653,18 @@ func (t *tx) QueuePut(item *store.QueueItem) error {
 		return notFound("queue item", item.ItemID)
 	}
 	if q != item.Queue {
-		if err := t.del(queueBucket(q), []byte(item.ItemID)); err != nil {
+		if err := t.bucket(queueBucket(q)).Delete([]byte(item.ItemID)); err != nil {
 			return err
 		}
 	}
-	return t.queueWrite(item)
+	return t.put(queueBucket(item.Queue), item.ItemID, item)
 }
 
-func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
-	if err := t.flushPending(); err != nil {
+func (t *tx) QueueClaim(now time.Time, limit int) (claimed []*store.QueueItem, err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
 		return nil, err
 	}
-	var claimed []*store.QueueItem
 	c := t.bucket(queueBucket(store.QueueIncoming)).Cursor()
 	for k, v := c.First(); k != nil && len(claimed) < limit; k, v = c.Next() {
 		item, err := decode[store.QueueItem]("queue item", k, v)
@@ -510,22 +676,23 @@ func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
 		}
 		claimed = append(claimed, item)
 	}
+	incoming, processing := t.bucket(queueBucket(store.QueueIncoming)), queueBucket(store.QueueProcessing)
 	for _, item := range claimed {
-		item.Queue = store.QueueProcessing
-		item.UpdatedAt = now
-		if err := t.QueuePut(item); err != nil {
+		item.Queue, item.UpdatedAt = store.QueueProcessing, now
+		if err := incoming.Delete([]byte(item.ItemID)); err != nil {
+			return nil, err
+		}
+		if err := t.put(processing, item.ItemID, item); err != nil {
 			return nil, err
 		}
 	}
 	return claimed, nil
 }
 
-func (t *tx) QueueList(p *store.QueueListParams) ([]*store.QueueItem, error) {
+func (t *tx) QueueList(p *store.QueueListParams) (out []*store.QueueItem, err error) {
+	defer guard(&err)
 	if !p.Queue.Valid() {
 		return nil, fmt.Errorf("list queue: unknown queue %q", p.Queue)
-	}
-	if err := t.flushPending(); err != nil {
-		return nil, err
 	}
 	limit := p.Limit
 	if limit <= 0 {
@@ -539,7 +706,7 @@ func (t *tx) QueueList(p *store.QueueListParams) ([]*store.QueueItem, error) {
 			k, v = c.Next()
 		}
 	}
-	out := []*store.QueueItem{}
+	out = []*store.QueueItem{}
 	for ; k != nil && len(out) < limit; k, v = c.Next() {
 		item, err := decode[store.QueueItem]("queue item", k, v)
 		if err != nil {
@@ -550,18 +717,15 @@ func (t *tx) QueueList(p *store.QueueListParams) ([]*store.QueueItem, error) {
 	return out, nil
 }
 
-func (t *tx) QueueCount(q store.QueueName) (int, error) {
+func (t *tx) QueueCount(q store.QueueName) (n int, err error) {
+	defer guard(&err)
 	if !q.Valid() {
 		return 0, fmt.Errorf("count queue: unknown queue %q", q)
-	}
-	if err := t.flushPending(); err != nil {
-		return 0, err
 	}
 	if !t.b.Writable() {
 		return t.bucket(queueBucket(q)).Stats().KeyN, nil
 	}
 	// A bucket's Stats read its pages, not this transaction's changes.
-	n := 0
 	c := t.bucket(queueBucket(q)).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		n++
@@ -569,60 +733,44 @@ func (t *tx) QueueCount(q store.QueueName) (int, error) {
 	return n, nil
 }
 
-func (t *tx) QueueDelete(id string) error {
+func (t *tx) QueueDelete(id string) (err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return err
+	}
 	q, ok := t.stageOf([]byte(id))
 	if !ok {
 		return notFound("queue item", id)
 	}
-	return t.del(queueBucket(q), []byte(id))
+	return t.bucket(queueBucket(q)).Delete([]byte(id))
 }
 
-// ---- audit ----
-
-func seqKey(seq uint64) []byte {
-	k := make([]byte, 8)
-	binary.BigEndian.PutUint64(k, seq)
-	return k
-}
-
-func (t *tx) auditHead() (uint64, []byte) {
-	if !t.headRead {
-		t.headRead = true
-		if h := t.bucket(bucketMeta).Get(keyAuditHead); len(h) == 8+32 {
-			t.headSeq, t.headHash = binary.BigEndian.Uint64(h[:8]), slices.Clone(h[8:])
+// QueuePrune walks the whole done queue: ids need not sort by time (a
+// caller may choose them), so no prefix of it is the oldest items.
+func (t *tx) QueuePrune(before time.Time, limit int) (n int, err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	var old [][]byte
+	c := t.bucket(queueBucket(store.QueueDone)).Cursor()
+	for k, v := c.First(); k != nil && len(old) < limit; k, v = c.Next() {
+		item, err := decode[struct {
+			UpdatedAt time.Time `json:"updatedAt"`
+		}]("queue item", k, v)
+		if err != nil {
+			return 0, err
+		}
+		if item.UpdatedAt.Before(before) {
+			old = append(old, slices.Clone(k))
 		}
 	}
-	return t.headSeq, t.headHash
-}
-
-// flush writes what the transaction kept in memory; run calls it before
-// commit.
-func (t *tx) flush() error {
-	if err := t.flushPending(); err != nil {
-		return err
+	done := t.bucket(queueBucket(store.QueueDone))
+	for _, k := range old {
+		if err := done.Delete(k); err != nil {
+			return n, err
+		}
+		n++
 	}
-	if !t.headDirty {
-		return nil
-	}
-	return t.bucket(bucketMeta).Put(keyAuditHead, append(seqKey(t.headSeq), t.headHash...))
-}
-
-// AuditAppend numbers ev at once; its body is encoded at flush with the
-// other pending records, and chained there in order (PrevHash and Hash are
-// set on ev then, before the transaction commits).
-func (t *tx) AuditAppend(ev *store.AuditEvent) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	seq, _ := t.auditHead()
-	ev.Seq = seq + 1
-	if ev.At.IsZero() {
-		ev.At = time.Now().UTC()
-	}
-	c := *ev
-	c.Hash, c.PrevHash = "", prevHashPlaceholder
-	c.Before, c.After = slices.Clone(ev.Before), slices.Clone(ev.After)
-	t.enqueue(t.newPending(pendingPut{bucket: bucketAudit, key: string(seqKey(ev.Seq)), val: &c, audit: ev}))
-	t.headSeq, t.headDirty = ev.Seq, true
-	return nil
+	return n, nil
 }

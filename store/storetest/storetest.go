@@ -44,6 +44,11 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ViewRejectsWrites", testViewRejectsWrites},
 		{"CanceledContextDoesNothing", testCanceled},
 		{"RequestsRecordOnceAndPrune", testRequests},
+		{"RecordsRoundTripExactly", testRecordsRoundTrip},
+		{"InvalidUTF8IsStoredReplaced", testInvalidUTF8},
+		{"JobsDueSeesEarlierWritesInItsTransaction", testJobsDueSeesEarlierWrites},
+		{"PanicInTransactionGoesToTheCaller", testPanicGoesToTheCaller},
+		{"QueuePruneReachesEveryItem", testQueuePrune},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
