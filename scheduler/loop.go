@@ -205,7 +205,7 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 		err := s.st.Update(ctx, func(tx store.Tx) error {
 			out, records = out[:0], records[:0]
 			n = 0
-			return tx.JobsDue(now, s.opt.Batch, func(j *store.Job) error {
+			err := tx.JobsDue(now, s.opt.Batch, func(j *store.Job) error {
 				n++
 				f, recs, err := s.fireJob(tx, j, now)
 				if err != nil {
@@ -217,6 +217,11 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 				records = append(records, recs...)
 				return nil
 			})
+			var bad *store.UnreadableJobsError
+			if errors.As(err, &bad) {
+				return s.quarantine(tx, now, bad) // and the others fire
+			}
+			return err
 		})
 		if err == nil && n > 0 {
 			s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
