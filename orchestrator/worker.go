@@ -628,23 +628,19 @@ func (w *Worker) finishUnknown(ctx context.Context, it *store.QueueItem) {
 	}
 }
 
+// prune deletes done items older than KeepDone, 5000 a transaction.
 func (w *Worker) prune(ctx context.Context) error {
 	cutoff := w.now().Add(-w.opt.KeepDone)
-	return w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueDone, Limit: 5000})
-		if err != nil {
+	for {
+		var n int
+		err := w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
+			n, err = tx.QueuePrune(cutoff, 5000)
+			return err
+		})
+		if err != nil || n < 5000 {
 			return err
 		}
-		for _, it := range items {
-			if it.UpdatedAt.After(cutoff) {
-				continue
-			}
-			if err := tx.QueueDelete(it.ItemID); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
 }
 
 func truncate(s string, n int) string {
