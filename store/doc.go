@@ -7,4 +7,8 @@
 // hash-chained: each event's hash covers its encoded body (which names the
 // previous hash) and the previous hash (AuditHash), so an edited or removed record is found by
 // Tx.AuditVerify. store imports only the standard library.
+//
+// A field is added to a record in records.go alone, with its JSON name (the
+// wire name): a Store keeps records whole, and storetest's round trip of
+// random records shows it comes back as it was put.
 package store
