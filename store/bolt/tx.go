@@ -32,6 +32,9 @@ type tx struct {
 	// decode the job again to move its index entries.
 	indexed map[string]jobIndex
 
+	// written holds the jobs written while a readAhead runs.
+	written map[string]bool
+
 	// unreadable holds the next-run index keys of the due jobs JobsDue
 	// could not read, for JobQuarantine.
 	unreadable map[string][]byte
@@ -163,6 +166,15 @@ func (t *tx) loadJob(id []byte) (*store.Job, error) {
 	if def == nil && st == nil {
 		return nil, nil
 	}
+	j, err := decodeJob(id, def, st)
+	if err == nil {
+		t.remember(j)
+	}
+	return j, err
+}
+
+// decodeJob decodes a job's two records. It may run on another goroutine.
+func decodeJob(id, def, st []byte) (*store.Job, error) {
 	if def == nil || st == nil {
 		return nil, &store.RecordError{Kind: "job", ID: string(id), Err: errors.New("one of its two records is missing")}
 	}
@@ -173,7 +185,6 @@ func (t *tx) loadJob(id []byte) (*store.Job, error) {
 	if err := decodeInto(st, j); err != nil {
 		return nil, &store.RecordError{Kind: "job status", ID: string(id), Err: err}
 	}
-	t.remember(j)
 	return j, nil
 }
 
@@ -235,6 +246,9 @@ func (t *tx) JobPut(j *store.Job) (err error) {
 		return err
 	}
 	t.remember(j)
+	if t.written != nil {
+		t.written[j.JobID] = true
+	}
 	return nil
 }
 
@@ -421,19 +435,30 @@ func (t *tx) JobCount(states ...store.JobState) (n int, err error) {
 }
 
 // JobsDue reads the due ids from the index first (fn may change the index),
-// then each job when its turn comes.
+// then each job when its turn comes (or ahead, readahead.go).
 func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
-	keys, err := t.dueKeys(at)
+	keys, err := t.dueKeys(at, limit)
 	if err != nil {
 		return err
 	}
+	ahead := t.startReadAhead(keys)
+	if ahead != nil {
+		defer ahead.close(t)
+	}
 	var bad []*store.RecordError
 	n := 0
-	for _, k := range keys {
+	for i, k := range keys {
 		if n == limit {
 			break
 		}
-		j, err := t.dueJob(k, at)
+		var j *store.Job
+		if ahead != nil && !t.written[string(k[8:])] {
+			if j, err = ahead.job(i); err == nil {
+				t.remember(j)
+			}
+		} else {
+			j, err = t.dueJob(k, at)
+		}
 		var re *store.RecordError
 		if errors.As(err, &re) {
 			bad = append(bad, re)
@@ -458,12 +483,12 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	return nil
 }
 
-// dueKeys returns the next-run index keys due at or before at. A job that
-// cannot be read does not count towards JobsDue's limit, so all are read.
-func (t *tx) dueKeys(at time.Time) (keys [][]byte, err error) {
+// dueKeys returns the next-run index keys due at or before at, a few past
+// limit (jobs that do not read or are no longer due are passed over).
+func (t *tx) dueKeys(at time.Time, limit int) (keys [][]byte, err error) {
 	defer guard(&err)
 	c := t.bucket(bucketJobsNext).Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+	for k, _ := c.First(); k != nil && len(keys) < limit+limit/8+16; k, _ = c.Next() {
 		if len(k) < 8 {
 			return nil, fmt.Errorf("next-run index: %w: key %x", store.ErrCorrupt, k)
 		}

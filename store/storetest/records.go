@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -195,37 +196,47 @@ func testInvalidUTF8(t *testing.T, s store.Store) {
 
 // testJobsDueSeesEarlierWrites: a job changed by the callback for an
 // earlier job is handed out as changed, and one it paused is not handed
-// out at all.
+// out at all, in a batch big enough for a store to read ahead.
 func testJobsDueSeesEarlierWrites(t *testing.T, s store.Store) {
-	mustPut(t, s, NewJob("A", t0.Add(-3*time.Minute)), NewJob("B", t0.Add(-2*time.Minute)), NewJob("C", t0.Add(-time.Minute)))
+	const n = 1000
+	var jobs []*store.Job
+	for i := range n {
+		jobs = append(jobs, NewJob(fmt.Sprintf("D%04d", i), t0.Add(-time.Duration(n-i)*time.Second)))
+	}
+	mustPut(t, s, jobs...)
 	var got []*store.Job
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(t0, 10, func(j *store.Job) error {
+		return tx.JobsDue(t0, n, func(j *store.Job) error {
 			got = append(got, j)
-			if j.JobID != "A" {
+			if j.JobID != "D0000" {
 				return nil
 			}
-			b, err := tx.JobGet("B")
+			for _, id := range []string{"D0001", "D0900"} {
+				later, err := tx.JobGet(id)
+				if err != nil {
+					return err
+				}
+				later.Description = "changed while D0000 fired"
+				if err := tx.JobPut(later); err != nil {
+					return err
+				}
+			}
+			paused, err := tx.JobGet("D0950")
 			if err != nil {
 				return err
 			}
-			b.Description = "changed while A fired"
-			if err := tx.JobPut(b); err != nil {
-				return err
-			}
-			c, err := tx.JobGet("C")
-			if err != nil {
-				return err
-			}
-			c.State, c.NextRunAt = store.JobPaused, time.Time{}
-			return tx.JobPut(c)
+			paused.State, paused.NextRunAt = store.JobPaused, time.Time{}
+			return tx.JobPut(paused)
 		})
 	})
-	if d := cmp.Diff([]string{"A", "B"}, ids(got)); d != "" {
-		t.Fatalf("JobsDue handed out (-want +got):\n%s", d)
+	if len(got) != n-1 || slices.ContainsFunc(got, func(j *store.Job) bool { return j.JobID == "D0950" }) {
+		t.Fatalf("JobsDue handed out %d jobs (D0950 among them: %v), want %d without the one paused meanwhile",
+			len(got), slices.ContainsFunc(got, func(j *store.Job) bool { return j.JobID == "D0950" }), n-1)
 	}
-	if got[1].Description != "changed while A fired" {
-		t.Errorf("B handed out as %q, not as the transaction had it", got[1].Description)
+	for _, j := range got {
+		if (j.JobID == "D0001" || j.JobID == "D0900") && j.Description != "changed while D0000 fired" {
+			t.Errorf("%s handed out as %q, not as the transaction had it", j.JobID, j.Description)
+		}
 	}
 }
 
