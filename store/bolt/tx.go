@@ -32,9 +32,6 @@ type tx struct {
 	// decode the job again to move its index entries.
 	indexed map[string]jobIndex
 
-	// written holds the jobs written while a readAhead runs.
-	written map[string]bool
-
 	// unreadable holds the next-run index keys of the due jobs JobsDue
 	// could not read, for JobQuarantine.
 	unreadable map[string][]byte
@@ -85,10 +82,10 @@ func (t *tx) bucket(name []byte) *bolt.Bucket {
 
 // fillPercent is how full bbolt packs a bucket's pages when it splits them.
 // Its default (half) leaves room for inserts in the middle; where keys only
-// grow at the end (audit seq, queue ULIDs), full pages halve what a burst
-// writes.
+// grow at the end (audit seq, queue ULIDs) or values keep their size (job
+// status, rewritten in place), full pages halve what a burst writes.
 func fillPercent(name []byte) float64 {
-	if bytes.Equal(name, bucketAudit) || bytes.HasPrefix(name, []byte("queue_")) {
+	if bytes.Equal(name, bucketAudit) || bytes.Equal(name, bucketJobStatus) || bytes.HasPrefix(name, []byte("queue_")) {
 		return 0.95
 	}
 	return bolt.DefaultFillPercent
@@ -173,7 +170,7 @@ func (t *tx) loadJob(id []byte) (*store.Job, error) {
 	return j, err
 }
 
-// decodeJob decodes a job's two records. It may run on another goroutine.
+// decodeJob decodes a job's two records.
 func decodeJob(id, def, st []byte) (*store.Job, error) {
 	if def == nil || st == nil {
 		return nil, &store.RecordError{Kind: "job", ID: string(id), Err: errors.New("one of its two records is missing")}
@@ -246,9 +243,6 @@ func (t *tx) JobPut(j *store.Job) (err error) {
 		return err
 	}
 	t.remember(j)
-	if t.written != nil {
-		t.written[j.JobID] = true
-	}
 	return nil
 }
 
@@ -435,30 +429,20 @@ func (t *tx) JobCount(states ...store.JobState) (n int, err error) {
 }
 
 // JobsDue reads the due ids from the index first (fn may change the index),
-// then each job when its turn comes (or ahead, readahead.go).
+// then each job when its turn comes. (Decoding a burst's jobs ahead on
+// another core saved under 1% of a 10k burst here, so it does not.)
 func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	keys, err := t.dueKeys(at, limit)
 	if err != nil {
 		return err
 	}
-	ahead := t.startReadAhead(keys)
-	if ahead != nil {
-		defer ahead.close(t)
-	}
 	var bad []*store.RecordError
 	n := 0
-	for i, k := range keys {
+	for _, k := range keys {
 		if n == limit {
 			break
 		}
-		var j *store.Job
-		if ahead != nil && !t.written[string(k[8:])] {
-			if j, err = ahead.job(i); err == nil {
-				t.remember(j)
-			}
-		} else {
-			j, err = t.dueJob(k, at)
-		}
+		j, err := t.dueJob(k, at)
 		var re *store.RecordError
 		if errors.As(err, &re) {
 			bad = append(bad, re)
