@@ -256,7 +256,7 @@ type Request struct {
 	Key       string          `json:"key"`
 	Digest    string          `json:"digest"` // of what was asked, so a key reused for another call is refused
 	Function  string          `json:"function"`
-	Result    json.RawMessage `json:"result"`
+	Result    json.RawMessage `json:"result,omitzero"`
 	CreatedAt time.Time       `json:"createdAt"`
 }
 

@@ -2,23 +2,21 @@ package bolt
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-
 	"time"
 
 	"github.com/schedbot/schedbot/store"
 )
 
-// Idempotent calls' results. Written straight to bbolt (they are few and
-// small), not through the pending records of a burst.
+// Idempotent calls' results.
 var (
 	bucketRequests   = []byte("requests")    // key -> JSON Request
 	bucketRequestsAt = []byte("requests_at") // createdAt(8) + key -> nil, for pruning
 )
 
-func (t *tx) RequestGet(key string) (*store.Request, error) {
+func (t *tx) RequestGet(key string) (_ *store.Request, err error) {
+	defer guard(&err)
 	b := t.b.Bucket(bucketRequests)
 	var v []byte
 	if b != nil { // a file opened read-only before its first write has none
@@ -27,14 +25,11 @@ func (t *tx) RequestGet(key string) (*store.Request, error) {
 	if v == nil {
 		return nil, notFound("request", key)
 	}
-	var r store.Request
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("request %s: %w: %v", key, store.ErrCorrupt, err)
-	}
-	return &r, nil
+	return decode[store.Request]("request", []byte(key), v)
 }
 
-func (t *tx) RequestPut(r *store.Request) error {
+func (t *tx) RequestPut(r *store.Request) (err error) {
+	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -45,9 +40,9 @@ func (t *tx) RequestPut(r *store.Request) error {
 	if b.Get([]byte(r.Key)) != nil {
 		return fmt.Errorf("request %s: %w", r.Key, store.ErrExists)
 	}
-	v, err := json.Marshal(r)
+	v, err := encode(r)
 	if err != nil {
-		return err
+		return fmt.Errorf("encode request %s: %w", r.Key, err)
 	}
 	if err := b.Put([]byte(r.Key), v); err != nil {
 		return err
@@ -55,7 +50,8 @@ func (t *tx) RequestPut(r *store.Request) error {
 	return at.Put(append(timeKey(r.CreatedAt), r.Key...), nil)
 }
 
-func (t *tx) RequestPrune(before time.Time, limit int) (int, error) {
+func (t *tx) RequestPrune(before time.Time, limit int) (_ int, err error) {
+	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return 0, err
 	}

@@ -107,6 +107,7 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 	var runs []pair[store.Run]
 	var items []pair[store.QueueItem]
 	var events []pair[store.AuditEvent]
+	var requests []pair[store.Request]
 	for i := range n {
 		j := &store.Job{}
 		fill(t, rng, reflect.ValueOf(j).Elem())
@@ -135,10 +136,16 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 		fill(t, rng, reflect.ValueOf(ev).Elem())
 		ev.At = t0.Add(time.Duration(i) * time.Second)
 		events = append(events, pair[store.AuditEvent]{put: ev})
+
+		req := &store.Request{}
+		fill(t, rng, reflect.ValueOf(req).Elem())
+		req.Key = fmt.Sprintf("request-%03d", i)
+		requests = append(requests, pair[store.Request]{put: req})
 	}
 	mustUpdate(t, s, func(tx store.Tx) error {
 		for i := range n {
-			for _, err := range []error{tx.JobPut(jobs[i].put), tx.RunPut(runs[i].put), tx.QueueAdd(items[i].put), tx.AuditAppend(events[i].put)} {
+			for _, err := range []error{tx.JobPut(jobs[i].put), tx.RunPut(runs[i].put), tx.QueueAdd(items[i].put),
+				tx.AuditAppend(events[i].put), tx.RequestPut(requests[i].put)} {
 				if err != nil {
 					return err
 				}
@@ -155,10 +162,11 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 			return fmt.Errorf("AuditList = %d events, want %d", len(evs), n)
 		}
 		for i := range n {
-			var errs [3]error
+			var errs [4]error
 			jobs[i].got, errs[0] = tx.JobGet(jobs[i].put.JobID)
 			runs[i].got, errs[1] = tx.RunGet(runs[i].put.ExecutionID)
 			items[i].got, errs[2] = tx.QueueGet(items[i].put.ItemID)
+			requests[i].got, errs[3] = tx.RequestGet(requests[i].put.Key)
 			events[i].got = evs[i]
 			if err := errors.Join(errs[:]...); err != nil {
 				return err
@@ -168,7 +176,7 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 	})
 	for i := range n {
 		for _, d := range []string{cmp.Diff(jobs[i].put, jobs[i].got), cmp.Diff(runs[i].put, runs[i].got),
-			cmp.Diff(items[i].put, items[i].got), cmp.Diff(events[i].put, events[i].got)} {
+			cmp.Diff(items[i].put, items[i].got), cmp.Diff(events[i].put, events[i].got), cmp.Diff(requests[i].put, requests[i].got)} {
 			if d != "" {
 				t.Fatalf("record %d after a round trip (-put +got):\n%s", i, d)
 			}
