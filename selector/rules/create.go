@@ -314,7 +314,7 @@ func create(in selector.Input, text string) selector.Decision {
 		loc, zone = time.UTC, "UTC"
 	}
 	now := in.Now.In(loc)
-	r := s.rest()
+	r := trimPoliteEnd(s.rest())
 
 	var w when
 	var why string
@@ -382,10 +382,20 @@ func create(in selector.Input, text string) selector.Decision {
 		if !startsBlock(region[k]) {
 			continue
 		}
+		if k >= 2 && region[k-1].s == "-" && region[k-1].j == region[k].i && region[k-2].j == region[k-1].i && region[k-2].kind == tWord {
+			continue // "semi-monthly", "check-in": one word
+		}
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
-		if _, ok, y := parseBlock(region[k:], w, now); ok {
+		if _, ok, y, first := parseBlockFirst(region[k:], w, now); ok {
+			// "what went well in March every Friday": a month or a date
+			// that the rest of the when does not need may end the text
+			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) {
+				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+				amb := body[region[k].i:region[k+first-1].j]
+				return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb))
+			}
 			tail = k
 			break
 		} else if y != "" && why == "" {
@@ -547,6 +557,33 @@ func init() {
 	}
 }
 
+// trimPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a
+// message after its when or target ("… every friday at 4pm thanks!").
+func trimPoliteEnd(r []tok) []tok {
+	end := len(r)
+	for end > 0 {
+		t := r[end-1]
+		switch {
+		case t.kind == tOther && !isURLAt(t.s, 0), t.s == "!" || t.s == "." || t.s == "🙏",
+			t.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, t.s),
+			t.s == "you" && end >= 2 && r[end-2].s == "thank":
+			if t.s == "you" {
+				end--
+			}
+			end--
+			continue
+		}
+		break
+	}
+	if end == len(r) || end == 0 {
+		return r
+	}
+	if last := r[end-1]; last.kind == tChannel || startsBlock(last) || last.s == "pm" || last.s == "am" {
+		return r[:end]
+	}
+	return r
+}
+
 func trimConnectors(r []tok) []tok {
 	r = trimLeadConnectors(r)
 	return trimTrailConnectors(r)
@@ -562,7 +599,7 @@ func trimLeadConnectors(r []tok) []tok {
 func trimTrailConnectors(r []tok) []tok {
 	// only what joins the text to a when: "stand by", "check in" keep
 	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->"}, r[len(r)-1].s) {
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->", "."}, r[len(r)-1].s) {
 		r = r[:len(r)-1]
 	}
 	return r
@@ -608,7 +645,11 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 		return unsupported("%s", reason)
 	}
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
-	if len(s.blocks) > 0 {
+	switch {
+	case len(s.blocks) > 0 && s.text != "" && strings.Contains(s.text, what):
+		// words about time in what would be the message
+		q = fmt.Sprintf("I understood “%s”, but is “%s” part of the message or of the schedule? If it is the message, put it in quotes: post “%s” %s.", blockText(text, s.blocks), what, s.text, blockText(text, s.blocks))
+	case len(s.blocks) > 0:
 		q = fmt.Sprintf("I understood “%s” but not “%s”. Could you say when another way? (Put the message in quotes if those words are part of it.)", blockText(text, s.blocks), what)
 	}
 	return clarify(in, text, selector.MissingTime, q)

@@ -640,6 +640,19 @@ func (p *parser) pDays() bool {
 		on = true
 		p.i++
 	}
+	if p.is(0, "alternate", "alternating") {
+		// "on alternate Mondays": every other week
+		p.i++
+		days, plural, ok := p.readDayList()
+		if !ok || !plural && len(days) == 1 && !p.is(-2, "every") {
+			p.i = start
+			return false
+		}
+		if !p.recurUnit("week", 2) {
+			return false
+		}
+		return p.addDows(days, true)
+	}
 	if p.is(0, "the") && p.is(1, "weekend", "weekends") {
 		p.i++
 	}
@@ -655,6 +668,18 @@ func (p *parser) pDays() bool {
 		p.i++
 		p.dayPartAfterDay()
 		return p.addDows([]int{0, 6}, true)
+	case p.is(0, "weekday", "weekend") && p.is(1, "mornings", "afternoons", "evenings", "nights"):
+		// "weekday mornings at 8"
+		days := []int{1, 2, 3, 4, 5}
+		if p.is(0, "weekend") {
+			days = []int{0, 6}
+		}
+		p.i++
+		p.dayPartAfterDay()
+		return p.addDows(days, true)
+	case p.is(0, "weekdays") && p.is(1, "only"):
+		p.i += 2
+		return p.addDows([]int{1, 2, 3, 4, 5}, true)
 	case on && p.is(0, "weekdays", "weekday"):
 		p.i++
 		return p.addDows([]int{1, 2, 3, 4, 5}, true)
