@@ -314,7 +314,8 @@ func create(in selector.Input, text string) selector.Decision {
 		loc, zone = time.UTC, "UTC"
 	}
 	now := in.Now.In(loc)
-	r := trimPoliteEnd(s.rest())
+	s.dropPoliteEnd()
+	r := s.rest()
 
 	var w when
 	var why string
@@ -406,6 +407,15 @@ func create(in selector.Input, text string) selector.Decision {
 	if tail >= 0 {
 		textToks = region[:tail]
 		add(region[tail:])
+	} else if v >= 0 && len(s.blocks) == 0 {
+		// "/remind #eng in 30 minutes deploy window opens": the when first
+		for k := min(len(region)-1, 12); k >= 1; k-- {
+			if _, ok, _ := parseBlock(region[:k], w, now); ok {
+				add(region[:k])
+				textToks = region[k:]
+				break
+			}
+		}
 	}
 	textToks = trimTrailConnectors(textToks)
 	// the text
@@ -429,6 +439,11 @@ func create(in selector.Input, text string) selector.Decision {
 			if nw, ok, _ := parseBlock(others, w, now); ok {
 				w = nw
 				s.blocks = append(s.blocks, others)
+			} else if v >= 0 && textToks[0].kind != tQuote {
+				// "book the “9am train”": the quote is part of the text,
+				// and what is not quoted is checked as any text is
+				s.text, s.quoted = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks), false
+				s.textToks = slices.DeleteFunc(slices.Clone(textToks), func(t tok) bool { return t.kind == tQuote })
 			} else {
 				return s.notUnderstood(in, text, w, others, why)
 			}
@@ -557,17 +572,18 @@ func init() {
 	}
 }
 
-// trimPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a
-// message after its when or target ("… every friday at 4pm thanks!").
-func trimPoliteEnd(r []tok) []tok {
-	end := len(r)
+// dropPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a message
+// after its when or target ("… every friday at 4pm thanks!").
+func (s *sentence) dropPoliteEnd() {
+	t := s.toks
+	end := len(t)
 	for end > 0 {
-		t := r[end-1]
+		x := t[end-1]
 		switch {
-		case t.kind == tOther && !isURLAt(t.s, 0), t.s == "!" || t.s == "." || t.s == "🙏",
-			t.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, t.s),
-			t.s == "you" && end >= 2 && r[end-2].s == "thank":
-			if t.s == "you" {
+		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "🙏",
+			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
+			x.s == "you" && end >= 2 && t[end-2].s == "thank":
+			if x.s == "you" {
 				end--
 			}
 			end--
@@ -575,13 +591,18 @@ func trimPoliteEnd(r []tok) []tok {
 		}
 		break
 	}
-	if end == len(r) || end == 0 {
-		return r
+	if end == len(t) || end == 0 {
+		return
 	}
-	if last := r[end-1]; last.kind == tChannel || startsBlock(last) || last.s == "pm" || last.s == "am" {
-		return r[:end]
+	// only after something that says when or where
+	for k := 0; k < end; k++ {
+		if k > 0 && (startsBlock(t[k]) && t[k].kind != tWord || t[k].kind == tChannel || t[k].s == "am" || t[k].s == "pm") {
+			for x := end; x < len(t); x++ {
+				s.used[x] = true
+			}
+			return
+		}
 	}
-	return r
 }
 
 func trimConnectors(r []tok) []tok {

@@ -418,7 +418,7 @@ func readNames(blocks [][]tok) names {
 				}
 			}
 			switch {
-			case s == "except" || s == "excluding" || s == "but" && k+1 < len(b) && b[k+1].s == "not" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
+			case s == "except" || s == "excluding" || s == "but" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
 				except = true
 				continue
 			case s == "every" || s == "each" || s == "at" || s == "from" || s == "until" || s == "till" || s == "for" || s == "starting" || s == "in" && !except:
@@ -499,6 +499,10 @@ func isBoundWord(b []tok, k int) bool {
 // isNth: "the 2nd Friday", "3rd of January" keep the ordinal; "the 1st
 // Monday" does not name day 1.
 func isNth(b []tok, k int) bool {
+	// "2nd and 4th Tuesday": past the list of ordinals
+	for k+2 < len(b) && (b[k+1].s == "and" || b[k+1].s == "," || b[k+1].s == "&") && (ordinal(b[k+2].s) > 0 || b[k+2].s == "last") {
+		k += 2
+	}
 	if k+1 < len(b) {
 		if _, _, ok := weekday(b[k+1].s); ok {
 			return true

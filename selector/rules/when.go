@@ -792,6 +792,9 @@ func (p *parser) pClocks() bool {
 	if p.is(0, "at", "@") {
 		p.i++
 		at = true
+		if p.is(0, "exactly", "precisely") {
+			p.i++
+		}
 	}
 	var cs []clk
 	for {
@@ -815,8 +818,8 @@ func (p *parser) pClocks() bool {
 		if p.is(0, "at") {
 			p.i++
 		}
-		if _, _, ok := p.peekClock(); !ok {
-			p.i = j
+		if _, _, ok := p.peekClock(); !ok || unit(p.s(1)) != "" || p.is(1, "times", "x") {
+			p.i = j // "at 9, 2 times": a count, not a time
 			goto done
 		}
 	}
@@ -932,6 +935,7 @@ func (p *parser) pHourMinute() bool {
 			p.i++
 		}
 		p.i++
+		every := p.is(0, "every", "each")
 		if p.is(0, "the", "every", "each") {
 			p.i++
 		}
@@ -939,6 +943,9 @@ func (p *parser) pHourMinute() bool {
 			return false
 		}
 		p.i++
+		if every && !p.recurUnit("hour", 1) {
+			return false
+		}
 		p.w.onHour = true
 		p.w.mins = append(slices.Clip(p.w.mins), 0)
 		return true
@@ -1095,7 +1102,7 @@ func (p *parser) pEvery() bool {
 	n := 1
 	// "every second Tuesday of the month" is the second Tuesday;
 	// "every second Tuesday" alone is every other one
-	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && monthPartAt(p, 2) {
+	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && (monthPartAt(p, 2) || p.is(1, "and", ",", "&") && ordinal(p.s(2)) > 0 || p.is(1, "and") && p.is(2, "last")) {
 		save, saveW := p.i, p.w
 		p.w.rec = true
 		if p.pNth() {
@@ -1162,6 +1169,21 @@ func (p *parser) pEvery() bool {
 		}
 		return p.recurQuarter()
 	}
+	if p.is(0, "weeknight", "weeknights") || p.is(0, "week") && p.is(1, "day", "days") || p.is(0, "day") && p.is(1, "of") && p.is(2, "the") && p.is(3, "week") {
+		if n != 1 {
+			return false
+		}
+		switch {
+		case p.is(0, "weeknight", "weeknights"):
+			p.i++
+			return p.addDows([]int{1, 2, 3, 4, 5}, true)
+		case p.is(0, "week"):
+			p.i += 2 // "every week day"
+			return p.addDows([]int{1, 2, 3, 4, 5}, true)
+		}
+		p.i += 4 // "every day of the week"
+		return p.recurUnit("day", 1)
+	}
 	if u := p.readUnit(); u != "" {
 		return p.recurUnit(u, n)
 	}
@@ -1181,20 +1203,7 @@ func (p *parser) pEvery() bool {
 			return false // "every other weekend": every 2 weeks, both days
 		}
 		return p.addDows([]int{0, 6}, true)
-	case p.is(0, "weeknight", "weeknights") || p.is(0, "week") && p.is(1, "day", "days") || p.is(0, "day") && p.is(1, "of") && p.is(2, "the") && p.is(3, "week"):
-		if n != 1 {
-			return false
-		}
-		switch {
-		case p.is(0, "weeknight", "weeknights"):
-			p.i++
-			return p.addDows([]int{1, 2, 3, 4, 5}, true)
-		case p.is(0, "week"):
-			p.i += 2 // "every week day"
-			return p.addDows([]int{1, 2, 3, 4, 5}, true)
-		}
-		p.i += 4 // "every day of the week"
-		return p.recurUnit("day", 1)
+
 	case p.is(0, "morning", "afternoon", "evening", "night"):
 		if n != 1 {
 			return false
