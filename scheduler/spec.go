@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -40,12 +41,22 @@ func LoadLocation(name string) (*time.Location, error) {
 	if name == "" || name == "Local" {
 		return nil, fmt.Errorf("%q is not an IANA timezone", name)
 	}
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, fmt.Errorf("unknown timezone %q (want an IANA id such as America/New_York)", name)
 	}
+	zones.Store(name, loc)
 	return loc, nil
 }
+
+// zones caches the zones loaded: time.LoadLocation reads the zone files
+// on every call, and a burst or a message loads the same few zones again
+// and again. Only zones that exist are kept, so the cache stays as small
+// as the IANA list.
+var zones sync.Map
 
 // NewSpec checks a schedule's shape and returns its Spec. It does not check
 // that the schedule lies in the future; see Validate.
