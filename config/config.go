@@ -7,6 +7,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type Config struct {
 	Selector        Selector                   `yaml:"selector"`
 	Slack           Slack                      `yaml:"slack"`
 	Server          Server                     `yaml:"server"`
+	Store           StoreConfig                `yaml:"store"`
 
 	// Source says where the config came from: a file path or "embedded default".
 	Source string `yaml:"-"`
@@ -48,6 +50,9 @@ type Orchestrator struct {
 	Functions   []string             `yaml:"functions"`
 	MaxJobs     int                  `yaml:"max_jobs"`
 	Workflows   map[string]*Workflow `yaml:"workflows"`
+	// Store is this orchestrator's store: the global store section with
+	// what the orchestrator's own section sets laid over it.
+	Store *StoreConfig `yaml:"store"`
 }
 
 // Workflow is an ordered list of function calls.
@@ -103,6 +108,32 @@ type Slack struct {
 type Server struct {
 	Socket        string `yaml:"socket"`
 	MetricsListen string `yaml:"metrics_listen"`
+}
+
+// StoreConfig says where an orchestrator's records live. The DSN comes
+// from the environment variable DSNEnv names, never from this file.
+type StoreConfig struct {
+	Driver string `yaml:"driver"`  // bolt (default) | postgres
+	DSNEnv string `yaml:"dsn_env"` // postgres: the variable holding the DSN
+}
+
+// Store drivers.
+const (
+	DriverBolt     = "bolt"
+	DriverPostgres = "postgres"
+	// DefaultDSNEnv is the variable the postgres driver reads its DSN from
+	// unless store.dsn_env names another.
+	DefaultDSNEnv = "SCHEDBOT_DATABASE_URL"
+)
+
+// DSN reads the postgres DSN from the environment; an unset variable is
+// an error that names it.
+func (s *StoreConfig) DSN() (string, error) {
+	dsn := os.Getenv(s.DSNEnv)
+	if dsn == "" {
+		return "", fmt.Errorf("store.dsn_env: $%s is not set (the postgres driver reads its DSN from it, e.g. postgres://user@host/db)", s.DSNEnv)
+	}
+	return dsn, nil
 }
 
 // Duration is a time.Duration written as "30s" in YAML.
@@ -299,12 +330,23 @@ func (c *Config) fill(baseDir string) {
 		}
 		return filepath.Join(baseDir, p)
 	}
+	if c.Store.Driver == "" {
+		c.Store.Driver = DriverBolt
+	}
+	if c.Store.DSNEnv == "" {
+		c.Store.DSNEnv = DefaultDSNEnv
+	}
 	for id, o := range c.Orchestrators {
 		if o == nil {
 			o = &Orchestrator{}
 			c.Orchestrators[id] = o
 		}
 		o.ID = id
+		own := StoreConfig{}
+		if o.Store != nil {
+			own = *o.Store
+		}
+		o.Store = &StoreConfig{Driver: cmp.Or(own.Driver, c.Store.Driver), DSNEnv: cmp.Or(own.DSNEnv, c.Store.DSNEnv)}
 		if o.RuntimeRoot == "" {
 			o.RuntimeRoot = id
 		}
@@ -349,6 +391,7 @@ func (c *Config) fill(baseDir string) {
 
 var (
 	idPattern       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	envPattern      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	functionPattern = regexp.MustCompile(`^(\*|[a-z][a-z0-9_]*(\.([a-z][a-z0-9_]*|\*))*)$`)
 )
 
@@ -370,10 +413,23 @@ func (c *Config) Validate() error {
 	if len(c.Orchestrators) == 0 {
 		bad("orchestrators", "at least one orchestrator is required")
 	}
+	storeRules := func(p string, s *StoreConfig) {
+		if s.Driver != DriverBolt && s.Driver != DriverPostgres {
+			bad(p+".driver", "must be bolt or postgres, got %q", s.Driver)
+		}
+		if !envPattern.MatchString(s.DSNEnv) {
+			// Not echoed: a DSN written here by mistake may hold a password.
+			bad(p+".dsn_env", "must name an environment variable (letters, digits, _), not hold the DSN itself")
+		}
+	}
+	storeRules("store", &c.Store)
 	roots := map[string]string{}
 	for _, id := range slices.Sorted(maps.Keys(c.Orchestrators)) {
 		o := c.Orchestrators[id]
 		p := "orchestrators." + id
+		if o.Store != nil && (o.Store.Driver != c.Store.Driver || o.Store.DSNEnv != c.Store.DSNEnv) {
+			storeRules(p+".store", o.Store)
+		}
 		if !idPattern.MatchString(id) {
 			bad(p, "id must be 1-64 letters, digits, '.', '_' or '-'")
 		}

@@ -100,6 +100,10 @@ func TestParse_RejectsWithFieldPath(t *testing.T) {
 		"bad function":         "orchestrators: {a: {functions: ['../etc']}}\n",
 		"bad duration":         "orchestrators: {a: {}}\nselector: {llm: {timeout: soon}}\n",
 		"empty":                "",
+		"store driver":         "orchestrators: {a: {}}\nstore: {driver: mysql}\n",
+		"dsn in the file":      "orchestrators: {a: {}}\nstore: {driver: postgres, dsn: 'postgres://u:pw@h/db'}\n",
+		"dsn in dsn_env":       "orchestrators: {a: {}}\nstore: {driver: postgres, dsn_env: 'postgres://u:pw@h/db'}\n",
+		"orchestrator driver":  "orchestrators: {a: {store: {driver: sqlite}}}\n",
 	}
 	want := map[string]string{
 		"unknown top key":      "foo: unknown key",
@@ -119,12 +123,50 @@ func TestParse_RejectsWithFieldPath(t *testing.T) {
 		"bad function":         "orchestrators.a.functions[0]",
 		"bad duration":         "not a duration",
 		"empty":                "empty",
+		"store driver":         `store.driver: must be bolt or postgres, got "mysql"`,
+		"dsn in the file":      "store.dsn: unknown key",
+		"dsn in dsn_env":       "store.dsn_env: must name an environment variable",
+		"orchestrator driver":  `orchestrators.a.store.driver: must be bolt or postgres, got "sqlite"`,
 	}
 	for name, src := range cases {
 		_, err := Parse([]byte(src), t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), want[name]) {
 			t.Errorf("%s: err = %v, want it to contain %q", name, err, want[name])
 		}
+	}
+}
+
+// TestStore_GlobalThenPerOrchestrator: bolt is the default; the global
+// store section applies to every orchestrator, and an orchestrator's own
+// section overrides only what it sets.
+func TestStore_GlobalThenPerOrchestrator(t *testing.T) {
+	c, err := Parse([]byte("orchestrators: {a: {}}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *c.Orchestrators["a"].Store; got != (StoreConfig{Driver: "bolt", DSNEnv: "SCHEDBOT_DATABASE_URL"}) {
+		t.Errorf("default store = %+v", got)
+	}
+	src := "store: {driver: postgres}\norchestrators: {a: {}, b: {store: {driver: bolt}}, c: {store: {dsn_env: SALES_DB}}}\n"
+	if c, err = Parse([]byte(src), t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]StoreConfig{
+		"a": {Driver: "postgres", DSNEnv: "SCHEDBOT_DATABASE_URL"},
+		"b": {Driver: "bolt", DSNEnv: "SCHEDBOT_DATABASE_URL"},
+		"c": {Driver: "postgres", DSNEnv: "SALES_DB"},
+	} {
+		if got := *c.Orchestrators[id].Store; got != want {
+			t.Errorf("orchestrator %s store = %+v, want %+v", id, got, want)
+		}
+	}
+	t.Setenv("SALES_DB", "")
+	if _, err := c.Orchestrators["c"].Store.DSN(); err == nil || !strings.Contains(err.Error(), "$SALES_DB is not set") {
+		t.Errorf("DSN with the variable unset = %v", err)
+	}
+	t.Setenv("SALES_DB", "postgres://db/sales")
+	if dsn, err := c.Orchestrators["c"].Store.DSN(); dsn != "postgres://db/sales" || err != nil {
+		t.Errorf("DSN = %q, %v", dsn, err)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"os/user"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
@@ -22,7 +21,7 @@ import (
 // function registry.
 type orch struct {
 	cfg    *config.Orchestrator
-	store  *bolt.Store
+	store  store.Store
 	reg    *functions.Registry
 	worker *orchestrator.Worker // set while serve or chat runs it
 }
@@ -114,7 +113,7 @@ func storePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) 
 // openOrch opens an orchestrator's store and builds its registry; changed
 // is called after each committed job change (nil: nothing to wake).
 func openOrch(cfg *config.Config, o *config.Orchestrator, log *slog.Logger, changed func()) (*orch, error) {
-	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
+	st, err := openStore(o)
 	if err != nil {
 		return nil, err
 	}

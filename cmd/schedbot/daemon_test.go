@@ -22,6 +22,7 @@ import (
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
 
 // binary is schedbot built once for the tests that run it as a child process.
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build schedbot: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Run(m) // m.Run, then the postgres tests' cluster is stopped
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -59,7 +59,7 @@ const usage = `schedbot — a conversational scheduling agent
 
 Usage:
   schedbot chat [--profile ID]
-  schedbot serve [--delivery-log FILE] [--metrics ADDR]
+  schedbot serve [--delivery-log FILE] [--metrics ADDR] [--standby]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--request-id ID] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
   schedbot audit verify [--orchestrator ID]
@@ -70,6 +70,7 @@ Usage:
   schedbot cron next --tz IANA [--after RFC3339] [--count N] EXPR
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
+  schedbot store copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]
   schedbot version
 
 Every command takes --config FILE (or $SCHEDBOT_CONFIG; else ./schedbot.yaml if
@@ -107,6 +108,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDescribe(ctx, rest, stdout, stderr)
 	case "functions":
 		return runFunctions(ctx, rest, stdout, stderr)
+	case "store":
+		return runStore(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(stdout)
 	case "help", "-h", "--help":

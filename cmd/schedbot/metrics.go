@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/postgres"
 )
 
 type metrics struct {
@@ -41,17 +45,34 @@ func newMetrics() *metrics {
 var (
 	jobsDesc  = prometheus.NewDesc("schedbot_jobs", "Jobs by state.", []string{"orchestrator", "state"}, nil)
 	queueDesc = prometheus.NewDesc("schedbot_queue_depth", "Items in each queue.", []string{"orchestrator", "queue"}, nil)
+
+	// This process's work on a shared database (postgres stores only).
+	dueClaimedDesc = prometheus.NewDesc("schedbot_db_due_claimed_total", "Due jobs this instance locked for dispatch.", []string{"orchestrator"}, nil)
+	itemsDesc      = prometheus.NewDesc("schedbot_db_items_claimed_total", "Queue items this instance claimed.", []string{"orchestrator"}, nil)
+	leasesDesc     = prometheus.NewDesc("schedbot_db_leases_expired_total", "Claimed items whose lease had run out (another claimer stopped).", []string{"orchestrator"}, nil)
+	wakeupsDesc    = prometheus.NewDesc("schedbot_db_notify_wakeups_total", "Wake-ups by NOTIFY from other instances.", []string{"orchestrator"}, nil)
 )
 
 // storeCollector reads job and queue counts from the stores at scrape time.
 type storeCollector struct{ d *daemon }
 
-func (c storeCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc; ch <- queueDesc }
+func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{jobsDesc, queueDesc, dueClaimedDesc, itemsDesc, leasesDesc, wakeupsDesc} {
+		ch <- d
+	}
+}
 
 func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for id, oc := range c.d.orchs {
+		if pg, ok := oc.store.(*postgres.Store); ok {
+			st := pg.Stats()
+			for d, v := range map[*prometheus.Desc]int64{dueClaimedDesc: st.DueClaimed, itemsDesc: st.ItemsClaimed,
+				leasesDesc: st.LeasesTaken, wakeupsDesc: st.Wakeups} {
+				ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), id)
+			}
+		}
 		oc.store.View(ctx, func(tx store.Tx) error {
 			for _, st := range store.JobStates {
 				if n, err := tx.JobCount(st); err == nil {
@@ -73,12 +94,44 @@ func (d *daemon) metricsHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(d.metrics.reg, promhttp.HandlerOpts{}))
 	want := int32(2 * len(d.orchs))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		if n := d.alive.Load(); n < want {
 			http.Error(w, "not all loops are running", http.StatusServiceUnavailable)
 			return
 		}
-		w.Write([]byte("ok\n"))
+		db, err := d.pingDatabases(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ok\n" + db))
 	})
 	return mux
+}
+
+// pinger is a store behind a network connection (postgres), which /healthz asks.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// pingDatabases asks every database-backed store whether its database
+// answers; it says "database: reachable" when one was asked and all did.
+func (d *daemon) pingDatabases(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	asked := false
+	for _, id := range slices.Sorted(maps.Keys(d.orchs)) {
+		p, ok := d.orchs[id].store.(pinger)
+		if !ok {
+			continue
+		}
+		asked = true
+		if err := p.Ping(ctx); err != nil {
+			return "", fmt.Errorf("database unreachable (orchestrator %s): %v", id, err)
+		}
+	}
+	if asked {
+		return "database: reachable\n", nil
+	}
+	return "", nil
 }

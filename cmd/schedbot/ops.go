@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"time"
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
-	"github.com/schedbot/schedbot/store/bolt"
 )
 
 // The read operations below run the same way in the CLI (opening each
@@ -23,10 +21,10 @@ type viewer func(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) 
 // viewDirect opens the store for one read; one that was never created
 // reads as empty rather than being created by a read.
 func viewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
-	if _, err := os.Stat(storePath(o)); errors.Is(err, os.ErrNotExist) {
+	if !storeExists(o) {
 		return nil
 	}
-	st, err := bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
+	st, err := openStore(o)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/postgres"
 )
 
 // daemon is what `schedbot serve` runs: every orchestrator's scheduler and
@@ -48,6 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	common.register(fs)
 	deliveryLog := fs.String("delivery-log", "", "also append terminal deliveries to FILE, and never print one item twice")
 	metricsAddr := fs.String("metrics", "", "listen address of /metrics and /healthz (overrides server.metrics_listen; \"off\" disables)")
+	standby := fs.Bool("standby", false, "postgres stores: wait for the instance serving the same orchestrators to stop, then take over")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -62,8 +64,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *metricsAddr != "" {
 		cfg.Server.MetricsListen = *metricsAddr
 	}
-	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
+	d, wait, err := startDaemonOpts(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog, *standby)
 	if err != nil {
+		if *standby && ctx.Err() != nil {
+			return nil // stopped while standing by
+		}
 		return err
 	}
 	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
@@ -78,21 +83,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // stopped by ctx. wait blocks until they have stopped and the stores are
 // closed.
 func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, deliveryLog string) (d *daemon, wait func() error, err error) {
+	return startDaemonOpts(ctx, cfg, log, stdout, deliveryLog, false)
+}
+
+// startDaemonOpts is startDaemon; standby waits for another process that
+// serves the same orchestrators on a database to stop (see lockLoops).
+func startDaemonOpts(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, deliveryLog string, standby bool) (d *daemon, wait func() error, err error) {
 	if cfg.Server.MetricsListen == "off" {
 		cfg.Server.MetricsListen = ""
 	}
-	term, err := termcli.NewTerminal(stdout, deliveryLog)
-	if err != nil {
-		return nil, nil, err
-	}
 	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics()}
+	var term *termcli.Terminal
 	cleanup := func() {
 		for _, oc := range dm.orchs {
 			if err := oc.Close(); err != nil {
 				log.Error("close store", slog.String("orchestrator", oc.cfg.ID), slog.Any("error", err))
 			}
 		}
-		term.Close()
+		if term != nil {
+			term.Close()
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
@@ -105,18 +115,35 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		}
 	}()
 	d = dm
+	// Every store is opened and locked first: a standby waits here, and
+	// reads the delivery log only once the instance it replaces is gone.
+	type loops struct {
+		sched  *scheduler.Scheduler
+		worker *orchestrator.Worker
+	}
+	orchLoops := map[string]*loops{}
 	for _, id := range cfg.OrchestratorIDs() {
-		o := cfg.Orchestrators[id]
-		var sched *scheduler.Scheduler
-		var worker *orchestrator.Worker
-		oc, err := openOrch(cfg, o, log, func() {
-			sched.Wake()
-			worker.Wake()
+		l := &loops{}
+		orchLoops[id] = l
+		oc, err := openOrch(cfg, cfg.Orchestrators[id], log, func() {
+			l.sched.Wake()
+			l.worker.Wake()
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
 		}
 		d.orchs[id] = oc
+		if err := lockLoops(ctx, oc.store, id, standby, log); err != nil {
+			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
+		}
+	}
+	if term, err = termcli.NewTerminal(stdout, deliveryLog); err != nil {
+		return nil, nil, err
+	}
+	for _, id := range cfg.OrchestratorIDs() {
+		o, oc, l := cfg.Orchestrators[id], d.orchs[id], orchLoops[id]
+		var sched *scheduler.Scheduler
+		var worker *orchestrator.Worker
 		m := d.metrics
 		sched = scheduler.New(oc.store, &scheduler.Options{
 			OrchestratorID: id, Logger: log,
@@ -145,8 +172,26 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			},
 		})
 		oc.worker = worker
+		l.sched, l.worker = sched, worker
 		d.loop(g, gctx, "scheduler "+id, sched.Run)
 		d.loop(g, gctx, "worker "+id, worker.Run)
+		if pg, ok := oc.store.(*postgres.Store); ok {
+			// Stop everything if the connection holding the lock breaks: a
+			// standby may be taking over.
+			d.loop(g, gctx, "lock "+id, pg.Watch)
+			// A change committed by another process (a CLI on another host)
+			// wakes the loops at once, not at the next safety wake.
+			d.loop(g, gctx, "listen "+id, func(ctx context.Context) error {
+				return pg.Listen(ctx, func(w postgres.Wake) {
+					if w.Jobs {
+						sched.Wake()
+					}
+					if w.Queue {
+						worker.Wake()
+					}
+				})
+			})
+		}
 	}
 	if slackAd != nil {
 		if cfg.Slack.Mode == "http" {

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/store"
+)
+
+// runStore runs `schedbot store SUBCOMMAND`.
+func runStore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "copy" {
+		return usagef("store takes one subcommand: copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]")
+	}
+	fs := newFlagSet("store copy", stderr)
+	from := fs.String("from-config", "", "the config whose stores are read")
+	to := fs.String("to-config", "", "the config whose stores are written (each must be empty)")
+	orchID := fs.String("orchestrator", "", "only this orchestrator (default: every one in --from-config)")
+	pos, err := parseFlags(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("store copy takes no arguments, got %q", pos[0])
+	}
+	if *from == "" || *to == "" {
+		return usagef("store copy needs --from-config and --to-config")
+	}
+	src, err := loadConfig(commonFlags{config: *from})
+	if err != nil {
+		return err
+	}
+	dst, err := loadConfig(commonFlags{config: *to})
+	if err != nil {
+		return err
+	}
+	orchs, err := selectOrchestrators(src, *orchID)
+	if err != nil {
+		return err
+	}
+	// Every pair is checked before anything is written.
+	for _, o := range orchs {
+		d := dst.Orchestrators[o.ID]
+		if d == nil {
+			return fmt.Errorf("orchestrator %s: not in %s", o.ID, dst.Source)
+		}
+		if same, err := sameStore(o, d); err != nil {
+			return err
+		} else if same {
+			return fmt.Errorf("orchestrator %s: --from-config and --to-config name the same store", o.ID)
+		}
+	}
+	for _, o := range orchs {
+		n, err := copyOrchestrator(ctx, o, dst.Orchestrators[o.ID])
+		if err != nil {
+			return fmt.Errorf("orchestrator %s: %w", o.ID, err)
+		}
+		fmt.Fprintf(stdout, "%s: copied %d jobs, %d runs, %d queue items, %d audit events (%s -> %s); audit chain verified\n",
+			o.ID, n.jobs, n.runs, n.items, n.events, driverOf(o), driverOf(dst.Orchestrators[o.ID]))
+	}
+	return nil
+}
+
+func driverOf(o *config.Orchestrator) string {
+	if isPostgres(o) {
+		return config.DriverPostgres
+	}
+	return config.DriverBolt
+}
+
+// sameStore reports whether two orchestrator configs name one store.
+func sameStore(a, b *config.Orchestrator) (bool, error) {
+	if isPostgres(a) != isPostgres(b) {
+		return false, nil
+	}
+	if !isPostgres(a) {
+		pa, _ := filepath.Abs(storePath(a))
+		pb, _ := filepath.Abs(storePath(b))
+		return pa == pb, nil
+	}
+	da, err := a.Store.DSN()
+	if err != nil {
+		return false, err
+	}
+	db, err := b.Store.DSN()
+	if err != nil {
+		return false, err
+	}
+	return da == db && a.ID == b.ID, nil
+}
+
+type copyCounts struct{ jobs, runs, items, events int }
+
+// copyOrchestrator opens both stores, keeps serve off both (a bolt file
+// is locked by Open; a database by the loops lock) and copies.
+func copyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (copyCounts, error) {
+	if !storeExists(from) {
+		return copyCounts{}, fmt.Errorf("no store to copy at %s", storePath(from))
+	}
+	src, err := openStore(from)
+	if err != nil {
+		return copyCounts{}, fmt.Errorf("open source: %w", err)
+	}
+	defer src.Close()
+	dst, err := openStore(to)
+	if err != nil {
+		return copyCounts{}, fmt.Errorf("open target: %w", err)
+	}
+	defer dst.Close()
+	for _, st := range []store.Store{src, dst} {
+		if err := lockLoops(ctx, st, from.ID, false, discardLogger()); err != nil {
+			return copyCounts{}, fmt.Errorf("stop schedbot serve first: %w", err)
+		}
+	}
+	return copyStore(ctx, src, dst)
+}
+
+// copyStore copies jobs, their runs, the queue and the audit log from src
+// into the empty dst, in one transaction on each: a failure writes
+// nothing. The source chain is verified before, the target's after; the
+// target re-chains the events (the same records, in the same order, under
+// the same seqs), so its hashes are its own.
+func copyStore(ctx context.Context, src, dst store.Store) (n copyCounts, err error) {
+	var jobs []*store.Job
+	var runs []*store.Run
+	var items []*store.QueueItem
+	var events []*store.AuditEvent
+	err = src.View(ctx, func(tx store.Tx) error {
+		if _, err := tx.AuditVerify(); err != nil {
+			return fmt.Errorf("source audit log: %w", err)
+		}
+		cursor := ""
+		for {
+			page, err := tx.JobList(&store.JobListParams{States: store.JobStates, Limit: store.MaxListLimit, Cursor: cursor})
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, page.Jobs...)
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
+		}
+		for _, j := range jobs {
+			rs, err := tx.RunList(j.JobID, 1<<30)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, rs...)
+		}
+		for _, q := range store.QueueNames {
+			after := ""
+			for {
+				page, err := tx.QueueList(&store.QueueListParams{Queue: q, Limit: store.MaxListLimit, After: after})
+				if err != nil {
+					return err
+				}
+				if len(page) == 0 {
+					break
+				}
+				items = append(items, page...)
+				after = page[len(page)-1].ItemID
+			}
+		}
+		var seq uint64
+		for {
+			page, err := tx.AuditList(&store.AuditListParams{AfterSeq: seq, Limit: 1000})
+			if err != nil {
+				return err
+			}
+			if len(page) == 0 {
+				return nil
+			}
+			events = append(events, page...)
+			seq = page[len(page)-1].Seq
+		}
+	})
+	if err != nil {
+		return n, fmt.Errorf("read source: %w", err)
+	}
+	err = dst.Update(ctx, func(tx store.Tx) error {
+		if err := requireEmpty(tx); err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+		}
+		for _, r := range runs {
+			if err := tx.RunPut(r); err != nil {
+				return err
+			}
+		}
+		for _, it := range items {
+			if it.Queue == store.QueueProcessing {
+				// Its worker is gone: it runs again, at least once.
+				it.Queue = store.QueueIncoming
+			}
+			if err := tx.QueueAdd(it); err != nil {
+				return err
+			}
+		}
+		for _, ev := range events {
+			seq := ev.Seq
+			ev.PrevHash, ev.Hash = "", ""
+			if err := tx.AuditAppend(ev); err != nil {
+				return err
+			}
+			if ev.Seq != seq {
+				return fmt.Errorf("audit event %d arrived as %d", seq, ev.Seq)
+			}
+		}
+		got, err := tx.AuditVerify()
+		if err != nil {
+			return fmt.Errorf("target audit log: %w", err)
+		}
+		if got != len(events) {
+			return fmt.Errorf("target audit log holds %d events, %d were copied", got, len(events))
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("write target: %w", err)
+	}
+	return copyCounts{jobs: len(jobs), runs: len(runs), items: len(items), events: len(events)}, nil
+}
+
+var errNotEmpty = errors.New("the target store is not empty; copy into an empty one")
+
+func requireEmpty(tx store.Tx) error {
+	if n, err := tx.JobCount(); err != nil {
+		return err
+	} else if n > 0 {
+		return fmt.Errorf("%w (it holds %d jobs)", errNotEmpty, n)
+	}
+	for _, q := range store.QueueNames {
+		if n, err := tx.QueueCount(q); err != nil {
+			return err
+		} else if n > 0 {
+			return fmt.Errorf("%w (it holds %d %s queue items)", errNotEmpty, n, q)
+		}
+	}
+	if evs, err := tx.AuditList(&store.AuditListParams{Limit: 1}); err != nil {
+		return err
+	} else if len(evs) > 0 {
+		return fmt.Errorf("%w (it holds audit events)", errNotEmpty)
+	}
+	return nil
+}

@@ -1,0 +1,406 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/postgres"
+	"github.com/schedbot/schedbot/store/postgres/pgtest"
+	"github.com/schedbot/schedbot/store/storetest"
+)
+
+// TestMigrations: an empty database and one an older schedbot left at
+// version 1 both end at this build's version with their rows kept; a
+// database newer than this build is refused.
+func TestMigrations(t *testing.T) {
+	ctx := t.Context()
+	t.Run("FromEmpty", func(t *testing.T) {
+		dsn := pgtest.DSN(t)
+		mustOpen(t, dsn, "a")
+		mustOpen(t, dsn, "b") // a second open finds nothing to do
+		if got := versions(t, dsn); got != "1,2,3" {
+			t.Errorf("applied versions = %s, want 1,2,3", got)
+		}
+	})
+	t.Run("FromVersion1", func(t *testing.T) {
+		dsn := pgtest.DSN(t)
+		if err := postgres.MigrateTo(ctx, dsn, 1); err != nil {
+			t.Fatal(err)
+		}
+		conn := mustConnect(t, dsn)
+		if _, err := conn.Exec(ctx, `INSERT INTO schedbot_queue (orchestrator_id, item_id, queue, updated_ns, body)
+			VALUES ('a', '01OLD', 'incoming', 1, '{"itemId":"01OLD","kind":"message","orchestratorId":"a"}')`); err != nil {
+			t.Fatal(err)
+		}
+		s := mustOpen(t, dsn, "a")
+		var claimed []*store.QueueItem
+		mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(time.Now(), 10); return })
+		if len(claimed) != 1 || claimed[0].ItemID != "01OLD" {
+			t.Fatalf("claimed %+v after migrating, want the version-1 item", claimed)
+		}
+		var owner string
+		if err := conn.QueryRow(ctx, `SELECT lease_owner FROM schedbot_queue WHERE item_id = '01OLD'`).Scan(&owner); err != nil || owner != s.Owner() {
+			t.Errorf("lease owner = %q, %v; want %q", owner, err, s.Owner())
+		}
+	})
+	t.Run("NewerIsRefused", func(t *testing.T) {
+		dsn := pgtest.DSN(t)
+		mustOpen(t, dsn, "a")
+		if _, err := mustConnect(t, dsn).Exec(ctx, `INSERT INTO schedbot_schema_migrations (version, name) VALUES (99, 'future')`); err != nil {
+			t.Fatal(err)
+		}
+		_, err := postgres.Open(ctx, dsn, "a", nil)
+		if err == nil || !strings.Contains(err.Error(), "newer") {
+			t.Errorf("Open on a newer schema = %v, want a refusal", err)
+		}
+	})
+}
+
+func mustConnect(t *testing.T, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func versions(t *testing.T, dsn string) string {
+	t.Helper()
+	var v string
+	err := mustConnect(t, dsn).QueryRow(t.Context(), `SELECT string_agg(version::text, ',' ORDER BY version) FROM schedbot_schema_migrations`).Scan(&v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// holding runs fn in an Update of s that stays open until release is
+// called, so another process's claim can run beside it.
+func holding(t *testing.T, s store.Store, fn func(store.Tx) error) (release func()) {
+	t.Helper()
+	held, stop := make(chan error, 1), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = s.Update(context.Background(), func(tx store.Tx) error {
+			err := fn(tx)
+			held <- err
+			<-stop
+			return err
+		})
+	}()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	return func() { close(stop); wg.Wait() }
+}
+
+// TestClaimsSkipWhatAnotherProcessHolds: while one process's transaction
+// holds a due job or a claimed item, another's claim passes over it at
+// once instead of waiting for it or taking it too.
+func TestClaimsSkipWhatAnotherProcessHolds(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	mustUpdate(t, a, func(tx store.Tx) error {
+		for i := range 4 {
+			if err := tx.JobPut(storetest.NewJob(fmt.Sprintf("J%d", i), t0.Add(time.Duration(i)*time.Second))); err != nil {
+				return err
+			}
+			if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var heldJobs []string
+	var heldItems []*store.QueueItem
+	release := holding(t, a, func(tx store.Tx) (err error) {
+		if err := tx.JobsDue(t0.Add(time.Hour), 2, func(j *store.Job) error { heldJobs = append(heldJobs, j.JobID); return nil }); err != nil {
+			return err
+		}
+		heldItems, err = tx.QueueClaim(t0.Add(time.Hour), 2)
+		return err
+	})
+	defer release()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	var otherJobs []string
+	var otherItems []*store.QueueItem
+	err := b.Update(ctx, func(tx store.Tx) (err error) {
+		if err := tx.JobsDue(t0.Add(time.Hour), 10, func(j *store.Job) error { otherJobs = append(otherJobs, j.JobID); return nil }); err != nil {
+			return err
+		}
+		otherItems, err = tx.QueueClaim(t0.Add(time.Hour), 10)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the second process's claim waited for the first: %v", err)
+	}
+	if fmt.Sprint(heldJobs) != "[J0 J1]" || fmt.Sprint(otherJobs) != "[J2 J3]" {
+		t.Errorf("due jobs: first %v, second %v; want [J0 J1] and [J2 J3]", heldJobs, otherJobs)
+	}
+	if len(heldItems) != 2 || len(otherItems) != 2 || heldItems[1].ItemID >= otherItems[0].ItemID {
+		t.Errorf("items: first %d, second %d; want the oldest two and the next two", len(heldItems), len(otherItems))
+	}
+}
+
+// TestAuditChainUnderConcurrentWriters: processes appending to one
+// orchestrator's log at once leave one chain that verifies, with no seq
+// used twice.
+func TestAuditChainUnderConcurrentWriters(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	const writers, rounds, per = 4, 10, 3
+	var stores []*postgres.Store
+	for range writers {
+		stores = append(stores, mustOpen(t, dsn, "ops"))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				err := s.Update(context.Background(), func(tx store.Tx) error {
+					for range per {
+						if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "ops", Action: store.AuditTriggerDispatched,
+							JobID: fmt.Sprintf("w%d-r%d", w, r)}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	mustView(t, stores[0], func(tx store.Tx) error {
+		n, err := tx.AuditVerify()
+		if err != nil || n != writers*rounds*per {
+			t.Errorf("AuditVerify = %d, %v; want %d", n, err, writers*rounds*per)
+		}
+		return nil
+	})
+}
+
+// TestLockIsOneProcessPerOrchestrator: a second Lock of an orchestrator
+// fails while the first store is open, another orchestrator's does not,
+// and closing the first lets the next one in.
+func TestLockIsOneProcessPerOrchestrator(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b, other := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "sales")
+	if err := a.Lock(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Lock(t.Context()); !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("second Lock = %v, want ErrLocked", err)
+	}
+	if err := other.Lock(t.Context()); err != nil {
+		t.Fatalf("another orchestrator's Lock = %v", err)
+	}
+	// A standby waits for the holder and takes over when it goes.
+	waiting := make(chan struct{})
+	got := make(chan error)
+	go func() { got <- b.WaitLock(context.Background(), func() { close(waiting) }) }()
+	<-waiting
+	select {
+	case err := <-got:
+		t.Fatalf("WaitLock returned while the lock was held: %v", err)
+	default:
+	}
+	a.Close()
+	if err := <-got; err != nil {
+		t.Fatalf("WaitLock after the holder closed = %v", err)
+	}
+	c := mustOpen(t, dsn, "ops")
+	if err := c.Lock(t.Context()); !errors.Is(err, store.ErrLocked) {
+		t.Errorf("Lock while the standby holds it = %v, want ErrLocked", err)
+	}
+}
+
+// TestReadAheadSeesLaterWrites: the runs read ahead for due jobs (none
+// yet) do not hide a run written later in the same transaction, before or
+// after what was kept has been sent.
+func TestReadAheadSeesLaterWrites(t *testing.T) {
+	s := mustOpen(t, pgtest.DSN(t), "ops")
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J", t0)) })
+	mustUpdate(t, s, func(tx store.Tx) error {
+		exec := store.ExecutionID("J", t0)
+		return tx.JobsDue(t0, 10, func(j *store.Job) error {
+			if _, err := tx.RunGet(exec); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("RunGet before the put = %v, want not found", err)
+			}
+			if err := tx.RunPut(&store.Run{ExecutionID: exec, JobID: "J", ScheduledAt: t0, Status: store.RunDispatched}); err != nil {
+				return err
+			}
+			if r, err := tx.RunGet(exec); err != nil || r.Status != store.RunDispatched {
+				t.Errorf("RunGet of the kept put = %+v, %v", r, err)
+			}
+			if _, err := tx.QueueCount(store.QueueIncoming); err != nil { // sends what was kept
+				return err
+			}
+			if r, err := tx.RunGet(exec); err != nil || r.Status != store.RunDispatched {
+				t.Errorf("RunGet after the flush = %+v, %v", r, err)
+			}
+			return nil
+		})
+	})
+}
+
+// TestListenWakesOnOtherProcessesChanges: a store listening hears the jobs
+// and queue items another process commits for its orchestrator, and not
+// its own changes, another orchestrator's, or a rolled-back transaction's.
+func TestListenWakesOnOtherProcessesChanges(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b, other := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "sales")
+	wakes := make(chan postgres.Wake, 10)
+	ready := make(chan struct{}, 1)
+	postgres.OnListening(a, func() { ready <- struct{}{} })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- a.Listen(ctx, func(w postgres.Wake) { wakes <- w }) }()
+	defer func() { cancel(); <-done }()
+	next := func(what string) postgres.Wake {
+		t.Helper()
+		select {
+		case w := <-wakes:
+			return w
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no wake-up for %s", what)
+			return postgres.Wake{}
+		}
+	}
+	<-ready
+	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("MINE", t0)) })
+	mustUpdate(t, other, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("THEIRS", t0)) })
+	_ = b.Update(t.Context(), func(tx store.Tx) error {
+		tx.JobPut(storetest.NewJob("ROLLEDBACK", t0))
+		return errors.New("no")
+	})
+	mustUpdate(t, b, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops"})
+	})
+	if w := next("b's queue item"); w != (postgres.Wake{Queue: true}) {
+		t.Errorf("first wake-up after the others = %+v, want b's queue item alone", w)
+	}
+	mustUpdate(t, b, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("B", t0)) })
+	if w := next("b's job"); w != (postgres.Wake{Jobs: true}) {
+		t.Errorf("wake-up = %+v, want jobs", w)
+	}
+	if a.Stats().Wakeups < 2 {
+		t.Errorf("Stats().Wakeups = %d", a.Stats().Wakeups)
+	}
+}
+
+// TestExpiredLeasesComeBack: an item claimed by a process that then stops
+// is claimed again by another once its lease has run out, not before.
+func TestExpiredLeasesComeBack(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	open := func(owner string) *postgres.Store {
+		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	dead, alive := open("dead"), open("alive")
+	mustUpdate(t, dead, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops"})
+	})
+	claim := func(s *postgres.Store, at time.Time) (items []*store.QueueItem) {
+		t.Helper()
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(at, 10); return })
+		return items
+	}
+	if got := claim(dead, t0); len(got) != 1 {
+		t.Fatalf("first claim took %d items", len(got))
+	}
+	if got := claim(alive, t0.Add(59*time.Second)); len(got) != 0 {
+		t.Fatalf("claimed %d items while their lease held", len(got))
+	}
+	got := claim(alive, t0.Add(61*time.Second))
+	if len(got) != 1 || got[0].Queue != store.QueueProcessing {
+		t.Fatalf("after the lease ran out: %+v, want the item again", got)
+	}
+	if st := alive.Stats(); st.LeasesTaken != 1 || st.ItemsClaimed != 1 {
+		t.Errorf("Stats = %+v, want one claim, of an expired lease", st)
+	}
+	// Moved on (to outgoing), it is nobody's: no lease to run out.
+	mustUpdate(t, alive, func(tx store.Tx) error {
+		got[0].Queue = store.QueueOutgoing
+		return tx.QueuePut(got[0])
+	})
+	if got := claim(dead, t0.Add(time.Hour)); len(got) != 0 {
+		t.Errorf("an outgoing item was claimed: %+v", got)
+	}
+}
+
+// TestUnreadableDueJobIsPassedOverAndQuarantined: a due job whose stored
+// record does not decode does not stop the others; JobsDue names it, and
+// JobQuarantine takes it out of the due index as disabled, keeping its bytes.
+func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := mustOpen(t, dsn, "ops")
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, id := range []string{"A", "BAD", "C"} {
+			if err := tx.JobPut(storetest.NewJob(id, t0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, err := mustConnect(t, dsn).Exec(t.Context(), `UPDATE schedbot_jobs SET body = 'not json' WHERE job_id = 'BAD'`); err != nil {
+		t.Fatal(err)
+	}
+	var fired []string
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		err := tx.JobsDue(t0, 10, func(j *store.Job) error { fired = append(fired, j.JobID); return nil })
+		var ue *store.UnreadableJobsError
+		if !errors.As(err, &ue) || len(ue.Jobs) != 1 || ue.Jobs[0].ID != "BAD" || !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("JobsDue = %v, want an UnreadableJobsError naming BAD", err)
+		}
+		if err := tx.JobQuarantine("A"); err == nil {
+			t.Error("JobQuarantine of a job that reads succeeded")
+		}
+		return tx.JobQuarantine("BAD")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(fired) != "[A C]" {
+		t.Errorf("fired %v, want [A C]", fired)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if err := tx.JobsDue(t0, 10, func(*store.Job) error { return nil }); err != nil {
+			t.Errorf("JobsDue after the quarantine = %v", err)
+		}
+		if n, _ := tx.JobCount(store.JobDisabled); n != 1 {
+			t.Errorf("disabled jobs = %d, want the quarantined one", n)
+		}
+		return nil
+	})
+	var body string
+	if err := mustConnect(t, dsn).QueryRow(t.Context(), `SELECT convert_from(body, 'UTF8') FROM schedbot_jobs WHERE job_id = 'BAD'`).Scan(&body); err != nil || body != "not json" {
+		t.Errorf("quarantined record = %q, %v; want its bytes kept", body, err)
+	}
+}

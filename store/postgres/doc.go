@@ -1,0 +1,12 @@
+// Package postgres is the PostgreSQL implementation of store.Store, for
+// running several schedbot processes on one database. Several
+// orchestrators share the database: each Store is bound to one
+// orchestrator id, and every statement it sends filters on that id.
+//
+// The schema is embedded (migrations/) and brought up to date by Open,
+// each migration in one transaction, one process at a time (an advisory
+// lock). Due jobs and queue items are claimed FOR UPDATE SKIP LOCKED, so
+// two processes never take the same one; a claimed item carries a lease
+// (owner, until). Each orchestrator's audit chain is extended under a lock
+// on its head row, so concurrent writers keep one verifiable chain.
+package postgres

@@ -1,0 +1,369 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Options tune Open. A nil *Options means the defaults.
+type Options struct {
+	// Owner names this process in the leases of the queue items it claims.
+	// Default: host name, pid and a random suffix.
+	Owner string
+	// Lease is how long a claimed queue item stays this process's before
+	// another may take it back. Default 5 minutes.
+	Lease time.Duration
+}
+
+// Store is one orchestrator's view of a PostgreSQL database that several
+// orchestrators and several schedbot processes may share. Every query it
+// makes names its orchestrator id.
+type Store struct {
+	pool  *pgxpool.Pool
+	orch  string
+	owner string
+	lease time.Duration
+
+	closed atomic.Bool
+	count  counters
+
+	listening func() // called once LISTEN is in place (tests)
+
+	lockMu sync.Mutex
+	lock   *pgxpool.Conn // holds the loops lock while set
+
+	mu      sync.Mutex // guards entropy
+	entropy *ulid.MonotonicEntropy
+}
+
+// Open connects to the database dsn names, brings its schema up to date
+// (each migration in one transaction, one process at a time) and returns
+// orchestratorID's store.
+func Open(ctx context.Context, dsn, orchestratorID string, opts *Options) (*Store, error) {
+	if orchestratorID == "" || !utf8.ValidString(orchestratorID) || strings.ContainsRune(orchestratorID, 0) {
+		return nil, fmt.Errorf("open postgres store: orchestrator id %q: must be non-empty UTF-8 text", orchestratorID)
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// The DSN may hold a password: name the rule, not the text.
+		return nil, fmt.Errorf("open postgres store: the DSN does not parse (%s)", redact(err))
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store: %w", err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s := &Store{pool: pool, orch: orchestratorID, owner: opts.Owner, lease: opts.Lease,
+		entropy: ulid.Monotonic(rand.Reader, 0)}
+	if s.owner == "" {
+		host, _ := os.Hostname()
+		s.owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), ulid.Make().String()[20:])
+	}
+	if s.lease <= 0 {
+		s.lease = 5 * time.Minute
+	}
+	return s, nil
+}
+
+// redact keeps a DSN parse error from echoing the DSN.
+func redact(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "cannot parse `"); i >= 0 {
+		if j := strings.Index(msg[i+14:], "`"); j >= 0 {
+			msg = msg[:i+14] + "xxxxx" + msg[i+14+j:]
+		}
+	}
+	return msg
+}
+
+// OrchestratorID is the orchestrator this store reads and writes.
+func (s *Store) OrchestratorID() string { return s.orch }
+
+// Owner is the name this store's claims carry.
+func (s *Store) Owner() string { return s.owner }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return s.pool.Ping(ctx)
+}
+
+// loopsLock is the first key of the advisory lock that says a process
+// runs an orchestrator's loops; the second is the hash of its id.
+const loopsLock = 0x73636864 // "schd"
+
+// Lock marks this process as the one running the orchestrator's scheduler
+// and queue worker, until Close: a second process's Lock is a
+// *store.LockedError. It is a session advisory lock on a connection kept
+// for it, so a process that dies (or loses the connection) lets go.
+func (s *Store) Lock(ctx context.Context) error { return s.lockLoops(ctx, nil) }
+
+// WaitLock is Lock for a standby: while another process holds the lock it
+// calls waiting once and waits for it to let go, until ctx is done.
+func (s *Store) WaitLock(ctx context.Context, waiting func()) error {
+	if waiting == nil {
+		waiting = func() {}
+	}
+	return s.lockLoops(ctx, waiting)
+}
+
+func (s *Store) lockLoops(ctx context.Context, waiting func()) error {
+	s.lockMu.Lock()
+	defer s.lockMu.Unlock()
+	if s.lock != nil {
+		return nil
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("lock orchestrator %s: %w", s.orch, err)
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, int32(loopsLock), s.orch).Scan(&ok); err != nil {
+		conn.Release()
+		return fmt.Errorf("lock orchestrator %s: %w", s.orch, err)
+	}
+	if !ok && waiting != nil {
+		waiting()
+		// Blocks in the server until the holder lets go; ctx cancels it.
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, int32(loopsLock), s.orch); err != nil {
+			conn.Release()
+			return fmt.Errorf("wait for orchestrator %s: %w", s.orch, err)
+		}
+		ok = true
+	}
+	if !ok {
+		conn.Release()
+		return &store.LockedError{Path: fmt.Sprintf("orchestrator %s in the database", s.orch)}
+	}
+	s.lock = conn
+	return nil
+}
+
+// Watch checks every few seconds that the connection holding the Lock is
+// alive, until ctx is done. It returns an error when it is not: the lock is
+// gone with it, and a standby may be taking over, so this process must
+// stop its loops.
+func (s *Store) Watch(ctx context.Context) error {
+	s.lockMu.Lock()
+	conn := s.lock
+	s.lockMu.Unlock()
+	if conn == nil {
+		return errors.New("watch: the orchestrator is not locked")
+	}
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := conn.Ping(pctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("lost the connection holding orchestrator %s: %w", s.orch, err)
+		}
+	}
+}
+
+// Close closes the store's connections, letting go of its Lock.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.lockMu.Lock()
+	if s.lock != nil {
+		// Unlocked before the session closes, so that the next process
+		// need not wait for this backend to exit; closing would drop it too.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = s.lock.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, int32(loopsLock), s.orch)
+		_ = s.lock.Hijack().Close(ctx)
+		cancel()
+		s.lock = nil
+	}
+	s.lockMu.Unlock()
+	s.pool.Close()
+	return nil
+}
+
+func (s *Store) newID(now time.Time) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(now), s.entropy).String()
+}
+
+// View runs fn in a read-only transaction on one snapshot.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.run(ctx, false, fn)
+}
+
+// Update runs fn in a read-write transaction, committed when fn returns nil.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.run(ctx, true, fn)
+}
+
+func (s *Store) run(ctx context.Context, write bool, fn func(store.Tx) error) (err error) {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Read committed for writers: a lock taken on a row (the audit head, a
+	// due job) sees the latest committed version, so writers queue up
+	// instead of failing with serialization errors.
+	opts := pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+	if !write {
+		opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	ptx, err := s.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	t := &tx{s: s, ctx: ctx, tx: ptx, write: write}
+	committed := false
+	defer func() {
+		// Also when fn panics: the connection goes back to the pool clean.
+		if !committed {
+			_ = ptx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	if write {
+		if err := t.flush(); err != nil {
+			return err
+		}
+		if err := t.flushAudit(); err != nil {
+			return err
+		}
+		if err := t.notify(); err != nil {
+			return err
+		}
+	}
+	committed = true // a failed commit has rolled back
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	t.done()
+	return nil
+}
+
+// migration is one numbered schema change.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v != len(out)+1 {
+			return nil, fmt.Errorf("migration %s: not numbered %04d_", e.Name(), len(out)+1)
+		}
+		b, err := migrationFS.ReadFile(path.Join("migrations", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	return out, nil
+}
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil {
+		panic(err) // the embedded files are checked by the tests
+	}
+	return len(ms)
+}
+
+// migrateLock is the advisory lock key that makes one process at a time
+// migrate a database ("schedbot" in ASCII).
+const migrateLock = 0x7363686564626f74
+
+// Migrate brings the database's schema up to this build's version, each
+// migration in its own transaction. A database already at a newer version
+// is an error: this build would not know its tables.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return migrateTo(ctx, pool, SchemaVersion())
+}
+
+func migrateTo(ctx context.Context, pool *pgxpool.Pool, target int) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(migrateLock)); err != nil {
+		return fmt.Errorf("lock schema for migration: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(migrateLock))
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schedbot_schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("create migrations table: %w", err)
+	}
+	var current int
+	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schedbot_schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("database schema version %d is newer than this schedbot's (%d): upgrade schedbot", current, len(ms))
+	}
+	for _, m := range ms[current:min(target, len(ms))] {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schedbot_schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,798 @@
+package postgres
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// tx is one store.Tx on a pgx transaction. Every statement names
+// t.s.orch: the scope is in the query, never left to the caller.
+type tx struct {
+	s     *Store
+	ctx   context.Context
+	tx    pgx.Tx
+	write bool
+
+	// The audit head, read (and locked) at the first append.
+	headRead bool
+	headSeq  uint64
+	headHash []byte
+	pending  []*pendingEvent // appended, not yet written
+	chained  []*pendingEvent // written; their callers learn the hashes at commit
+
+	w writes // puts kept to be sent together (writes.go)
+
+	// What committing tells other processes (notify.go).
+	jobsChanged, itemsAdded bool
+}
+
+var errReadOnly = errors.New("write in a read-only transaction")
+
+func (t *tx) writable(what string) error {
+	if !t.write {
+		return fmt.Errorf("%s: %w", what, errReadOnly)
+	}
+	return nil
+}
+
+func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	return t.tx.Exec(t.ctx, sql, args...)
+}
+
+func notFound(what, id string) error { return fmt.Errorf("%s %s: %w", what, id, store.ErrNotFound) }
+
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// Records are JSON, encoded and decoded with encoding/json/v2 (its mirror
+// module until Go 1.27), which decodes them several times faster than
+// encoding/json: a burst reads and writes tens of thousands of them.
+// Invalid UTF-8 in a string becomes U+FFFD instead of failing the write.
+var (
+	encodeOpts = jsontext.AllowInvalidUTF8(true)
+	decodeOpts = jsontext.AllowInvalidUTF8(true)
+)
+
+func encode(v any) ([]byte, error) { return json.Marshal(v, encodeOpts) }
+
+func decode[T any](what, id string, b []byte) (*T, error) {
+	var v T
+	if err := json.Unmarshal(b, &v, decodeOpts); err != nil {
+		return nil, fmt.Errorf("decode %s %s: %w: %v", what, id, store.ErrCorrupt, err)
+	}
+	return &v, nil
+}
+
+// nsOrNil is t in Unix nanoseconds, as the tables keep instants, or nil
+// (NULL) for the zero time.
+func nsOrNil(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	ns := t.UnixNano()
+	return &ns
+}
+
+func fromNS(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// A caller's string (an id, a name) goes into a bytea column as its bytes:
+// any byte is allowed there, and they compare bytewise.
+func bs(s string) []byte { return append([]byte{}, s...) } // never nil: "" is not NULL
+
+func bss(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
+}
+
+// ---- jobs ----
+
+func stateRank(s store.JobState) int {
+	for i, k := range store.JobStates {
+		if k == s {
+			return i
+		}
+	}
+	return len(store.JobStates)
+}
+
+func (t *tx) JobGet(id string) (*store.Job, error) {
+	if p := t.w.jobs[id]; p != nil {
+		return decode[store.Job]("job", id, p.body)
+	}
+	var body []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id)).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notFound("job", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("get job %s: %w", id, err)
+	}
+	j, err := decode[store.Job]("job", id, body)
+	if err == nil {
+		t.w.sawName(id, j)
+	}
+	return j, err
+}
+
+func (t *tx) JobGetByName(name string) (*store.Job, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	var id, body []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND name = $2`, t.s.orch, bs(name)).Scan(&id, &body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("job named %q: %w", name, store.ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("get job named %q: %w", name, err)
+	}
+	return decode[store.Job]("job", string(id), body)
+}
+
+func (t *tx) JobPut(j *store.Job) error {
+	if err := t.writable("put job"); err != nil {
+		return err
+	}
+	if j.JobID == "" {
+		return errors.New("put job: empty jobId")
+	}
+	if !j.State.Valid() {
+		return fmt.Errorf("put job %s: unknown state %q", j.JobID, j.State)
+	}
+	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
+		return fmt.Errorf("put job %s: an enabled job needs a nextRunAt", j.JobID)
+	}
+	var name *string
+	if j.Name != "" && j.State != store.JobDeleted {
+		name = &j.Name
+		if err := t.checkName(j); err != nil {
+			return err
+		}
+	}
+	var next *int64
+	if j.State == store.JobEnabled {
+		next = nsOrNil(j.NextRunAt)
+	}
+	body, err := encode(j)
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", j.JobID, err)
+	}
+	channel := ""
+	if j.TargetRef != nil {
+		channel = j.TargetRef.ChannelID
+	}
+	t.jobsChanged = true
+	t.w.putJob(j.JobID, &pendingJob{name: name, state: string(j.State), rank: int16(stateRank(j.State)), next: next,
+		createdBy: j.CreatedBy.SenderID, channel: channel, body: body})
+	return t.flushIfBig()
+}
+
+// checkName returns ErrExists when another job holds j's name. Asked
+// before the put so that the caller hears it at once and the transaction
+// stays usable; the unique index is the guard at the flush. A name this
+// transaction read from j's own row needs no question.
+func (t *tx) checkName(j *store.Job) error {
+	if holder, ok := t.w.names[j.Name]; ok {
+		if holder != j.JobID {
+			return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
+		}
+		return nil
+	}
+	if t.w.known[j.JobID] == j.Name {
+		return nil
+	}
+	var holderB []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT job_id FROM schedbot_jobs WHERE orchestrator_id = $1 AND name = $2 AND job_id <> $3`,
+		t.s.orch, bs(j.Name), bs(j.JobID)).Scan(&holderB)
+	holder := string(holderB)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("put job %s: %w", j.JobID, err)
+	}
+	if p := t.w.jobs[holder]; p != nil && (p.name == nil || *p.name != j.Name) {
+		return nil // the holder gives the name up in this transaction
+	}
+	return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
+}
+
+// A job list cursor is the last row's sort key: state rank, next run
+// (Unix nanoseconds, noNext when none) and job id.
+func encodeCursor(rank int, next int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(rank) + "." + strconv.FormatInt(next, 10) + "." + id))
+}
+
+// noNext stands in for the next run of a job that has none, so that row
+// comparisons in a cursor need no NULL cases.
+const noNext = math.MinInt64
+
+var errCursor = errors.New("cursor: not a cursor from a previous page")
+
+func decodeCursor(c string) (rank int, next int64, id string, err error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, 0, "", errCursor
+	}
+	parts := strings.SplitN(string(b), ".", 3)
+	if len(parts) != 3 {
+		return 0, 0, "", errCursor
+	}
+	rank, err1 := strconv.Atoi(parts[0])
+	next, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, "", errCursor
+	}
+	return rank, next, parts[2], nil
+}
+
+func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = &store.JobListParams{}
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = store.DefaultListLimit
+	}
+	limit = min(limit, store.MaxListLimit)
+	states := p.States
+	if len(states) == 0 {
+		states = []store.JobState{store.JobEnabled, store.JobPaused, store.JobDisabled}
+	}
+	names := make([]string, len(states))
+	for i, s := range states {
+		names[i] = string(s)
+	}
+	afterRank, afterNext, afterID := -1, int64(noNext), ""
+	if p.Cursor != "" {
+		var err error
+		if afterRank, afterNext, afterID, err = decodeCursor(p.Cursor); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT job_id, state_rank, coalesce(next_run_ns, $5), body FROM schedbot_jobs
+		WHERE orchestrator_id = $1 AND state = ANY($2)
+		AND (length($3::bytea) = 0 OR created_by = $3) AND (length($4::bytea) = 0 OR channel_id = $4)
+		AND (state_rank, coalesce(next_run_ns, $5), job_id) > ($6, $7, $8)
+		ORDER BY state_rank, coalesce(next_run_ns, $5), job_id
+		LIMIT $9`,
+		t.s.orch, names, bs(p.CreatedBy), bs(p.ChannelID), int64(noNext), afterRank, afterNext, bs(afterID), limit+1)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	page := &store.JobPage{Jobs: []*store.Job{}}
+	type key struct {
+		rank int
+		next int64
+		id   string
+	}
+	var keys []key
+	var id, body []byte
+	var rank int16
+	var next int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &rank, &next, &body}, func() error {
+		j, err := decode[store.Job]("job", string(id), body)
+		if err != nil {
+			return err
+		}
+		page.Jobs = append(page.Jobs, j)
+		keys = append(keys, key{int(rank), next, string(id)})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	if len(page.Jobs) > limit {
+		page.Jobs = page.Jobs[:limit]
+		k := keys[limit-1]
+		page.NextCursor = encodeCursor(k.rank, k.next, k.id)
+	}
+	return page, nil
+}
+
+func (t *tx) JobCount(states ...store.JobState) (int, error) {
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	names := make([]string, len(states))
+	for i, s := range states {
+		names[i] = string(s)
+	}
+	var n int
+	err := t.tx.QueryRow(t.ctx, `SELECT count(*) FROM schedbot_jobs WHERE orchestrator_id = $1 AND (cardinality($2::text[]) = 0 OR state = ANY($2))`,
+		t.s.orch, names).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count jobs: %w", err)
+	}
+	return n, nil
+}
+
+// JobsDue reads the due jobs first and then calls fn, since fn may write
+// on the same connection. In a writing transaction the rows are locked
+// FOR UPDATE SKIP LOCKED: a job another process is dispatching right now
+// is left to it, and one it has moved on is no longer due here. A job this
+// transaction has written since is handed out as written, or passed over
+// when no longer due.
+func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
+	if limit <= 0 {
+		return nil
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	q := `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND next_run_ns <= $2
+		ORDER BY next_run_ns, job_id LIMIT $3`
+	if t.write {
+		q += ` FOR UPDATE SKIP LOCKED`
+	}
+	rows, err := t.tx.Query(t.ctx, q, t.s.orch, at.UnixNano(), limit)
+	if err != nil {
+		return fmt.Errorf("due jobs: %w", err)
+	}
+	var jobs []*store.Job
+	var unreadable []*store.RecordError
+	var id, body []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		j, err := decode[store.Job]("job", string(id), body)
+		if err != nil {
+			// Passed over, and named at the end, so the others still fire.
+			unreadable = append(unreadable, &store.RecordError{Kind: "job", ID: string(id), Err: errors.Unwrap(err)})
+			return nil
+		}
+		t.w.sawName(string(id), j)
+		jobs = append(jobs, j)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("due jobs: %w", err)
+	}
+	if t.write {
+		t.s.count.due.Add(int64(len(jobs)))
+		if err := t.readAheadRuns(jobs); err != nil {
+			return err
+		}
+	}
+	for _, j := range jobs {
+		if b, ok := t.w.written[j.JobID]; ok {
+			w, err := decode[store.Job]("job", j.JobID, b)
+			if err != nil {
+				return err
+			}
+			if w.State != store.JobEnabled || w.NextRunAt.After(at) {
+				continue // changed by fn meanwhile: no longer due
+			}
+			j = w
+		}
+		if err := fn(j); err != nil {
+			return err
+		}
+	}
+	if len(unreadable) > 0 {
+		return &store.UnreadableJobsError{Jobs: unreadable}
+	}
+	return nil
+}
+
+// JobQuarantine takes a job whose record does not decode out of the due
+// index and counts it as disabled, keeping its record as it is.
+func (t *tx) JobQuarantine(id string) error {
+	if err := t.writable("quarantine job"); err != nil {
+		return err
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	var body []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id)).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound("job", id)
+	} else if err != nil {
+		return fmt.Errorf("quarantine job %s: %w", id, err)
+	}
+	if _, err := decode[store.Job]("job", id, body); err == nil {
+		return fmt.Errorf("quarantine job %s: its record reads; disable it with JobPut", id)
+	}
+	_, err = t.exec(`UPDATE schedbot_jobs SET state = $3, state_rank = $4, next_run_ns = NULL, name = NULL
+		WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id), string(store.JobDisabled), stateRank(store.JobDisabled))
+	if err != nil {
+		return fmt.Errorf("quarantine job %s: %w", id, err)
+	}
+	t.jobsChanged = true
+	return nil
+}
+
+func (t *tx) JobNextRunAt() (time.Time, bool, error) {
+	if err := t.flush(); err != nil {
+		return time.Time{}, false, err
+	}
+	var next *int64
+	err := t.tx.QueryRow(t.ctx, `SELECT min(next_run_ns) FROM schedbot_jobs WHERE orchestrator_id = $1 AND next_run_ns IS NOT NULL`, t.s.orch).Scan(&next)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("next run: %w", err)
+	}
+	if next == nil {
+		return time.Time{}, false, nil
+	}
+	return fromNS(*next), true, nil
+}
+
+// ---- runs ----
+
+func (t *tx) RunPut(r *store.Run) error {
+	if err := t.writable("put run"); err != nil {
+		return err
+	}
+	if r.ExecutionID == "" || r.JobID == "" {
+		return errors.New("put run: executionId and jobId are required")
+	}
+	if !strings.HasPrefix(r.ExecutionID, r.JobID+"@") {
+		return fmt.Errorf("put run: executionId %q does not start with its jobId and @", r.ExecutionID)
+	}
+	body, err := encode(r)
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", r.ExecutionID, err)
+	}
+	t.w.putRun(r.ExecutionID, &pendingRun{jobID: r.JobID, body: body})
+	return t.flushIfBig()
+}
+
+func (t *tx) RunGet(id string) (*store.Run, error) {
+	if p := t.w.runs[id]; p != nil {
+		return decode[store.Run]("run", id, p.body)
+	}
+	if body, ok := t.w.runsAhead[id]; ok {
+		if body == nil {
+			return nil, notFound("run", id)
+		}
+		return decode[store.Run]("run", id, body)
+	}
+	var body []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_runs WHERE orchestrator_id = $1 AND execution_id = $2`, t.s.orch, bs(id)).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notFound("run", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("get run %s: %w", id, err)
+	}
+	return decode[store.Run]("run", id, body)
+}
+
+func (t *tx) RunList(jobID string, limit int) ([]*store.Run, error) {
+	if limit <= 0 {
+		limit = store.DefaultListLimit
+	}
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	// The job's range of the primary key: ids from jobID+"@" up to, not
+	// including, jobID+"A" ('@'+1).
+	rows, err := t.tx.Query(t.ctx, `SELECT execution_id, body FROM schedbot_runs WHERE orchestrator_id = $1
+		AND execution_id > $2 AND execution_id < $3 AND job_id = $4
+		ORDER BY execution_id DESC LIMIT $5`, t.s.orch, bs(jobID+"@"), bs(jobID+"A"), bs(jobID), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list runs of %s: %w", jobID, err)
+	}
+	var out []*store.Run
+	var id, body []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		r, err := decode[store.Run]("run", string(id), body)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list runs of %s: %w", jobID, err)
+	}
+	return out, nil
+}
+
+// ---- queue ----
+
+// The queue and updated_ns columns are the truth for an item's stage and
+// last change (a claim sets them without rewriting the body).
+const itemCols = `item_id, queue, updated_ns, body`
+
+func scanItem(id, queue string, updated int64, body []byte) (*store.QueueItem, error) {
+	it, err := decode[store.QueueItem]("queue item", id, body)
+	if err != nil {
+		return nil, err
+	}
+	it.Queue = store.QueueName(queue)
+	if !it.UpdatedAt.IsZero() || updated != 0 {
+		it.UpdatedAt = fromNS(updated)
+	}
+	return it, nil
+}
+
+func (t *tx) collectItems(rows pgx.Rows) ([]*store.QueueItem, error) {
+	out := []*store.QueueItem{}
+	var id, body []byte
+	var queue string
+	var updated int64
+	_, err := pgx.ForEachRow(rows, []any{&id, &queue, &updated, &body}, func() error {
+		it, err := scanItem(string(id), queue, updated, body)
+		if err == nil {
+			t.w.sawItem(string(id))
+		}
+		out = append(out, it)
+		return err
+	})
+	return out, err
+}
+
+func encodeItem(it *store.QueueItem, insert bool) (*pendingItem, error) {
+	body, err := encode(it)
+	if err != nil {
+		return nil, fmt.Errorf("encode queue item %s: %w", it.ItemID, err)
+	}
+	p := &pendingItem{insert: insert, queue: string(it.Queue), notBefore: nsOrNil(it.NotBefore), body: body}
+	if !it.UpdatedAt.IsZero() {
+		p.updated = it.UpdatedAt.UnixNano()
+	}
+	return p, nil
+}
+
+func (t *tx) QueueAdd(item *store.QueueItem) error {
+	if err := t.writable("add queue item"); err != nil {
+		return err
+	}
+	if item.Queue == "" {
+		item.Queue = store.QueueIncoming
+	}
+	if !item.Queue.Valid() {
+		return fmt.Errorf("add queue item: unknown queue %q", item.Queue)
+	}
+	now := time.Now().UTC()
+	if item.CreatedAt.IsZero() {
+		item.CreatedAt = now
+	}
+	if item.UpdatedAt.IsZero() {
+		item.UpdatedAt = item.CreatedAt
+	}
+	t.itemsAdded = true
+	fresh := item.ItemID == ""
+	if fresh {
+		item.ItemID = t.s.newID(now) // claim order is arrival order
+	}
+	p, err := encodeItem(item, true)
+	if err != nil {
+		return err
+	}
+	if fresh {
+		// A fresh ULID cannot be in the queue already: kept for the flush.
+		t.w.putItem(item.ItemID, p)
+		return t.flushIfBig()
+	}
+	// A caller's own id (a Slack event id, say) is answered at once.
+	if t.w.items[item.ItemID] != nil {
+		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
+	}
+	tag, err := t.exec(`INSERT INTO schedbot_queue (orchestrator_id, item_id, queue, not_before_ns, updated_ns, body)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (orchestrator_id, item_id) DO NOTHING`,
+		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body)
+	if err != nil {
+		return fmt.Errorf("add queue item %s: %w", item.ItemID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
+	}
+	return nil
+}
+
+func (t *tx) QueueGet(id string) (*store.QueueItem, error) {
+	if p := t.w.items[id]; p != nil {
+		return scanItem(id, p.queue, p.updated, p.body)
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT `+itemCols+` FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = $2`, t.s.orch, bs(id))
+	if err != nil {
+		return nil, fmt.Errorf("get queue item %s: %w", id, err)
+	}
+	items, err := t.collectItems(rows)
+	if err != nil {
+		return nil, fmt.Errorf("get queue item %s: %w", id, err)
+	}
+	if len(items) == 0 {
+		return nil, notFound("queue item", id)
+	}
+	return items[0], nil
+}
+
+func (t *tx) QueuePut(item *store.QueueItem) error {
+	if err := t.writable("put queue item"); err != nil {
+		return err
+	}
+	if !item.Queue.Valid() {
+		return fmt.Errorf("put queue item %s: unknown queue %q", item.ItemID, item.Queue)
+	}
+	p, err := encodeItem(item, false)
+	if err != nil {
+		return err
+	}
+	if item.Queue == store.QueueIncoming || item.Queue == store.QueueOutgoing {
+		t.itemsAdded = true
+	}
+	if t.w.items[item.ItemID] != nil || t.w.seen[item.ItemID] {
+		// Added or read in this transaction: it exists, so the answer is
+		// known and the rewrite can wait for the flush.
+		t.w.putItem(item.ItemID, p)
+		return t.flushIfBig()
+	}
+	tag, err := t.exec(`UPDATE schedbot_queue SET queue = $3, not_before_ns = $4, updated_ns = $5, body = $6,
+		lease_owner = CASE WHEN $3 = 'processing' THEN lease_owner END,
+		lease_until = CASE WHEN $3 = 'processing' THEN lease_until END
+		WHERE orchestrator_id = $1 AND item_id = $2`,
+		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body)
+	if err != nil {
+		return fmt.Errorf("put queue item %s: %w", item.ItemID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("queue item", item.ItemID)
+	}
+	t.w.sawItem(item.ItemID)
+	return nil
+}
+
+// QueueClaim takes the oldest ready incoming items, and processing items
+// whose lease has run out (their claimer died or stalled), FOR UPDATE SKIP
+// LOCKED, so processes sharing the queue never claim one item twice, and
+// leases them to this store's owner.
+func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
+	if err := t.writable("claim queue items"); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return []*store.QueueItem{}, nil
+	}
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(t.ctx, `UPDATE schedbot_queue q SET queue = 'processing', updated_ns = $3, lease_owner = $4, lease_until = $5
+		FROM (SELECT item_id, queue AS was FROM schedbot_queue WHERE orchestrator_id = $1 AND (
+				(queue = 'incoming' AND (not_before_ns IS NULL OR not_before_ns <= $3)) OR
+				(queue = 'processing' AND lease_until < $6))
+			ORDER BY item_id LIMIT $2 FOR UPDATE SKIP LOCKED) c
+		WHERE q.orchestrator_id = $1 AND q.item_id = c.item_id
+		RETURNING q.item_id, q.queue, q.updated_ns, q.body, c.was`,
+		t.s.orch, limit, now.UnixNano(), t.s.owner, now.Add(t.s.lease).UTC(), now.UTC())
+	if err != nil {
+		return nil, fmt.Errorf("claim queue items: %w", err)
+	}
+	items := []*store.QueueItem{}
+	var id, body []byte
+	var queue, was string
+	var updated int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &queue, &updated, &body, &was}, func() error {
+		it, err := scanItem(string(id), queue, updated, body)
+		if err != nil {
+			return err
+		}
+		if was == string(store.QueueProcessing) {
+			t.s.count.expired.Add(1)
+		}
+		t.w.sawItem(string(id))
+		items = append(items, it)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim queue items: %w", err)
+	}
+	slices.SortFunc(items, func(a, b *store.QueueItem) int { return strings.Compare(a.ItemID, b.ItemID) }) // RETURNING keeps no order
+	t.s.count.items.Add(int64(len(items)))
+	// The runs of claimed triggers are read next, one by one: read them now.
+	var execs []string
+	for _, it := range items {
+		if it.Kind == store.KindTrigger && it.ExecutionID != "" && t.w.runs[it.ExecutionID] == nil {
+			execs = append(execs, it.ExecutionID)
+		}
+	}
+	if err := t.readAhead(execs); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+func (t *tx) QueueList(p *store.QueueListParams) ([]*store.QueueItem, error) {
+	if !p.Queue.Valid() {
+		return nil, fmt.Errorf("list queue: unknown queue %q", p.Queue)
+	}
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = store.DefaultListLimit
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT `+itemCols+` FROM schedbot_queue WHERE orchestrator_id = $1 AND queue = $2 AND item_id > $3
+		ORDER BY item_id LIMIT $4`, t.s.orch, string(p.Queue), bs(p.After), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list queue %s: %w", p.Queue, err)
+	}
+	items, err := t.collectItems(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list queue %s: %w", p.Queue, err)
+	}
+	return items, nil
+}
+
+func (t *tx) QueueCount(q store.QueueName) (int, error) {
+	if !q.Valid() {
+		return 0, fmt.Errorf("count queue: unknown queue %q", q)
+	}
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	var n int
+	err := t.tx.QueryRow(t.ctx, `SELECT count(*) FROM schedbot_queue WHERE orchestrator_id = $1 AND queue = $2`, t.s.orch, string(q)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count queue %s: %w", q, err)
+	}
+	return n, nil
+}
+
+// QueuePrune deletes done items last changed before before, oldest first.
+func (t *tx) QueuePrune(before time.Time, limit int) (int, error) {
+	if err := t.writable("prune queue"); err != nil {
+		return 0, err
+	}
+	if limit <= 0 {
+		return 0, nil
+	}
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	rows, err := t.tx.Query(t.ctx, `DELETE FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id IN (
+		SELECT item_id FROM schedbot_queue WHERE orchestrator_id = $1 AND queue = 'done' AND updated_ns < $2
+		ORDER BY updated_ns, item_id LIMIT $3) RETURNING item_id`, t.s.orch, before.UnixNano(), limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune queue: %w", err)
+	}
+	n := 0
+	var id []byte
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+		n++
+		delete(t.w.seen, string(id))
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune queue: %w", err)
+	}
+	return n, nil
+}
+
+func (t *tx) QueueDelete(id string) error {
+	if err := t.writable("delete queue item"); err != nil {
+		return err
+	}
+	if p := t.w.items[id]; p != nil && p.insert {
+		// Never sent: forgetting it is deleting it.
+		delete(t.w.items, id)
+		return nil
+	}
+	delete(t.w.items, id) // a kept rewrite of it is moot
+	tag, err := t.exec(`DELETE FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = $2`, t.s.orch, bs(id))
+	if err != nil {
+		return fmt.Errorf("delete queue item %s: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("queue item", id)
+	}
+	delete(t.w.seen, id)
+	return nil
+}

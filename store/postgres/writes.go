@@ -1,0 +1,316 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// A transaction keeps its job and run puts, and the queue items it adds
+// with fresh ids or rewrites after reading them, and sends them together:
+// one statement per table over arrays (unnest), all in one round trip,
+// before anything reads a range of rows and before commit. A burst of
+// 10,000 windows is then a few statements instead of 40,000. Point reads
+// (JobGet, RunGet, QueueGet) answer from what is kept first; a write that
+// must answer at once (a caller's item id, an unknown item, a delete) is
+// sent at once.
+
+// flushAt bounds what a transaction keeps before sending it anyway.
+const flushAt = 10000
+
+type pendingJob struct {
+	exists    bool // its row was read in this transaction: an UPDATE
+	name      *string
+	state     string
+	rank      int16
+	next      *int64 // Unix nanoseconds
+	createdBy string
+	channel   string
+	body      []byte
+}
+
+type pendingRun struct {
+	jobID string
+	body  []byte
+}
+
+type pendingItem struct {
+	insert    bool // a new item; else a rewrite of a row read in this transaction
+	queue     string
+	notBefore *int64 // Unix nanoseconds
+	updated   int64
+	body      []byte
+}
+
+type writes struct {
+	jobs     map[string]*pendingJob
+	jobOrder []string
+	runs     map[string]*pendingRun
+	runOrder []string
+	items    map[string]*pendingItem
+	itemOrd  []string
+	n        int
+
+	written   map[string][]byte // job id -> its latest body put in this transaction
+	names     map[string]string // name -> job id, of kept jobs
+	known     map[string]string // job id -> the name its row held when read
+	seen      map[string]bool   // queue items read in this transaction
+	runsAhead map[string][]byte // runs read ahead; nil: known absent
+}
+
+func (w *writes) putJob(id string, p *pendingJob) {
+	if w.jobs == nil {
+		w.jobs, w.names = map[string]*pendingJob{}, map[string]string{}
+	}
+	if old := w.jobs[id]; old != nil && old.name != nil && w.names[*old.name] == id {
+		delete(w.names, *old.name)
+	}
+	if p.name != nil {
+		w.names[*p.name] = id
+	}
+	if w.known == nil {
+		w.known = map[string]string{}
+	}
+	if old := w.jobs[id]; old != nil {
+		p.exists = old.exists
+	} else {
+		_, p.exists = w.known[id]
+	}
+	w.known[id] = "" // its row will hold this name (names answers until then)
+	if p.name != nil {
+		w.known[id] = *p.name
+	}
+	w.jobs[id] = p
+	if w.written == nil {
+		w.written = map[string][]byte{}
+	}
+	w.written[id] = p.body
+	w.jobOrder = append(w.jobOrder, id)
+	w.n++
+}
+
+func (w *writes) putRun(id string, p *pendingRun) {
+	if w.runs == nil {
+		w.runs = map[string]*pendingRun{}
+	}
+	w.runs[id] = p
+	delete(w.runsAhead, id)
+	w.runOrder = append(w.runOrder, id)
+	w.n++
+}
+
+func (w *writes) putItem(id string, p *pendingItem) {
+	if w.items == nil {
+		w.items = map[string]*pendingItem{}
+	}
+	if old := w.items[id]; old != nil && old.insert {
+		p.insert = true // still new to the table
+	}
+	w.items[id] = p
+	w.itemOrd = append(w.itemOrd, id)
+	w.n++
+}
+
+// sawName notes the name a job's row held when this transaction read it.
+func (w *writes) sawName(id string, j *store.Job) {
+	if w.known == nil {
+		w.known = map[string]string{}
+	}
+	if j.State == store.JobDeleted {
+		w.known[id] = ""
+	} else {
+		w.known[id] = j.Name
+	}
+}
+
+func (w *writes) sawItem(id string) {
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	w.seen[id] = true
+}
+
+// last returns the ids of order in the order of their last put, once each.
+func last(order []string) []string {
+	at := make(map[string]int, len(order))
+	for i, id := range order {
+		at[id] = i
+	}
+	out := make([]string, 0, len(at))
+	for i, id := range order {
+		if at[id] == i {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (t *tx) flushIfBig() error {
+	if t.w.n >= flushAt {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush sends what the transaction kept.
+func (t *tx) flush() error {
+	w := &t.w
+	if w.n == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	// Updates must reach every row they name: statement index -> rows.
+	expect := map[int]int64{}
+	if len(w.jobs) > 0 {
+		var ins, upd []string
+		for _, id := range last(w.jobOrder) {
+			if w.jobs[id].exists {
+				upd = append(upd, id)
+			} else {
+				ins = append(ins, id)
+			}
+		}
+		cols := func(ids []string) []any {
+			names, states, ranks := make([][]byte, len(ids)), make([]string, len(ids)), make([]int16, len(ids))
+			nexts, by, chans, bodies := make([]*int64, len(ids)), make([][]byte, len(ids)), make([][]byte, len(ids)), make([][]byte, len(ids))
+			for i, id := range ids {
+				p := w.jobs[id]
+				if p.name != nil { // else NULL
+					names[i] = bs(*p.name)
+				}
+				states[i], ranks[i], nexts[i], by[i], chans[i], bodies[i] = p.state, p.rank, p.next, bs(p.createdBy), bs(p.channel), p.body
+			}
+			return []any{t.s.orch, bss(ids), names, states, ranks, nexts, by, chans, bodies}
+		}
+		// Jobs this transaction read are updated (cheaper than an upsert, which
+		// tries the insert first); the others are upserted.
+		if len(upd) > 0 {
+			expect[b.Len()] = int64(len(upd))
+			b.Queue(`UPDATE schedbot_jobs j SET name = u.name, state = u.state, state_rank = u.state_rank, next_run_ns = u.next_run_ns,
+				created_by = u.created_by, channel_id = u.channel_id, body = u.body
+				FROM unnest($2::bytea[], $3::bytea[], $4::text[], $5::int2[], $6::bigint[], $7::bytea[], $8::bytea[], $9::bytea[])
+					AS u(job_id, name, state, state_rank, next_run_ns, created_by, channel_id, body)
+				WHERE j.orchestrator_id = $1 AND j.job_id = u.job_id`, cols(upd)...)
+		}
+		if len(ins) > 0 {
+			b.Queue(`INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, state, state_rank, next_run_ns, created_by, channel_id, body)
+				SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::text[], $5::int2[], $6::bigint[], $7::bytea[], $8::bytea[], $9::bytea[]) AS u
+				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET name = excluded.name, state = excluded.state,
+					state_rank = excluded.state_rank, next_run_ns = excluded.next_run_ns, created_by = excluded.created_by,
+					channel_id = excluded.channel_id, body = excluded.body`, cols(ins)...)
+		}
+	}
+	if len(w.runs) > 0 {
+		ids := last(w.runOrder)
+		jobs, bodies := make([][]byte, len(ids)), make([][]byte, len(ids))
+		for i, id := range ids {
+			jobs[i], bodies[i] = bs(w.runs[id].jobID), w.runs[id].body
+		}
+		b.Queue(`INSERT INTO schedbot_runs (orchestrator_id, execution_id, job_id, body)
+			SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]) AS u
+			ON CONFLICT (orchestrator_id, execution_id) DO UPDATE SET job_id = excluded.job_id, body = excluded.body`,
+			t.s.orch, bss(ids), jobs, bodies)
+	}
+	if len(w.itemOrd) > 0 {
+		var ins, upd []string
+		for _, id := range last(w.itemOrd) {
+			if w.items[id] == nil {
+				continue // added, then deleted
+			} else if w.items[id].insert {
+				ins = append(ins, id)
+			} else {
+				upd = append(upd, id)
+			}
+		}
+		cols := func(ids []string) ([]string, []*int64, []int64, [][]byte) {
+			qs, nbs, ups, bodies := make([]string, len(ids)), make([]*int64, len(ids)), make([]int64, len(ids)), make([][]byte, len(ids))
+			for i, id := range ids {
+				p := w.items[id]
+				qs[i], nbs[i], ups[i], bodies[i] = p.queue, p.notBefore, p.updated, p.body
+			}
+			return qs, nbs, ups, bodies
+		}
+		if len(ins) > 0 {
+			qs, nbs, ups, bodies := cols(ins)
+			// Fresh ids: nothing to conflict with.
+			b.Queue(`INSERT INTO schedbot_queue (orchestrator_id, item_id, queue, not_before_ns, updated_ns, body)
+				SELECT $1, u.* FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u`,
+				t.s.orch, bss(ins), qs, nbs, ups, bodies)
+		}
+		if len(upd) > 0 {
+			qs, nbs, ups, bodies := cols(upd)
+			expect[b.Len()] = int64(len(upd))
+			// An item put anywhere but processing is nobody's any more.
+			b.Queue(`UPDATE schedbot_queue q SET queue = u.queue, not_before_ns = u.not_before_ns, updated_ns = u.updated_ns, body = u.body,
+				lease_owner = CASE WHEN u.queue = 'processing' THEN q.lease_owner END,
+				lease_until = CASE WHEN u.queue = 'processing' THEN q.lease_until END
+				FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u(item_id, queue, not_before_ns, updated_ns, body)
+				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id`,
+				t.s.orch, bss(upd), qs, nbs, ups, bodies)
+		}
+	}
+	// What was kept is in the transaction now, or the transaction failed.
+	t.w.jobs, t.w.jobOrder, t.w.runs, t.w.runOrder, t.w.items, t.w.itemOrd, t.w.n, t.w.names = nil, nil, nil, nil, nil, nil, 0, nil
+	res := t.tx.SendBatch(t.ctx, b)
+	var errs []error
+	for i := range b.Len() {
+		tag, err := res.Exec()
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+		if want, ok := expect[i]; ok && tag.RowsAffected() != want {
+			errs = append(errs, fmt.Errorf("%w: %d of %d rows written in this transaction are gone", store.ErrNotFound, want-tag.RowsAffected(), want))
+		}
+	}
+	if err := res.Close(); err != nil && len(errs) == 0 {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		if isUniqueViolation(err) {
+			return fmt.Errorf("write: a job name is taken: %w", store.ErrExists)
+		}
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// readAheadRuns reads, in one query, the runs of the windows the due
+// jobs are at (their nextRunAt), which a scheduler asks for one by one
+// before dispatching them. The jobs' rows are locked, so no other process
+// dispatches those windows meanwhile.
+func (t *tx) readAheadRuns(jobs []*store.Job) error {
+	ids := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		ids = append(ids, store.ExecutionID(j.JobID, j.NextRunAt))
+	}
+	return t.readAhead(ids)
+}
+
+func (t *tx) readAhead(ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if t.w.runsAhead == nil {
+		t.w.runsAhead = make(map[string][]byte, len(ids))
+	}
+	for _, id := range ids {
+		t.w.runsAhead[id] = nil
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT execution_id, body FROM schedbot_runs WHERE orchestrator_id = $1 AND execution_id = ANY($2)`, t.s.orch, bss(ids))
+	if err != nil {
+		return fmt.Errorf("read runs ahead: %w", err)
+	}
+	var id, body []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		t.w.runsAhead[string(id)] = append([]byte(nil), body...)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read runs ahead: %w", err)
+	}
+	return nil
+}
