@@ -81,8 +81,8 @@ func copyLimit(b *testing.B, dsn, orch string, n int) time.Duration {
 			r, _ := json.Marshal(&store.Run{ExecutionID: execID, JobID: jobID, ScheduledAt: at, DispatchedAt: at, Status: store.RunDispatched})
 			it, _ := json.Marshal(&store.QueueItem{ItemID: itemID, Kind: store.KindTrigger, Queue: store.QueueIncoming, OrchestratorID: "default",
 				JobID: jobID, ExecutionID: execID, ScheduledAt: at, TriggerAt: at, Payload: json.RawMessage(`{}`), CreatedAt: at, UpdatedAt: at})
-			runs = append(runs, []any{orch, execID, jobID, r})
-			items = append(items, []any{orch, itemID, "incoming", at.UnixNano(), it})
+			runs = append(runs, []any{orch, []byte(execID), []byte(jobID), r})
+			items = append(items, []any{orch, []byte(itemID), "incoming", at.UnixNano(), it})
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"schedbot_runs"}, []string{"orchestrator_id", "execution_id", "job_id", "body"}, pgx.CopyFromRows(runs)); err != nil {
 			return err
@@ -275,4 +275,48 @@ func BenchmarkQueueThroughput(b *testing.B) {
 		round++
 	}
 	b.ReportMetric(float64(n*round)/total.Seconds(), "items/s")
+}
+
+// BenchmarkAuditConcurrentWriters: transactions of one audit event each
+// (as schedule.create writes them), from one writer and from four at once
+// on one orchestrator, whose appends queue on the chain's head row.
+func BenchmarkAuditConcurrentWriters(b *testing.B) {
+	dsn := pgtest.DSN(b)
+	for _, writers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			var stores []*postgres.Store
+			for range writers {
+				stores = append(stores, benchOpen(b, dsn, fmt.Sprintf("audit%d", writers)))
+			}
+			defer func() {
+				for _, s := range stores {
+					s.Close()
+				}
+			}()
+			const per = 200
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				var wg sync.WaitGroup
+				for _, s := range stores {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range per / writers {
+							err := s.Update(context.Background(), func(tx store.Tx) error {
+								return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "o", Action: store.AuditJobCreated})
+							})
+							if err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(per*b.N)/total.Seconds(), "events/s")
+		})
+	}
 }
