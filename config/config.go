@@ -1,4 +1,4 @@
-// Package config loads schedbot's YAML configuration (DESIGN.md section 8):
+// Package config loads schedbot's YAML configuration (docs/DESIGN.md section 8):
 // orchestrators, channel profiles and workflows, with an embedded default
 // of one orchestrator "default" and a terminal profile. Load rejects unknown
 // keys, unknown references, duplicate ids and bad timezones, naming the
@@ -166,7 +166,7 @@ const (
 // DefaultFunctions is the function allowlist of an orchestrator that names none.
 var DefaultFunctions = []string{"schedule.*", "message.post"}
 
-// Find picks the config as DESIGN.md section 8 says: the file named by flag,
+// Find picks the config as docs/DESIGN.md section 8 says: the file named by flag,
 // else $SCHEDBOT_CONFIG, else ./schedbot.yaml if present, else the embedded
 // default with its data under dataDir (./.schedbot when empty).
 func Find(flagPath, dataDir string) (*Config, error) {

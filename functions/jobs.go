@@ -13,7 +13,7 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-// Bounds on what a job may hold (DESIGN.md section 4).
+// Bounds on what a job may hold (docs/DESIGN.md section 4).
 const (
 	MaxNameLen     = 80
 	MaxTextLen     = 4000

@@ -13,7 +13,7 @@ import (
 )
 
 // Cron is a parsed 5-field cron expression. It is evaluated in a timezone
-// given to Next, with the DST rule of DESIGN.md section 5.
+// given to Next, with the DST rule of docs/DESIGN.md section 5.
 type Cron struct {
 	expr                           string
 	fields                         [5]string
@@ -325,7 +325,7 @@ func (c *Cron) everMatches() bool {
 }
 
 // Next returns the first instant strictly after after at which c fires in
-// loc, following DESIGN.md section 5: fixed times that fall in a
+// loc, following docs/DESIGN.md section 5: fixed times that fall in a
 // spring-forward gap fire once at the instant the clocks jump to, and fire
 // once, at the first occurrence, on fall-back; wildcard expressions run on
 // real time (missing minutes are not caught up, a repeated hour runs twice).

@@ -180,7 +180,7 @@ func TestCronNext_MatchesRobfigInUTC(t *testing.T) {
 			t.Fatalf("robfig rejects %q: %v", expr, err)
 		}
 		// robfig treats "*/n" in a day field as restricted (OR); we follow
-		// Vixie (AND) as DESIGN.md says, so compare only where they agree.
+		// Vixie (AND) as docs/DESIGN.md says, so compare only where they agree.
 		f := strings.Fields(expr)
 		if strings.HasPrefix(f[2], "*/") || strings.HasPrefix(f[4], "*/") {
 			continue

@@ -1,5 +1,5 @@
 // Package scheduler computes when jobs fire: cron in an IANA timezone with
-// the DST rule of DESIGN.md section 5, intervals on a fixed grid, and
+// the DST rule of docs/DESIGN.md section 5, intervals on a fixed grid, and
 // one-time runs; and it describes each schedule in English.
 //
 // Every function here takes "now" as an argument; nothing reads the clock.

@@ -8,7 +8,7 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-// Interval bounds (DESIGN.md section 4).
+// Interval bounds (docs/DESIGN.md section 4).
 const (
 	MinInterval = 60 * time.Second
 	MaxInterval = 366 * 24 * time.Hour

@@ -1,6 +1,6 @@
 // Package selector turns what a person writes into exactly one decision: a
 // function call, a clarifying question, or a plain "I can't do that"
-// (NL_SPEC.md). A selector executes nothing; its calls go through the same
+// (docs/NL_SPEC.md). A selector executes nothing; its calls go through the same
 // validation as any other, and the orchestrator and the creator always come
 // from the channel profile and the sender, never from the text or a model.
 package selector

@@ -1,5 +1,5 @@
 // Package rules is the offline, deterministic selector: a tokenizer and a
-// small grammar for the phrasings in NL_SPEC.md, which proves its reading
+// small grammar for the phrasings in docs/NL_SPEC.md, which proves its reading
 // before it answers (every word is the message, the target or part of the
 // when; every day, month, date and time named is among the fires). It
 // never touches the network.
