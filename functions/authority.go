@@ -65,8 +65,10 @@ var verbs = map[string]string{
 
 // authorize says whether the call's actor may make change action to j.
 // The creator may (the same sender through the same channel profile), and
-// so may an admin of the actor's channel profile. The person at the CLI or
-// the local API can open the orchestrator's store anyway, so is its admin.
+// so may an admin of the job's own channel profile coming through it (an
+// admin of another profile, another workspace, may not). The person at the
+// CLI or the local API can open the orchestrator's store anyway, so is its
+// admin.
 // A job's run never may: jobs run action functions only.
 func (c *Call) authorize(j *store.Job, action string) error {
 	a := c.Actor
@@ -77,7 +79,8 @@ func (c *Call) authorize(j *store.Job, action string) error {
 	case a.SenderID == "":
 	case a.SenderID == j.CreatedBy.SenderID && a.ChannelProfileID == j.CreatedBy.ChannelProfileID:
 		return nil
-	case slices.Contains(c.r.deps.Profiles[a.ChannelProfileID].Admins, a.SenderID):
+	case a.ChannelProfileID == j.CreatedBy.ChannelProfileID &&
+		slices.Contains(c.r.deps.Profiles[j.CreatedBy.ChannelProfileID].Admins, a.SenderID):
 		return nil
 	}
 	return &AuthorityError{JobID: j.JobID, Verb: verbs[action], Creator: j.CreatedBy.Sender}
@@ -124,11 +127,25 @@ func (c *Call) checkRef(ref *store.TargetRef) error {
 	if p.Channel != ref.Channel {
 		return fieldErr("targetRef.channel", "is %s, but profile %q is on %s", ref.Channel, ref.ChannelProfileID, p.Channel)
 	}
-	if ref.Channel == "slack" && !p.serves(ref.ChannelID) && ref.ChannelID != c.Actor.SenderID {
+	if ref.Channel == "slack" && !p.serves(ref.ChannelID) && ref.ChannelID != c.creatorID() {
 		return fieldErr("targetRef.channelId", "%s is not a channel profile %q serves (its channels: %s)",
 			ref.ChannelID, ref.ChannelProfileID, orNone(p.Channels))
 	}
 	return nil
+}
+
+// creatorID is the sender whose direct messages a target may name though
+// the profile does not list them ("remind me"): the job's creator. In a
+// job's run that is the creator the Origin carries, not the worker; in an
+// update, the job's creator, not the actor (an admin).
+func (c *Call) creatorID() string {
+	if c.creator != nil {
+		return c.creator.SenderID
+	}
+	if c.Origin != nil {
+		return c.Origin.CreatorID
+	}
+	return c.Actor.SenderID
 }
 
 // defaultProfile is the profile a target on channel goes through when it

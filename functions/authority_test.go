@@ -17,6 +17,9 @@ var (
 	bob      = store.Actor{ChannelProfileID: "team", SenderID: "UBOB", Sender: "bob", Via: store.ViaSlack}
 	admin    = store.Actor{ChannelProfileID: "team", SenderID: "UADMIN", Sender: "boss", Via: store.ViaSlack}
 	anaInOps = store.Actor{ChannelProfileID: "ops", SenderID: "UANA", Sender: "ana", Via: store.ViaSlack}
+	opsAdmin = store.Actor{ChannelProfileID: "ops", SenderID: "UOPS", Sender: "olga", Via: store.ViaSlack}
+	// adminInOps is team's admin, coming through ops, where they are not one.
+	adminInOps = store.Actor{ChannelProfileID: "ops", SenderID: "UADMIN", Sender: "boss", Via: store.ViaSlack}
 )
 
 func (e *env) callAs(a store.Actor, fn, args string) (any, error) {
@@ -116,7 +119,9 @@ func TestAuthority_OnlyTheCreatorOrAnAdminChangesAJob(t *testing.T) {
 		"schedule.update":   `{"jobId":"` + j.JobID + `","name":"mine now"}`,
 		"schedule.update 2": `{"jobId":"` + j.JobID + `","schedule":{"cron":"0 10 * * 5","timezone":"UTC"}}`,
 	}
-	for _, who := range []store.Actor{bob, anaInOps, {ChannelProfileID: "team", Via: store.ViaSlack}} {
+	// An admin of another profile is no admin of this job, nor is this
+	// profile's admin when coming through another.
+	for _, who := range []store.Actor{bob, anaInOps, {ChannelProfileID: "team", Via: store.ViaSlack}, opsAdmin, adminInOps} {
 		for fn, args := range refused {
 			fn, _, _ = strings.Cut(fn, " ")
 			_, err := e.callAs(who, fn, args)
@@ -249,5 +254,42 @@ func TestMessagePost_AJobsStoredTargetIsCheckedWhenItRuns(t *testing.T) {
 	}
 	if err := post(&store.TargetRef{Channel: "slack", ChannelID: "C024BE91L", PostingMode: store.PostChannel}); err != nil {
 		t.Errorf("post to the job's own workspace: %v", err)
+	}
+}
+
+// "Remind me": a person may target their own DM through a profile that
+// lists its channels, and the job's run, acting as the worker, checks the
+// stored target against the job's creator, so it posts instead of failing.
+// An admin changing the job cannot point it at the admin's own DM.
+func TestTargetRef_RemindMeHoldsWhenTheJobRuns(t *testing.T) {
+	e := newEnv(t)
+	args := strings.Replace(friday, `{"channel":"slack","channelProfileId":"team","channelId":"#team"}`,
+		`{"channel":"slack","channelId":"UANA"}`, 1)
+	res, err := e.callAs(anaInOps, "schedule.create", args)
+	if err != nil {
+		t.Fatalf("ana reminding herself through ops: %v", err)
+	}
+	j := res.(*functions.JobResult).Job
+	runner := store.Actor{Via: store.ViaScheduler, Sender: "schedbot", SenderID: "scheduler", ChannelProfileID: "ops"}
+	post := func(creator string) error {
+		_, err := e.reg.Call(context(), functions.Request{Function: "message.post", Args: json.RawMessage(`{"text":"hi"}`), Actor: runner,
+			Origin: &functions.Origin{JobID: j.JobID, ExecutionID: "x", TargetRef: j.TargetRef, ProfileID: "ops", CreatorID: creator}})
+		return err
+	}
+	if err := post("UANA"); err != nil {
+		t.Errorf("the run of ana's reminder: %v", err)
+	}
+	if err := post("UBOB"); err == nil || !strings.Contains(err.Error(), "targetRef.channelId: UANA is not a channel profile \"ops\" serves") {
+		t.Errorf("a run of bob's job posting to ana's DM: %v, want refused", err)
+	}
+	before := e.snapshot(t, j.JobID)
+	_, err = e.callAs(opsAdmin, "schedule.update", `{"jobId":"`+j.JobID+`","targetRef":{"channel":"slack","channelId":"UOPS"}}`)
+	var fe *functions.FieldError
+	if !errors.As(err, &fe) || fe.Field != "targetRef.channelId" || !strings.Contains(fe.Rule, "UOPS is not a channel profile \"ops\" serves") {
+		t.Errorf("admin pointing ana's job at the admin's DM: %v, want refused", err)
+	}
+	requireUnchanged(t, e, before)
+	if _, err := e.callAs(opsAdmin, "schedule.update", `{"jobId":"`+j.JobID+`","targetRef":{"channel":"slack","channelId":"UANA"},"name":"ana's reminder"}`); err != nil {
+		t.Errorf("admin keeping ana's job on ana's DM: %v", err)
 	}
 }

@@ -60,7 +60,7 @@ var cli = store.Actor{SenderID: "1000", Sender: "ada", Via: store.ViaCLI}
 // channel, one on two channels only, and the terminal.
 var profiles = map[string]functions.Profile{
 	"team":     {Channel: "slack", Channels: []string{"*"}, Admins: []string{"UADMIN"}},
-	"ops":      {Channel: "slack", Channels: []string{"C0OPS", "C0ALERTS"}},
+	"ops":      {Channel: "slack", Channels: []string{"C0OPS", "C0ALERTS"}, Admins: []string{"UOPS"}},
 	"terminal": {Channel: "terminal"},
 }
 

@@ -91,6 +91,7 @@ type Origin struct {
 	ExecutionID string
 	TargetRef   *store.TargetRef // the job's; nil: where it was created
 	ProfileID   string           // the channel profile the job came from
+	CreatorID   string           // sender id of the job's creator: their DM is a target they may use
 }
 
 // Spec declares one function: its id, JSON schema (one file beside the
@@ -111,6 +112,9 @@ type Call struct {
 	Origin *Origin
 	r      *Registry
 	tx     store.Tx // set by CallTx: every read and write goes through it
+	// creator is who made the job an update changes: targets are scoped to
+	// them, not to the actor (an admin), so the check holds when it runs.
+	creator *store.Actor
 }
 
 // update runs fn in the caller's transaction (CallTx) or a new one.

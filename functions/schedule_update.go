@@ -57,6 +57,7 @@ func scheduleUpdate() Spec[scheduleUpdateArgs] {
 // patch applies an update to j; the schedule, when touched, is validated
 // again and the next run recomputed from now.
 func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
+	c.creator = &j.CreatedBy // the job's target is checked as its run will check it
 	if a.Name.Set {
 		if err := checkName(a.Name.V); err != nil {
 			return false, err

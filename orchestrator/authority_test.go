@@ -84,3 +84,28 @@ func TestConversation_AStrangerCannotResumeWhatItsCreatorPaused(t *testing.T) {
 		t.Errorf("admin resume = %q", got)
 	}
 }
+
+// "Remind me" through a profile that lists its channels: the job's run
+// checks its stored target against the job's creator, not the worker, so
+// it posts to the creator's DM instead of failing every time.
+func TestWorker_ARemindMeJobPostsToItsCreatorsDM(t *testing.T) {
+	profiles := map[string]functions.Profile{
+		"terminal": {Channel: "terminal"},
+		"ops":      {Channel: "slack", Channels: []string{"C0OPS"}},
+	}
+	e := newEnvWith(t, []string{"schedule.*", "message.post"}, profiles)
+	ana := store.Actor{Via: store.ViaSlack, Sender: "ana", SenderID: "UANA", ChannelProfileID: "ops"}
+	res, err := e.reg.Call(t.Context(), functions.Request{Function: "schedule.create", Actor: ana,
+		Args: json.RawMessage(job(post, `,"targetRef":{"channel":"slack","channelId":"UANA"}`))})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	j := res.(*functions.JobResult).Job
+	e.fire(t, j)
+	if r := e.lastRun(t, j.JobID); r.Status != store.RunCompleted {
+		t.Fatalf("run = %s %q, want completed", r.Status, r.Error)
+	}
+	if got := e.slack.texts(); len(got) != 1 || got[0] != "hello world" || e.slack.got[0].Target.ChannelID != "UANA" {
+		t.Errorf("slack got %+v, want hello world to UANA", e.slack.got)
+	}
+}

@@ -70,6 +70,11 @@ func newEnv(t *testing.T, mod ...func(*orchestrator.Options)) *env {
 
 func newEnvAllowing(t *testing.T, allowed []string, mod ...func(*orchestrator.Options)) *env {
 	t.Helper()
+	return newEnvWith(t, allowed, testProfiles, mod...)
+}
+
+func newEnvWith(t *testing.T, allowed []string, profiles map[string]functions.Profile, mod ...func(*orchestrator.Options)) *env {
+	t.Helper()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "automation.db"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -86,14 +91,17 @@ func newEnvAllowing(t *testing.T, allowed []string, mod ...func(*orchestrator.Op
 	e.reg = functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "UTC", MaxJobs: 1000, Functions: allowed,
 		Workflows: map[string]bool{"daily-report": true, "broken": true, "gone": true}},
-		Profiles: testProfiles})
+		Profiles: profiles})
 	functions.MustRegister(e.reg, functions.Spec[panicArgs]{ID: "test.panic", Schema: []byte(`{"type":"object"}`),
 		Handle: func(context.Context, *functions.Call, *panicArgs) (any, error) { panic("boom") }})
 	e.sched = scheduler.New(st, nil)
 	opt := orchestrator.Options{
 		OrchestratorID: "default", Store: st, Registry: e.reg, Workflows: workflows,
 		Deliverers:      map[string]orchestrator.Deliverer{"terminal": e.term, "slack": e.slack},
-		ProfileChannels: map[string]string{"terminal": "terminal", "team": "slack"},
+		ProfileChannels: map[string]string{},
+	}
+	for id, p := range profiles {
+		opt.ProfileChannels[id] = p.Channel
 	}
 	for _, m := range mod {
 		m(&opt)
