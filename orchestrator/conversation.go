@@ -165,7 +165,12 @@ func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Me
 // handle decides what a message asks for: an answer, or a call and how to
 // answer once it has run.
 func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, *functions.Request, func(any, error) string) {
-	prof := c.Profiles[item.ChannelProfileID]
+	prof, ok := c.Profiles[item.ChannelProfileID]
+	via := viaOf(prof.Channel)
+	if !ok || via == "" {
+		// A renamed or removed profile is nobody's: never the CLI's authority.
+		return notSetUp(item.ChannelProfileID), nil, nil
+	}
 	key := conversationKey(item, m)
 	cv := c.get(key)
 	// "It" is the job this sender last spoke of in this channel, whichever
@@ -214,10 +219,6 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	} else {
 		d.Args = args
 	}
-	via := store.ViaCLI
-	if prof.Channel == "slack" {
-		via = store.ViaSlack
-	}
 	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
 	req := &functions.Request{Function: d.Function, Args: d.Args, Actor: actor}
 	return "", req, func(res any, err error) string {
@@ -237,6 +238,25 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		c.put(key, cv)
 		return Describe(d.Function, res)
 	}
+}
+
+// viaOf is how a message on a channel profile of kind channel arrives: the
+// terminal is the person at the machine (the CLI, an admin of the
+// orchestrator), Slack is a Slack user. Any other kind is none ("").
+func viaOf(channel string) string {
+	switch channel {
+	case "terminal":
+		return store.ViaCLI
+	case "slack":
+		return store.ViaSlack
+	}
+	return ""
+}
+
+// notSetUp answers a message from a channel profile the orchestrator does
+// not have (renamed or removed since the message came in).
+func notSetUp(profileID string) string {
+	return fmt.Sprintf("Sorry, this channel is not set up: %q is not a channel profile of this orchestrator.", profileID)
 }
 
 // resolve replaces a create's or update's Slack channel name by its id.

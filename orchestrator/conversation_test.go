@@ -13,7 +13,7 @@ import (
 
 func conv(e *env, now *time.Time) *orchestrator.Conversations {
 	return &orchestrator.Conversations{Selector: rules.New(), Registry: e.reg, Store: e.st, Timezone: "America/New_York",
-		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}},
+		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}, "terminal": {ID: "terminal", Channel: "terminal"}},
 		Now:      func() time.Time { return *now }}
 }
 

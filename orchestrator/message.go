@@ -127,9 +127,11 @@ func (w *Worker) jsonCallMessages(_ context.Context, it *store.QueueItem, m *Mes
 	if !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &call) != nil || call.Function == "" {
 		return Reply{Text: `I only understand function calls for now, such as {"function":"schedule.list","args":{}}.`}
 	}
-	via := m.Via
+	// Who the sender is comes from the profile the message came through,
+	// never from the message.
+	via := viaOf(w.opt.ProfileChannels[it.ChannelProfileID])
 	if via == "" {
-		via = store.ViaTerminal
+		return Reply{Text: notSetUp(it.ChannelProfileID)}
 	}
 	actor := store.Actor{ChannelProfileID: it.ChannelProfileID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
 	return Reply{Call: &functions.Request{Function: call.Function, Args: call.Args, Actor: actor}}
