@@ -57,7 +57,7 @@ func (w *Worker) deliverLoop(ctx context.Context) {
 // no delivery in flight, each channel on a lane of its own. It first
 // records the intent (the attempt and a lease) in one transaction, so
 // that an attempt cut short by a crash is known to be uncertain; each lane
-// records its outcomes when done: delivered, retry later (backoff), or
+// records each outcome as it comes: delivered, retry later (backoff), or
 // dead. It returns how many items it started.
 func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	t := w.now()
@@ -146,7 +146,7 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 }
 
 // runLane delivers one channel's items in order, each within
-// DeliveryTimeout, and records the outcomes.
+// DeliveryTimeout, recording each outcome as it comes.
 func (w *Worker) runLane(ctx context.Context, l *lane) {
 	defer func() {
 		w.mu.Lock()
@@ -157,7 +157,6 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		default:
 		}
 	}()
-	outs := make([]outcome, 0, len(l.items))
 	for i, it := range l.items {
 		d := l.ds[i]
 		err := d.err
@@ -174,11 +173,12 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 				cancel()
 			}
 		}
-		outs = append(outs, outcome{item: it, err: err, ch: ch})
-	}
-	// Recorded even when ctx ended (a shutdown): the attempt happened.
-	if err := w.record(context.WithoutCancel(ctx), outs); err != nil {
-		w.log.Error("record deliveries", slog.String("lane", l.key), slog.Any("error", err))
+		// Recorded at once, so that a crash or a hang later in the lane
+		// leaves this item known as delivered, and even when ctx ended (a
+		// shutdown): the attempt happened.
+		if err := w.record(context.WithoutCancel(ctx), []outcome{{item: it, err: err, ch: ch}}); err != nil {
+			w.log.Error("record delivery", slog.String("lane", l.key), slog.String("itemId", it.ItemID), slog.Any("error", err))
+		}
 	}
 }
 

@@ -2,12 +2,14 @@ package orchestrator_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -91,5 +93,38 @@ func TestWorker_AHungChannelHoldsUpNothingElse(t *testing.T) {
 			t.Error("Run did not return within 5s of its context ending")
 		}
 		wg.Wait()
+	})
+}
+
+// A lane records each delivery as it happens: a post that hangs later in
+// the same channel does not leave the ones before it looking undelivered
+// (to be posted again after a crash).
+func TestWorker_ALaneRecordsEachDeliveryAsItGoes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, func(o *orchestrator.Options) { o.DeliveryTimeout = time.Minute })
+		e.term.DeliverFunc = func(d *orchestrator.Delivery) error {
+			if d.Text == "second" {
+				time.Sleep(time.Hour) // hung, past its deadline
+			}
+			return nil
+		}
+		for _, text := range []string{"first", "second"} {
+			if _, err := e.reg.Call(t.Context(), functions.Request{Function: "message.post", Args: json.RawMessage(`{"text":"` + text + `"}`), Actor: actor}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- e.w.Run(ctx) }()
+		time.Sleep(10 * time.Second) // the second post is in flight
+		synctest.Wait()
+		if got := e.term.texts(); len(got) != 1 || got[0] != "first" {
+			t.Fatalf("delivered %q, want the first", got)
+		}
+		if n := e.count(t, store.QueueDone); n != 1 {
+			t.Errorf("%d items done while the lane's second post hangs, want the first", n)
+		}
+		cancel()
+		<-done
 	})
 }
