@@ -36,18 +36,20 @@ func (w *Worker) deliverLoop(ctx context.Context) {
 	defer w.inFly.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	pace := storePace{log: w.log, loop: "delivery"}
 	for {
 		n, err := w.deliverOutgoing(ctx)
-		if err != nil && ctx.Err() == nil {
-			w.log.Error("deliver outgoing items", slog.Any("error", err))
-		}
 		if ctx.Err() != nil {
 			return
 		}
+		if err != nil {
+			err = fmt.Errorf("deliver outgoing items: %w", err)
+		}
+		wait := pace.after(err, w.opt.Poll)
 		if n > 0 && err == nil {
 			continue
 		}
-		if !sleep(ctx, timer, w.opt.Poll, w.wakeDeliver) {
+		if !sleep(ctx, timer, wait, w.wakeDeliver) {
 			return
 		}
 	}

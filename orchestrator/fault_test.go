@@ -4,11 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -184,4 +190,103 @@ func TestWorker_FailedCommitAfterAClaimIsRetriedWithoutARestart(t *testing.T) {
 			})
 		})
 	}
+}
+
+// fullDisk fails every Update with ENOSPC while full is set, and counts
+// the attempts.
+type fullDisk struct {
+	store.Store
+	full     atomic.Bool
+	attempts atomic.Int32
+}
+
+func (f *fullDisk) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if !f.full.Load() {
+		return f.Store.Update(ctx, fn)
+	}
+	f.attempts.Add(1)
+	return fmt.Errorf("write at 8192: %w", syscall.ENOSPC)
+}
+
+// logLevels counts a logger's records by level and keeps their messages.
+type logLevels struct {
+	mu   sync.Mutex
+	msgs map[slog.Level][]string
+}
+
+func (l *logLevels) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logLevels) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logLevels) WithGroup(string) slog.Handler            { return l }
+func (l *logLevels) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs[r.Level] = append(l.msgs[r.Level], r.Message)
+	return nil
+}
+
+// take returns the messages at level and forgets every record.
+func (l *logLevels) take(level slog.Level) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.msgs[level]
+	clear(l.msgs)
+	return out
+}
+
+// With the store's disk full, both of the worker's loops retry after a
+// growing back-off (not every Poll), say so once each at error level, and
+// carry on by themselves, saying so once, when space returns.
+func TestWorker_FullDiskBacksOffAndRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		disk := &fullDisk{}
+		logs := &logLevels{msgs: map[slog.Level][]string{}}
+		e := newEnv(t, func(o *orchestrator.Options) {
+			disk.Store = o.Store
+			o.Store = disk
+			o.Logger = slog.New(logs)
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- e.w.Run(ctx) }()
+		synctest.Wait()
+		disk.full.Store(true)
+		// Something for each loop to do: a post to deliver (written past the
+		// worker's store, as another process would) and, by the same
+		// wake, a queue to claim.
+		if _, err := e.reg.Call(t.Context(), functions.Request{Function: "message.post", Args: json.RawMessage(`{"text":"after the disk filled"}`), Actor: actor}); err != nil {
+			t.Fatal(err)
+		}
+		e.w.Wake()
+		time.Sleep(30 * time.Minute)
+		synctest.Wait()
+		// Each loop: 1+2+4+8+16+32 s, then once a minute: about 35 rounds in
+		// 30 minutes (the queue's with a requeue each, and a prune a minute),
+		// where polling every second would be 1,800 rounds each.
+		if n := disk.attempts.Load(); n < 40 || n > 200 {
+			t.Errorf("%d write attempts in 30 minutes of a full disk, want a back-off to one a minute per loop", n)
+		}
+		errs := logs.take(slog.LevelError)
+		if len(errs) != 2 || !strings.Contains(strings.Join(errs, "\n"), "store's disk is full: queue paused") ||
+			!strings.Contains(strings.Join(errs, "\n"), "store's disk is full: delivery paused") {
+			t.Errorf("%d error lines while the disk is full (first %q), want one per loop saying the disk is full", len(errs), errs[:min(len(errs), 3)])
+		}
+		if got := e.term.texts(); len(got) != 0 {
+			t.Fatalf("delivered %q with no record of it", got)
+		}
+
+		disk.full.Store(false) // space returns
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := e.term.texts(); len(got) != 1 {
+			t.Errorf("delivered %q after space returned, want the post", got)
+		}
+		if infos := strings.Join(logs.take(slog.LevelInfo), "\n"); !strings.Contains(infos, "store writes recovered: queue resumed") ||
+			!strings.Contains(infos, "store writes recovered: delivery resumed") {
+			t.Errorf("info lines after space returned:\n%s", infos)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	})
 }

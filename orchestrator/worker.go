@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/schedbot/schedbot/config"
@@ -259,32 +260,73 @@ func (w *Worker) processLoop(ctx, work context.Context) {
 	lastPrune := time.Time{}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	pace := storePace{log: w.log, loop: "queue"}
 	for {
 		n, err := w.processIncoming(work)
 		if err != nil {
-			w.log.Error("queue step", slog.Any("error", err))
+			err = fmt.Errorf("queue step: %w", err)
 			// Whatever the failed commit left in processing goes back to
 			// incoming, after a pause (nothing is in hand here).
-			if _, err := w.requeue(work, w.opt.Backoff); err != nil {
-				w.log.Error("requeue processing items", slog.Any("error", err))
+			if _, rerr := w.requeue(work, w.opt.Backoff); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("requeue processing items: %w", rerr))
 			}
 		}
 		if w.now().Sub(lastPrune) > time.Minute {
-			if err := w.prune(work); err != nil {
-				w.log.Error("prune done items", slog.Any("error", err))
+			if perr := w.prune(work); perr != nil {
+				err = errors.Join(err, fmt.Errorf("prune done items: %w", perr))
 			}
 			lastPrune = w.now()
 		}
+		wait := pace.after(err, w.opt.Poll)
 		if ctx.Err() != nil {
 			return
 		}
 		if n > 0 && err == nil {
 			continue
 		}
-		if !sleep(ctx, timer, w.opt.Poll, w.wake) {
+		if !sleep(ctx, timer, wait, w.wake) {
 			return
 		}
 	}
+}
+
+// maxStoreBackoff bounds the wait between retries of a failing store.
+const maxStoreBackoff = time.Minute
+
+// storePace paces a loop whose store access fails (a full disk), as the
+// scheduler does: a wait that doubles from the loop's poll up to
+// maxStoreBackoff, so that a failing write neither spins nor floods the
+// log; the first failure is said at error level, the next ones at debug,
+// and the recovery once.
+type storePace struct {
+	log     *slog.Logger
+	loop    string // "queue", "delivery"
+	failing int    // rounds in a row that failed
+}
+
+// after notes how a round went and returns how long to wait before the
+// next: poll after a good one, a growing back-off after a failed one.
+func (p *storePace) after(err error, poll time.Duration) time.Duration {
+	if err == nil {
+		if p.failing > 0 {
+			p.log.Info("store writes recovered: "+p.loop+" resumed", slog.Int("failedAttempts", p.failing))
+			p.failing = 0
+		}
+		return poll
+	}
+	p.failing++
+	wait := min(poll<<min(p.failing-1, 20), maxStoreBackoff)
+	if p.failing > 1 {
+		p.log.Debug("store still failing", slog.String("loop", p.loop), slog.Any("error", err),
+			slog.Int("attempts", p.failing), slog.Duration("retryIn", wait))
+		return wait
+	}
+	msg := "store writes failing: " + p.loop + " paused, retrying with back-off"
+	if errors.Is(err, syscall.ENOSPC) {
+		msg = "store's disk is full: " + p.loop + " paused until there is space, retrying with back-off"
+	}
+	p.log.Error(msg, slog.Any("error", err), slog.Duration("maxBackoff", maxStoreBackoff))
+	return wait
 }
 
 // sleep waits for d, a wake-up or the end of ctx (false).
