@@ -97,7 +97,9 @@ var schedulerActor = store.Actor{Via: store.ViaScheduler, Sender: "schedbot", Se
 // of 1s doubling up to MaxWait, and says when writes work again.
 func (s *Scheduler) Run(ctx context.Context) error {
 	if err := s.auditLifecycle(ctx, store.AuditSchedulerStarted); err != nil {
-		return err
+		// A full disk at start-up is the back-off's to wait out below, not
+		// a reason to stop the daemon.
+		s.log.Error("record scheduler start", slog.Any("error", err))
 	}
 	s.log.Info("scheduler started")
 	defer func() {
