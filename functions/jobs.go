@@ -37,6 +37,7 @@ type JobResult struct {
 	Job      *store.Job   `json:"job"`
 	NextRuns []time.Time  `json:"nextRuns"`
 	Runs     []*store.Run `json:"runs,omitempty"`
+	change   *jobChange   // made inside a caller's transaction: for Committed
 }
 
 func (c *Call) orch() Orchestrator { return c.r.deps.Orchestrator }
@@ -343,8 +344,27 @@ func (c *Call) audit(tx store.Tx, action string, j *store.Job, before *store.Job
 	return nil
 }
 
-func (c *Call) logChange(action string, j *store.Job) {
-	c.r.log.Info("job changed", slog.String("orchestrator", c.orch().ID), slog.String("action", action),
-		slog.String("jobId", j.JobID), slog.String("state", string(j.State)),
-		slog.String("actor", c.Actor.Sender), slog.String("via", c.Actor.Via))
+// jobChange is a committed change to a job, as the log says it.
+type jobChange struct {
+	orch, action, jobID string
+	state               store.JobState
+	actor               store.Actor
+}
+
+func (ch *jobChange) log(l *slog.Logger) {
+	l.Info("job changed", slog.String("orchestrator", ch.orch), slog.String("action", ch.action),
+		slog.String("jobId", ch.jobID), slog.String("state", string(ch.state)),
+		slog.String("actor", ch.actor.Sender), slog.String("via", ch.actor.Via))
+}
+
+// logChange logs a change to j once it is committed: at once after the
+// call's own transaction; inside a caller's (CallTx), which may yet roll
+// back, it returns the change for Committed to log after the commit.
+func (c *Call) logChange(action string, j *store.Job) *jobChange {
+	ch := &jobChange{orch: c.orch().ID, action: action, jobID: j.JobID, state: j.State, actor: c.Actor}
+	if c.tx != nil {
+		return ch
+	}
+	ch.log(c.r.log)
+	return nil
 }

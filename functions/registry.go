@@ -134,7 +134,7 @@ func (c *Call) view(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 // changed wakes the scheduler after a committed change; inside CallTx the
-// caller commits, so it calls NotifyChanged itself.
+// caller commits, so it calls Committed itself.
 func (c *Call) changed() {
 	if c.tx == nil {
 		c.r.deps.ChangedFunc()
@@ -425,13 +425,30 @@ func (r *Registry) Call(ctx context.Context, req Request) (any, error) {
 // CallTx executes req inside the caller's write transaction tx, so that its
 // effects commit (or roll back) with the caller's. When it returns an error
 // the caller must roll tx back: the handler may have written part of its
-// change. After committing, the caller calls NotifyChanged.
+// change. After committing, the caller calls Committed with the result.
 func (r *Registry) CallTx(ctx context.Context, tx store.Tx, req Request) (any, error) {
 	return r.call(ctx, tx, req)
 }
 
 // NotifyChanged wakes whoever watches for job changes (the scheduler).
 func (r *Registry) NotifyChanged() { r.deps.ChangedFunc() }
+
+// Committed is called with a CallTx result once the caller's transaction
+// has committed: it logs the job change the call made (not before, as the
+// transaction might have rolled back) and calls NotifyChanged.
+func (r *Registry) Committed(res any) {
+	var ch *jobChange
+	switch x := res.(type) {
+	case *JobResult:
+		ch = x.change
+	case *RunNowResult:
+		ch = x.change
+	}
+	if ch != nil {
+		ch.log(r.log)
+	}
+	r.NotifyChanged()
+}
 
 func (r *Registry) call(ctx context.Context, tx store.Tx, req Request) (any, error) {
 	e, err := r.lookup(req.Function)

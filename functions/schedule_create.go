@@ -108,7 +108,8 @@ func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult
 	if err != nil {
 		return nil, err
 	}
-	c.logChange(store.AuditJobCreated, j)
+	res := c.result(j)
+	res.change = c.logChange(store.AuditJobCreated, j)
 	c.changed()
-	return c.result(j), nil
+	return res, nil
 }

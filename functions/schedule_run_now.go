@@ -17,6 +17,7 @@ type RunNowResult struct {
 	Job    *store.Job `json:"job"`
 	Run    *store.Run `json:"run"`
 	ItemID string     `json:"itemId"`
+	change *jobChange // made inside a caller's transaction: for Committed
 }
 
 func scheduleRunNow() Spec[jobIDArgs] {
@@ -67,7 +68,7 @@ func runNow(ctx context.Context, c *Call, a *jobIDArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.logChange(store.AuditJobTriggered, res.Job)
+	res.change = c.logChange(store.AuditJobTriggered, res.Job)
 	c.changed()
 	return &res, nil
 }

@@ -169,9 +169,10 @@ func (c *Call) change(ctx context.Context, id, action string, fn func(j *store.J
 	if err != nil {
 		return nil, err
 	}
+	res := c.result(out)
 	if changed {
-		c.logChange(action, out)
+		res.change = c.logChange(action, out)
 		c.changed()
 	}
-	return c.result(out), nil
+	return res, nil
 }

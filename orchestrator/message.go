@@ -26,11 +26,13 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 		reply = w.opt.Messages(ctx, it, &m)
 	}
 	called := false
+	var res any
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		called = false
 		r := reply
 		if reply.Call != nil {
-			res, err := callSafely(ctx, w.opt.Registry, tx, *reply.Call)
+			var err error
+			res, err = callSafely(ctx, w.opt.Registry, tx, *reply.Call)
 			if err != nil {
 				return &actionError{err}
 			}
@@ -52,7 +54,7 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 		return err
 	}
 	if called {
-		w.opt.Registry.NotifyChanged()
+		w.opt.Registry.Committed(res)
 	}
 	w.Wake()
 	return nil

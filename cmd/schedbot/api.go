@@ -228,6 +228,7 @@ func callOnce(ctx context.Context, oc *orch, profile string, req functions.Reque
 	}
 	digest := requestDigest(oc.cfg.ID, profile, req)
 	var out json.RawMessage
+	var res any
 	ran := false
 	err := oc.store.Update(ctx, func(tx store.Tx) error {
 		prev, err := tx.RequestGet(requestID)
@@ -241,7 +242,7 @@ func callOnce(ctx context.Context, oc *orch, profile string, req functions.Reque
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		res, err := oc.reg.CallTx(ctx, tx, req)
+		res, err = oc.reg.CallTx(ctx, tx, req)
 		if err != nil {
 			return err // rolled back: nothing happened, nothing is recorded
 		}
@@ -259,7 +260,7 @@ func callOnce(ctx context.Context, oc *orch, profile string, req functions.Reque
 		return nil, err
 	}
 	if ran {
-		oc.reg.NotifyChanged()
+		oc.reg.Committed(res)
 	}
 	return out, nil
 }
