@@ -314,6 +314,7 @@ func create(in selector.Input, text string) selector.Decision {
 		loc, zone = time.UTC, "UTC"
 	}
 	now := in.Now.In(loc)
+	s.dropPoliteEnd()
 	r := s.rest()
 
 	var w when
@@ -382,10 +383,20 @@ func create(in selector.Input, text string) selector.Decision {
 		if !startsBlock(region[k]) {
 			continue
 		}
+		if k >= 2 && region[k-1].s == "-" && region[k-1].j == region[k].i && region[k-2].j == region[k-1].i && region[k-2].kind == tWord {
+			continue // "semi-monthly", "check-in": one word
+		}
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
-		if _, ok, y := parseBlock(region[k:], w, now); ok {
+		if _, ok, y, first := parseBlockFirst(region[k:], w, now); ok {
+			// "what went well in March every Friday": a month or a date
+			// that the rest of the when does not need may end the text
+			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) {
+				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+				amb := body[region[k].i:region[k+first-1].j]
+				return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb))
+			}
 			tail = k
 			break
 		} else if y != "" && why == "" {
@@ -396,6 +407,15 @@ func create(in selector.Input, text string) selector.Decision {
 	if tail >= 0 {
 		textToks = region[:tail]
 		add(region[tail:])
+	} else if v >= 0 && len(s.blocks) == 0 {
+		// "/remind #eng in 30 minutes deploy window opens": the when first
+		for k := min(len(region)-1, 12); k >= 1; k-- {
+			if _, ok, _ := parseBlock(region[:k], w, now); ok {
+				add(region[:k])
+				textToks = region[k:]
+				break
+			}
+		}
 	}
 	textToks = trimTrailConnectors(textToks)
 	// the text
@@ -419,6 +439,11 @@ func create(in selector.Input, text string) selector.Decision {
 			if nw, ok, _ := parseBlock(others, w, now); ok {
 				w = nw
 				s.blocks = append(s.blocks, others)
+			} else if v >= 0 && textToks[0].kind != tQuote {
+				// "book the “9am train”": the quote is part of the text,
+				// and what is not quoted is checked as any text is
+				s.text, s.quoted = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks), false
+				s.textToks = slices.DeleteFunc(slices.Clone(textToks), func(t tok) bool { return t.kind == tQuote })
 			} else {
 				return s.notUnderstood(in, text, w, others, why)
 			}
@@ -547,6 +572,39 @@ func init() {
 	}
 }
 
+// dropPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a message
+// after its when or target ("… every friday at 4pm thanks!").
+func (s *sentence) dropPoliteEnd() {
+	t := s.toks
+	end := len(t)
+	for end > 0 {
+		x := t[end-1]
+		switch {
+		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "🙏",
+			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
+			x.s == "you" && end >= 2 && t[end-2].s == "thank":
+			if x.s == "you" {
+				end--
+			}
+			end--
+			continue
+		}
+		break
+	}
+	if end == len(t) || end == 0 {
+		return
+	}
+	// only after something that says when or where
+	for k := 0; k < end; k++ {
+		if k > 0 && (startsBlock(t[k]) && t[k].kind != tWord || t[k].kind == tChannel || t[k].s == "am" || t[k].s == "pm") {
+			for x := end; x < len(t); x++ {
+				s.used[x] = true
+			}
+			return
+		}
+	}
+}
+
 func trimConnectors(r []tok) []tok {
 	r = trimLeadConnectors(r)
 	return trimTrailConnectors(r)
@@ -562,7 +620,7 @@ func trimLeadConnectors(r []tok) []tok {
 func trimTrailConnectors(r []tok) []tok {
 	// only what joins the text to a when: "stand by", "check in" keep
 	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->"}, r[len(r)-1].s) {
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->", "."}, r[len(r)-1].s) {
 		r = r[:len(r)-1]
 	}
 	return r
@@ -608,7 +666,11 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 		return unsupported("%s", reason)
 	}
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
-	if len(s.blocks) > 0 {
+	switch {
+	case len(s.blocks) > 0 && s.text != "" && strings.Contains(s.text, what):
+		// words about time in what would be the message
+		q = fmt.Sprintf("I understood “%s”, but is “%s” part of the message or of the schedule? If it is the message, put it in quotes: post “%s” %s.", blockText(text, s.blocks), what, s.text, blockText(text, s.blocks))
+	case len(s.blocks) > 0:
 		q = fmt.Sprintf("I understood “%s” but not “%s”. Could you say when another way? (Put the message in quotes if those words are part of it.)", blockText(text, s.blocks), what)
 	}
 	return clarify(in, text, selector.MissingTime, q)

@@ -116,6 +116,9 @@ func (p *parser) pNth() bool {
 	if dow == dowAny && ord > 0 && mon == 0 && !monthly && !p.w.rec {
 		return false // "the first day": of what?
 	}
+	if mon != 0 && !p.w.rec && !every && yearlyAhead(p) {
+		p.w.rec = true // "the fourth Thursday of November every year"
+	}
 	if mon != 0 && !p.w.rec && !every {
 		if len(ords) > 1 {
 			return false
@@ -147,6 +150,16 @@ func (p *parser) pNth() bool {
 		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, dow: dow})
 	}
 	return true
+}
+
+// yearlyAhead: "every year" or "annually" later in the block.
+func yearlyAhead(p *parser) bool {
+	for k := p.i; k < len(p.t); k++ {
+		if p.t[k].s == "annually" || p.t[k].s == "yearly" || (p.t[k].s == "every" || p.t[k].s == "each") && k+1 < len(p.t) && p.t[k+1].s == "year" {
+			return true
+		}
+	}
+	return false
 }
 
 // nthDate is the next date (from now) that is the ord-th dow of month m.
@@ -640,21 +653,49 @@ func (p *parser) pDays() bool {
 		on = true
 		p.i++
 	}
+	if p.is(0, "alternate", "alternating") {
+		// "on alternate Mondays": every other week
+		p.i++
+		days, plural, ok := p.readDayList()
+		if !ok || !plural && len(days) == 1 && !p.is(-2, "every") {
+			p.i = start
+			return false
+		}
+		if !p.recurUnit("week", 2) {
+			return false
+		}
+		return p.addDows(days, true)
+	}
 	if p.is(0, "the") && p.is(1, "weekend", "weekends") {
 		p.i++
 	}
 	switch {
+	case p.is(0, "weekdays") && p.is(1, "only"):
+		p.i += 2
+		return p.addDows([]int{1, 2, 3, 4, 5}, true)
 	case p.is(0, "weekdays") || p.is(0, "business", "working", "work") && p.is(1, "days") || p.is(0, "workdays"):
 		p.i++
 		if p.s(-1) != "weekdays" && p.s(-1) != "workdays" {
 			p.i++
 		}
+		ok := p.addDows([]int{1, 2, 3, 4, 5}, true)
 		p.dayPartAfterDay()
-		return p.addDows([]int{1, 2, 3, 4, 5}, true)
+		return ok
 	case p.is(0, "weekends"):
 		p.i++
+		ok := p.addDows([]int{0, 6}, true)
 		p.dayPartAfterDay()
-		return p.addDows([]int{0, 6}, true)
+		return ok
+	case p.is(0, "weekday", "weekend") && p.is(1, "mornings", "afternoons", "evenings", "nights"):
+		// "weekday mornings at 8"
+		days := []int{1, 2, 3, 4, 5}
+		if p.is(0, "weekend") {
+			days = []int{0, 6}
+		}
+		p.i++
+		ok := p.addDows(days, true)
+		p.dayPartAfterDay()
+		return ok
 	case on && p.is(0, "weekdays", "weekday"):
 		p.i++
 		return p.addDows([]int{1, 2, 3, 4, 5}, true)
@@ -906,8 +947,15 @@ func (p *parser) pFor() bool {
 		p.w.span = time.Duration(float64(n)*unitSeconds[u]) * time.Second
 		return true
 	}
-	if p.is(0, "times", "occurrences", "runs") {
+	if p.is(0, "times", "occurrences", "runs", "weeks'") {
 		p.i++
+		return p.setCount(n)
+	}
+	if d, plural, ok := p.readWeekday(); ok && plural {
+		// "for 3 Fridays": that many of them
+		if len(p.w.dows) > 0 && !slices.Contains(p.w.dows, d) {
+			return false
+		}
 		return p.setCount(n)
 	}
 	return false
@@ -1211,6 +1259,8 @@ func (p *parser) pExcept() bool {
 	switch {
 	case p.is(0, "except", "excluding", "exc", "excl", "skipping", "skip", "save", "minus"):
 		p.i++
+	case p.is(0, "but") && !p.is(1, "not"):
+		p.i++ // "every day but Saturday"
 	case p.is(0, "but") && p.is(1, "not"), p.is(0, "not") && p.is(1, "on", "in", "during"), p.is(0, "other") && p.is(1, "than"), p.is(0, "apart") && p.is(1, "from"):
 		p.i += 2
 		if p.s(-1) == "on" || p.s(-1) == "in" || p.s(-1) == "during" {

@@ -16,7 +16,7 @@ import (
 // delete and run now, by id, by words that name a job, or "it".
 
 var (
-	listRe = regexp.MustCompile(`^(?:/?remind\s+list|(?:list|show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:all|every))?(?:\s+(?:of\s+)?(?:my|our|the|your|current|active|upcoming|existing|scheduled|paused))*\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?|crons?|tasks?|messages?)|(?:show|tell)(?:\s+me)?\s+what(?:'s|\s+is|\s+i\s+have)?\s+scheduled|what(?:'s|\s+is|\s+are)\s+(?:(?:currently|already)\s+)?(?:scheduled|on\s+the\s+schedule|(?:my|our|the|all\s+the|all)\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+))|(?:my|our|all)\s+(?:schedules?|jobs?|reminders?)|what\s+(?:schedules?|jobs?|reminders?|posts?|automations?)\s+(?:do|have|are|did|exist)\b|which\s+(?:schedules?|jobs?|reminders?)|(?:do\s+i|have\s+i)\s+(?:have|got|set)\s+any\s+(?:schedules?|jobs?|reminders?)|any(?:thing)?\s+scheduled|(?:schedules?|jobs?|reminders?|list)\s*$)\b(.*)$`)
+	listRe = regexp.MustCompile(`^(?:/?remind\s+list|(?:list|show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:all|every))?(?:\s+(?:of\s+)?(?:my|our|the|your|current|active|upcoming|existing|scheduled|paused))*\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?|crons?|tasks?|messages?)|(?:show|tell)(?:\s+me)?\s+what(?:'s|\s+is|\s+i\s+have)?\s+scheduled|what(?:'s|\s+is|\s+are)\s+(?:(?:currently|already)\s+)?(?:scheduled|on\s+the\s+schedule|(?:my|our|the|all\s+the|all)\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+))|(?:my|our|all)\s+(?:schedules?|jobs?|reminders?)|what\s+(?:schedules?|jobs?|reminders?|posts?|automations?)\s+(?:do|have|are|did|exist)\b|which\s+(?:schedules?|jobs?|reminders?)|(?:do\s+i|have\s+i)\s+(?:have|got|set)\s+any\s+(?:schedules?|jobs?|reminders?)|any(?:thing)?\s+scheduled|what(?:'s|s|\s+is)\s+on\s+(?:my|our|the)\s+(?:schedule|calendar|list)|(?:schedules?|jobs?|reminders?|list)\s*$)\b(.*)$`)
 	bulkRe = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b|\ball\s+of\s+them\b`)
 	verbs  = []struct {
 		re *regexp.Regexp
@@ -32,7 +32,7 @@ var (
 		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
-	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off)\b`)
+	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead)\b`)
 )
 
 // manage recognises list/show/update/pause/resume/delete/run-now.
@@ -127,6 +127,13 @@ func updateHead(words string) string {
 			return strings.TrimSpace(h)
 		}
 	}
+	// "make the standup 11am instead": the job's words end where the when
+	// begins
+	for _, t := range lex(words) {
+		if t.kind == tNum || t.kind == tChannel || t.kind == tQuote {
+			return strings.TrimSpace(words[:t.i])
+		}
+	}
 	return words
 }
 
@@ -218,6 +225,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 	for _, lead := range []string{"to ", "for ", "so it runs ", "so that it runs ", "and make it ", "so it posts ", "so it "} {
 		newPart = strings.TrimPrefix(newPart, lead)
 	}
+	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
 	id, d, ok := pickJob(in, text, head)
 	if !ok {
 		return d
@@ -230,6 +238,27 @@ func update(in selector.Input, text, words string) selector.Decision {
 		if in.Jobs[k].JobID == id {
 			job = &in.Jobs[k]
 		}
+	}
+	// "change the standup message to “standup in 10”", "move it to #eng"
+	if p := lex(newPart); len(p) == 1 && (p[0].kind == tQuote || p[0].kind == tChannel) {
+		patch := map[string]any{"jobId": id}
+		switch {
+		case p[0].kind == tQuote && job != nil && strings.HasPrefix(job.Text, "workflow "):
+			return unsupported("That job starts a workflow; it has no message to change.")
+		case p[0].kind == tQuote:
+			patch["targetAction"] = action{text: p[0].s}.json()
+		default:
+			s := &sentence{toks: p, used: make([]bool, 1)}
+			if why := s.takeTargets(); why != "" {
+				return unsupported("%s", why)
+			}
+			ref := targetRef(in, s.tgt, action{})
+			if ref == nil {
+				return unsupported("I couldn't read that channel.")
+			}
+			patch["targetRef"] = ref
+		}
+		return call("schedule.update", patch)
 	}
 	patch, d, ok := newSchedule(in, text, newPart, job)
 	if !ok {

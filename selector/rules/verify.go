@@ -20,10 +20,7 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		if k < skip {
 			continue
 		}
-		prev, next := "", ""
-		if k > 0 {
-			prev = t[k-1].s
-		}
+		next := ""
 		if k+1 < len(t) {
 			next = t[k+1].s
 		}
@@ -36,28 +33,25 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		case strongTime(x):
 			bad = true
 		case timeBearing(x):
-			switch {
-			case prev == "in" && x.kind == tNum && number(x.s) >= 0 && unit(next) == "":
-				// "standup in 5": no unit, so not a time
-			case slices.Contains(whenPreps, prev):
-				bad = true
-			case listWords[next] && k+2 < len(t) && timeBearing(t[k+2]):
-				bad = true
-			case listWords[prev] && k >= 2 && timeBearing(t[k-2]):
-				bad = true
-			case last && (x.kind == tNum || isOrdinalTok(x)):
-				bad = true
-			}
+			// A day or month name, a number or an ordinal in the message's
+			// own words ("ship it friday", "3 tips") may be a piece of the
+			// schedule that was not read: ask, and say that quotes keep
+			// them in the message (NL_SPEC decision 24).
+			bad = true
 		case adjectives[x.s] && !last && tokAt(t, k+1).kind == tWord && !timeBearing(tokAt(t, k+1)) && unit(next) == "" && !recurWords[next]:
 			// "the daily report", "our weekly sync"
-		case leadWords[x.s] && verbsBefore[prev]:
-			// "Sprint planning starts in 10 minutes": the text's own words
-			for n := min(6, len(t)-k); n >= 2; n-- {
-				if _, ok, _ := parseBlock(t[k:k+n], when{}, now); ok {
-					skip = k + n
+		case (x.s == "every" || x.s == "each" || x.s == "evry" || x.s == "alternate") && !last && (whenish[next] || timeBearing(tokAt(t, k+1)) || unit(next) != ""):
+			bad = true // "every other weekend", "every so often": a recurrence not read
+			for n := len(t) - k; n >= 1; n-- {
+				if _, _, y := parseBlock(t[k:k+n], when{}, now); y != "" {
+					why = y
 					break
 				}
 			}
+		case vagueFrequency[x.s] || x.s == "on" && next == "and" && tokAt(t, k+2).s == "off":
+			bad = true // "sometimes", "on and off": how often?
+		case (x.s == "around" || x.s == "about" || x.s == "approximately" || x.s == "approx" || x.s == "roughly") && last:
+			bad = true // "at around 9": when exactly?
 		case recurWords[x.s] && (last || k == len(t)-2):
 			bad = true // "every satday" just before the time
 			for n := len(t) - k; n >= 1; n-- {
@@ -113,11 +107,17 @@ func misspeltWhenWord(s string) bool {
 var realWords = map[string]bool{"ever": true, "very": true, "evert": true, "dairy": true, "dally": true, "daisy": true, "weakly": true,
 	"early": true, "nearly": true, "dearly": true, "yearling": true}
 
-// verbsBefore are words after which a time phrase belongs to the text:
-// "the sprint starts in 10 minutes".
-var verbsBefore = map[string]bool{"starts": true, "begins": true, "ends": true, "closes": true, "opens": true, "due": true,
-	"is": true, "are": true, "was": true, "were": true, "will": true, "happens": true, "expires": true, "launches": true,
-	"start": true, "begin": true, "end": true, "close": true, "open": true, "meet": true, "meeting": true, "leaves": true, "arrives": true}
+// whenish words after "every" make a recurrence, read or not.
+var whenish = map[string]bool{"other": true, "alternate": true, "second": true, "third": true, "fourth": true, "fifth": true, "last": true,
+	"first": true, "weekend": true, "weekends": true, "weekday": true, "weekdays": true, "weeknight": true, "weeknights": true,
+	"workday": true, "workdays": true, "business": true, "working": true, "leap": true, "so": true, "now": true, "single": true,
+	"couple": true, "few": true, "several": true, "morning": true, "afternoon": true, "evening": true, "night": true,
+	"mornings": true, "evenings": true, "nights": true, "quarter": true, "half": true, "time": true, "fortnight": true, "semester": true, "term": true}
+
+// vagueFrequency words say how often without saying when.
+var vagueFrequency = map[string]bool{"occasionally": true, "sometimes": true, "regularly": true, "periodically": true, "often": true,
+	"frequently": true, "semi": true, "bimonthly": true, "biannually": true, "biannual": true, "weeknights": true, "weeknight": true,
+	"mornings": true, "evenings": true, "afternoons": true, "nights": true}
 
 // leadWords may start a piece of a schedule.
 var leadWords = map[string]bool{}
@@ -197,10 +197,10 @@ func timeBearing(x tok) bool {
 	if _, _, ok := weekday(x.s); ok {
 		return true
 	}
-	if m, ok := month(x.s); ok && x.s != "may" && x.s != "mar" && x.s != "march" && m > 0 {
+	if _, ok := month(x.s); ok {
 		return true
 	}
-	return isOrdinalTok(x) || numberWords[x.s] > 0 || x.s == "weekday" || x.s == "weekend"
+	return isOrdinalTok(x) || numberWords[x.s] > 0 || x.s == "second"
 }
 
 func isOrdinalTok(x tok) bool {
@@ -418,7 +418,7 @@ func readNames(blocks [][]tok) names {
 				}
 			}
 			switch {
-			case s == "except" || s == "excluding" || s == "but" && k+1 < len(b) && b[k+1].s == "not" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
+			case s == "except" || s == "excluding" || s == "but" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
 				except = true
 				continue
 			case s == "every" || s == "each" || s == "at" || s == "from" || s == "until" || s == "till" || s == "for" || s == "starting" || s == "in" && !except:
@@ -499,6 +499,10 @@ func isBoundWord(b []tok, k int) bool {
 // isNth: "the 2nd Friday", "3rd of January" keep the ordinal; "the 1st
 // Monday" does not name day 1.
 func isNth(b []tok, k int) bool {
+	// "2nd and 4th Tuesday": past the list of ordinals
+	for k+2 < len(b) && (b[k+1].s == "and" || b[k+1].s == "," || b[k+1].s == "&") && (ordinal(b[k+2].s) > 0 || b[k+2].s == "last") {
+		k += 2
+	}
 	if k+1 < len(b) {
 		if _, _, ok := weekday(b[k+1].s); ok {
 			return true

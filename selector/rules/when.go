@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -126,6 +127,8 @@ type parser struct {
 	now      time.Time // local
 	lastGood int       // where a list ended well
 	why      string    // what a production found that cannot be done
+	// where the block's first phrase ended, and which production read it
+	firstEnd, firstProd int
 }
 
 func (p *parser) s(k int) string {
@@ -152,26 +155,52 @@ func (p *parser) is(k int, words ...string) bool {
 // why is set when a production found something that cannot be done
 // ("April 31", "every 30 seconds"), whether or not the block parsed.
 func parseBlock(toks []tok, base when, now time.Time) (w when, ok bool, why string) {
+	w, ok, why, _ = parseBlockFirst(toks, base, now)
+	return w, ok, why
+}
+
+// ambiguousStarts are the productions whose phrase, at the start of the
+// last block, may as well end the message's text: "what went well in
+// March every Friday", "deadline is 11/30 on Monday".
+var ambiguousStarts = map[int]bool{}
+
+func init() {
+	for k, prod := range productions {
+		switch fmt.Sprintf("%p", prod) {
+		case fmt.Sprintf("%p", (*parser).pMonths), fmt.Sprintf("%p", (*parser).pDate):
+			ambiguousStarts[k] = true
+		}
+	}
+}
+
+// parseBlockFirst is parseBlock that also says how many tokens the first
+// phrase took when it is one of ambiguousStarts (0 otherwise).
+func parseBlockFirst(toks []tok, base when, now time.Time) (w when, ok bool, why string, firstLen int) {
 	p := &parser{t: toks, w: base, now: now}
+	defer func() {
+		if ok && ambiguousStarts[p.firstProd] && p.firstEnd < len(toks) {
+			firstLen = p.firstEnd
+		}
+	}()
 	first := true
 	for p.i < len(p.t) {
 		start := p.i
 		if !p.phrase(first) || p.i == start {
-			return base, false, p.why
+			return base, false, p.why, 0
 		}
 		first = false
 	}
 	if p.w.phrases == base.phrases {
-		return base, false, p.why
+		return base, false, p.why, 0
 	}
 	switch toks[len(toks)-1].s {
 	case "and", ",", "&", "then", "also", "plus", "+", "-", "starting":
-		return base, false, p.why // something was to follow
+		return base, false, p.why, 0 // something was to follow
 	}
 	if p.w.hasRel && (p.w.rec || p.w.date != nil || len(p.w.dows) > 0 || p.w.relDays == 0 && p.w.hasDay) {
-		return base, false, p.why // "in 10 minutes every Monday": two whens
+		return base, false, p.why, 0 // "in 10 minutes every Monday": two whens
 	}
-	return p.w, true, p.why
+	return p.w, true, p.why, 0
 }
 
 // phrase consumes one phrase at p.i.
@@ -179,10 +208,16 @@ func (p *parser) phrase(first bool) bool {
 	if !first && p.filler() {
 		return true
 	}
-	for _, prod := range productions {
+	if first && p.is(0, "only", "exactly", "precisely", "sharp") && p.i+1 < len(p.t) {
+		p.i++ // "only on weekdays", "exactly at 9"
+	}
+	for k, prod := range productions {
 		save, saveW := p.i, p.w
 		if prod(p) {
 			p.w.phrases++
+			if first {
+				p.firstEnd, p.firstProd = p.i, k
+			}
 			return true
 		}
 		p.i, p.w = save, saveW
@@ -754,9 +789,12 @@ func (p *parser) readAmPm() byte {
 // pClocks: "at 9", "9am", "at 8, 12 and 16", "at 9am and 5pm", "9 tonight".
 func (p *parser) pClocks() bool {
 	at := false
-	if p.is(0, "at", "@", "around", "about", "@around") {
+	if p.is(0, "at", "@") {
 		p.i++
 		at = true
+		if p.is(0, "exactly", "precisely") {
+			p.i++
+		}
 	}
 	var cs []clk
 	for {
@@ -780,8 +818,8 @@ func (p *parser) pClocks() bool {
 		if p.is(0, "at") {
 			p.i++
 		}
-		if _, _, ok := p.peekClock(); !ok {
-			p.i = j
+		if _, _, ok := p.peekClock(); !ok || unit(p.s(1)) != "" || p.is(1, "times", "x") {
+			p.i = j // "at 9, 2 times": a count, not a time
 			goto done
 		}
 	}
@@ -888,6 +926,26 @@ func (p *parser) pHourMinute() bool {
 	switch {
 	case p.is(0, "on") && p.is(1, "the") && p.is(2, "hour"):
 		p.i += 3
+		p.w.onHour = true
+		p.w.mins = append(slices.Clip(p.w.mins), 0)
+		return true
+	case (p.is(0, "at") && p.is(1, "the") && p.is(2, "top") || p.is(0, "the") && p.is(1, "top") || p.is(0, "top")) && (p.is(3, "of") || p.is(2, "of") || p.is(1, "of")):
+		// "at the top of every hour", "top of the hour"
+		for !p.is(0, "of") {
+			p.i++
+		}
+		p.i++
+		every := p.is(0, "every", "each")
+		if p.is(0, "the", "every", "each") {
+			p.i++
+		}
+		if !p.is(0, "hour") {
+			return false
+		}
+		p.i++
+		if every && !p.recurUnit("hour", 1) {
+			return false
+		}
 		p.w.onHour = true
 		p.w.mins = append(slices.Clip(p.w.mins), 0)
 		return true
@@ -1044,7 +1102,7 @@ func (p *parser) pEvery() bool {
 	n := 1
 	// "every second Tuesday of the month" is the second Tuesday;
 	// "every second Tuesday" alone is every other one
-	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && monthPartAt(p, 2) {
+	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && (monthPartAt(p, 2) || p.is(1, "and", ",", "&") && ordinal(p.s(2)) > 0 || p.is(1, "and") && p.is(2, "last")) {
 		save, saveW := p.i, p.w
 		p.w.rec = true
 		if p.pNth() {
@@ -1111,6 +1169,21 @@ func (p *parser) pEvery() bool {
 		}
 		return p.recurQuarter()
 	}
+	if p.is(0, "weeknight", "weeknights") || p.is(0, "week") && p.is(1, "day", "days") || p.is(0, "day") && p.is(1, "of") && p.is(2, "the") && p.is(3, "week") {
+		if n != 1 {
+			return false
+		}
+		switch {
+		case p.is(0, "weeknight", "weeknights"):
+			p.i++
+			return p.addDows([]int{1, 2, 3, 4, 5}, true)
+		case p.is(0, "week"):
+			p.i += 2 // "every week day"
+			return p.addDows([]int{1, 2, 3, 4, 5}, true)
+		}
+		p.i += 4 // "every day of the week"
+		return p.recurUnit("day", 1)
+	}
 	if u := p.readUnit(); u != "" {
 		return p.recurUnit(u, n)
 	}
@@ -1125,11 +1198,12 @@ func (p *parser) pEvery() bool {
 		}
 		return p.addDows([]int{1, 2, 3, 4, 5}, true)
 	case p.is(0, "weekend", "weekends"):
-		if n != 1 {
-			return false
-		}
 		p.i++
+		if n != 1 && !p.recurUnit("week", n) {
+			return false // "every other weekend": every 2 weeks, both days
+		}
 		return p.addDows([]int{0, 6}, true)
+
 	case p.is(0, "morning", "afternoon", "evening", "night"):
 		if n != 1 {
 			return false

@@ -57,7 +57,11 @@ var monthIndex = map[string]int{
 
 // Only the long month names take near-misses: "match", "tune" and "jane"
 // are words of their own.
-var longMonths = []string{"", "january", "february", "", "", "", "", "", "august", "september", "october", "november", "december"}
+var longMonths = []string{"", "january", "february", "", "april", "", "june", "july", "august", "september", "october", "november", "december"}
+
+// Words one edit from a month name that are words of their own.
+var notMonths = map[string]bool{"tune": true, "dune": true, "jane": true, "juno": true, "jung": true, "junk": true, "duly": true,
+	"jury": true, "judy": true, "julie": true, "aprils": false, "apron": true, "april": false}
 
 var monthMisspelt = map[string]int{"febuary": 2, "feburary": 2, "janurary": 1, "septemeber": 9}
 
@@ -68,18 +72,24 @@ func month(s string) (int, bool) {
 	if m, ok := monthMisspelt[s]; ok {
 		return m, true
 	}
-	return nearMiss(s, longMonths)
+	if notMonths[s] {
+		return 0, false
+	}
+	return nearMissMin(s, longMonths, 4)
 }
 
 // nearMiss returns the index of the one name in names (of 6 letters or
 // more) that s is one edit from; ok is false when none or several are.
-func nearMiss(s string, names []string) (int, bool) {
-	if len(s) < 5 {
+func nearMiss(s string, names []string) (int, bool) { return nearMissMin(s, names, 6) }
+
+// nearMissMin is nearMiss for names of at least minLen letters.
+func nearMissMin(s string, names []string, minLen int) (int, bool) {
+	if len(s) < 4 {
 		return 0, false
 	}
 	found := -1
 	for i, n := range names {
-		if len(n) < 6 || !oneEdit(s, n) {
+		if len(n) < minLen || !oneEdit(s, n) {
 			continue
 		}
 		if found >= 0 {
