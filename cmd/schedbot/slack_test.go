@@ -432,7 +432,7 @@ func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
 	envelopeN++
 	slash := map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "slash_commands", "accepts_response_payload": true,
 		"payload": map[string]any{"token": "x", "team_id": "T1", "channel_id": "C0TEAM", "user_id": "U1", "command": "/schedule",
-			"text": "post standup in 5 every weekday at 9:25am", "trigger_id": "tr1"}}
+			"text": "post “standup in 5” every weekday at 9:25am", "trigger_id": "tr1"}}
 	e.f.send(t, slash)
 	e.waitPost(t, 1, "the slash confirmation")
 	ack := e.f.ack(slash["envelope_id"].(string))
