@@ -404,6 +404,17 @@ func create(in selector.Input, text string) selector.Decision {
 		}
 	}
 	textToks := region
+	if tail > 0 {
+		// "call Sam before 5pm", "some Tuesday at 10am": the when is
+		// qualified by a word the grammar does not read
+		prev, first := region[tail-1], region[tail]
+		_, _, bareDay := weekday(first.s)
+		if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
+			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay {
+			body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+			return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j]))
+		}
+	}
 	if tail >= 0 {
 		textToks = region[:tail]
 		add(region[tail:])
@@ -580,7 +591,7 @@ func (s *sentence) dropPoliteEnd() {
 	for end > 0 {
 		x := t[end-1]
 		switch {
-		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "🙏",
+		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "," || x.s == "🙏",
 			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
 			x.s == "you" && end >= 2 && t[end-2].s == "thank":
 			if x.s == "you" {

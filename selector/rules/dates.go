@@ -870,6 +870,9 @@ func (p *parser) pRelative() bool {
 		if compactDuration(p.s(0)) > 0 && p.tk(0).kind == tNum {
 			continue
 		}
+		if number(p.s(0)) > 0 && unit(p.s(1)) != "" && len(p.s(1)) > 1 {
+			continue // "2 hours 30 minutes"
+		}
 		break
 	}
 	if items == 0 {

@@ -32,7 +32,7 @@ var (
 		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
-	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead)\b`)
+	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends)\b`)
 )
 
 // manage recognises list/show/update/pause/resume/delete/run-now.
@@ -120,12 +120,31 @@ func looksLikeCreate(words string) bool {
 	return strings.Contains(words, " every ") || strings.HasPrefix(words, "every ")
 }
 
+// asWritten finds part (lowercased) in text and returns it as written.
+func asWritten(text, part string) string {
+	lower := []byte(text)
+	for i, c := range lower {
+		if c >= 'A' && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	if i := strings.LastIndex(string(lower), part); i >= 0 {
+		return text[i : i+len(part)]
+	}
+	return part
+}
+
 // updateHead is the part of "change X to 10am" that names the job.
 func updateHead(words string) string {
+	// the first of the words that start the new when
+	cut := -1
 	for _, sep := range []string{" to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every "} {
-		if h, _, ok := strings.Cut(" "+words+" ", sep); ok {
-			return strings.TrimSpace(h)
+		if i := strings.Index(" "+words+" ", sep); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
 		}
+	}
+	if cut >= 0 {
+		return strings.TrimSpace((" " + words + " ")[:cut])
 	}
 	// "make the standup 11am instead": the job's words end where the when
 	// begins
@@ -154,6 +173,9 @@ func namesJob(in selector.Input, words string) bool {
 // pickJob finds the one job words name.
 func pickJob(in selector.Input, text, words string) (string, selector.Decision, bool) {
 	if id := jobIDRe.FindString(strings.ToUpper(words)); id != "" {
+		if in.Jobs != nil && !slices.ContainsFunc(in.Jobs, func(j selector.JobRef) bool { return j.JobID == id }) {
+			return "", clarify(in, text, selector.MissingJob, "I don't know a job "+id+". Which schedule? (Say “list my schedules” to see them.)"), false
+		}
 		return id, selector.Decision{}, true
 	}
 	stripped := strings.TrimSpace(fillerRe.ReplaceAllString(words, " "))
@@ -226,6 +248,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 		newPart = strings.TrimPrefix(newPart, lead)
 	}
 	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
+	newPart = asWritten(text, newPart) // a message or a channel id keeps its case
 	id, d, ok := pickJob(in, text, head)
 	if !ok {
 		return d

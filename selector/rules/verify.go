@@ -15,6 +15,25 @@ import (
 // Words about time inside the text ("the monday report", "the 2024
 // report") are text when they stand between other words.
 func leftover(t []tok, now time.Time) (span, why string) {
+	// "call Sam on his birthday", "on Presidents Day", "on a weekday": a
+	// day the grammar does not know, named just before the when
+	for k := max(len(t)-5, 0); k < len(t); k++ {
+		if !slices.Contains([]string{"on", "for", "before", "after", "until", "till", "by", "around", "during", "over"}, t[k].s) {
+			continue
+		}
+		named := t[k+1:]
+		if slices.ContainsFunc(named, func(x tok) bool { return x.kind == tNum || ordinal(x.s) > 0 }) {
+			continue // "on day 45", "on the 3rd day": the checks below
+		}
+		for _, x := range named {
+			if strings.HasSuffix(x.s, "day") || strings.HasSuffix(x.s, "days") || holidayWords[x.s] || x.s == "weekend" || x.s == "eve" || x.s == "moon" {
+				if slices.ContainsFunc(named, func(x tok) bool { return holidayWords[x.s] }) {
+					why = "I can't follow holidays that move from year to year. I can schedule a fixed date instead."
+				}
+				return spanText(t[k:]), why
+			}
+		}
+	}
 	skip := 0
 	for k, x := range t {
 		if k < skip {
@@ -50,6 +69,8 @@ func leftover(t []tok, now time.Time) (span, why string) {
 			}
 		case vagueFrequency[x.s] || x.s == "on" && next == "and" && tokAt(t, k+2).s == "off":
 			bad = true // "sometimes", "on and off": how often?
+		case (x.s == "few" || x.s == "couple" || x.s == "several" || x.s == "some") && (unit(next) != "" || next == "of" && unit(tokAt(t, k+2).s) != "" || unit(tokAt(t, k+2).s) != ""):
+			bad = true // "in a few days": how many?
 		case (x.s == "around" || x.s == "about" || x.s == "approximately" || x.s == "approx" || x.s == "roughly") && last:
 			bad = true // "at around 9": when exactly?
 		case recurWords[x.s] && (last || k == len(t)-2):
@@ -106,6 +127,13 @@ func misspeltWhenWord(s string) bool {
 // realWords are one edit from a when word but mean something else.
 var realWords = map[string]bool{"ever": true, "very": true, "evert": true, "dairy": true, "dally": true, "daisy": true, "weakly": true,
 	"early": true, "nearly": true, "dearly": true, "yearling": true}
+
+// holidayWords name days that move or that the grammar cannot place.
+var holidayWords = map[string]bool{"easter": true, "thanksgiving": true, "christmas": false, "black": true, "cyber": true, "ash": true,
+	"super": true, "bowl": true, "election": true, "mlk": true, "presidents": true, "president's": true, "columbus": true,
+	"mardi": true, "gras": true, "memorial": true, "labor": true, "labour": true, "veterans": true, "independence": true,
+	"ramadan": true, "diwali": true, "passover": true, "hanukkah": true, "eid": true, "orthodox": true, "good": false,
+	"mother's": true, "father's": true, "mothers": true, "fathers": true, "lunar": true, "chinese": true, "yom": true, "rosh": true}
 
 // whenish words after "every" make a recurrence, read or not.
 var whenish = map[string]bool{"other": true, "alternate": true, "second": true, "third": true, "fourth": true, "fifth": true, "last": true,
@@ -208,9 +236,9 @@ func isOrdinalTok(x tok) bool {
 }
 
 var (
-	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
+	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
 	// holidays, sunrise… said anywhere outside the message's own words
-	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|solstice|equinox)\b`)
+	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|moonrise|moonset|solstice|equinox)\b`)
 )
 
 // unsupportedIn says why the request cannot be done when it names events,
@@ -234,6 +262,9 @@ func unsupportedIn(text string, s *sentence, strict bool) string {
 			return "I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone."
 		}
 		if strings.Contains(m, "moon") || m == "solstice" || m == "equinox" {
+			if strings.HasPrefix(m, "moon") {
+				return "I can't schedule by moonrise or moonset. I can use a fixed time of day in your timezone."
+			}
 			return "I can't follow the moon or the seasons. I can schedule a fixed date or a day of the week."
 		}
 		if strings.Contains(m, "week") {

@@ -307,9 +307,6 @@ func (p *parser) readAmount() (float64, bool) {
 	case (s == "a" || s == "one") && p.is(1, "quarter") && p.is(2, "of") && p.is(3, "an", "a"):
 		p.i += 4
 		return 0.25, true
-	case s == "a" && p.is(1, "couple") && p.is(2, "of"):
-		p.i += 3
-		return 2, true
 	case s == "a" && p.is(1, "few"):
 		return 0, false
 	}
@@ -454,9 +451,10 @@ func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 		// list words
 		j := p.i
 		switch {
-		case p.is(0, ",") && p.is(1, "and", "&", "or"):
+		case p.is(0, ",") && p.is(1, "and", "&"):
 			p.i += 2
-		case p.is(0, ",", "and", "&", "/", "or", "+", "plus"):
+		case p.is(0, ",", "and", "&", "/", "+", "plus"):
+			// not "or": "Monday or Tuesday" is a choice, asked about
 			p.i++
 		case p.tk(0).kind == tWord:
 			if _, _, ok := weekday(p.s(0)); ok { // "mon wed fri"
@@ -521,9 +519,9 @@ func (p *parser) readMonthList() ([]int, bool) {
 		}
 		p.lastGood = p.i
 		switch {
-		case p.is(0, ",") && p.is(1, "and", "&", "or"):
+		case p.is(0, ",") && p.is(1, "and", "&"):
 			p.i += 2
-		case p.is(0, ",", "and", "&", "/", "or"):
+		case p.is(0, ",", "and", "&", "/"):
 			p.i++
 		default:
 			return out, true
@@ -810,7 +808,7 @@ func (p *parser) pClocks() bool {
 		switch {
 		case p.is(0, ",") && p.is(1, "and", "&"):
 			p.i += 2
-		case p.is(0, ",", "and", "&", "or"):
+		case p.is(0, ",", "and", "&"):
 			p.i++
 		default:
 			goto done
@@ -1150,6 +1148,8 @@ func (p *parser) pEvery() bool {
 		}
 	}
 	switch {
+	case p.is(0, "half") && (p.is(1, "minute") || p.is(1, "a") && p.is(2, "minute")):
+		return p.recurSeconds(30)
 	case p.is(0, "half") && (p.is(1, "hour") || p.is(1, "an") && p.is(2, "hour")):
 		p.i += 2
 		if p.s(-1) == "an" {

@@ -16,27 +16,14 @@ var dayIndex = map[string]int{
 
 var dayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
 
-// Misspellings too common to leave to the one-edit rule (they are two
-// edits away).
-var dayMisspelt = map[string]int{
-	"wensday": 3, "wendsday": 3, "wednsday": 3, "wedensday": 3, "wednessday": 3, "thrusday": 4, "thurday": 4,
-	"tusday": 2, "teusday": 2, "tuseday": 2, "firday": 5, "fryday": 5, "saterday": 6, "satuday": 6,
-}
-
 // weekday reads a day name: "mon", "Monday", "mondays" (plural), "thursdy"
 // (one edit from exactly one name).
 func weekday(s string) (d int, plural, ok bool) {
 	if d, ok := dayIndex[s]; ok {
 		return d, false, true
 	}
-	if d, ok := dayMisspelt[s]; ok {
-		return d, false, true
-	}
 	if strings.HasSuffix(s, "s") && len(s) > 4 {
 		if d, ok := dayIndex[s[:len(s)-1]]; ok && len(s) > 5 {
-			return d, true, true
-		}
-		if d, ok := dayMisspelt[s[:len(s)-1]]; ok {
 			return d, true, true
 		}
 		if d, ok := nearMiss(s[:len(s)-1], dayNames); ok {
@@ -63,7 +50,7 @@ var longMonths = []string{"", "january", "february", "", "april", "", "june", "j
 var notMonths = map[string]bool{"tune": true, "dune": true, "jane": true, "juno": true, "jung": true, "junk": true, "duly": true,
 	"jury": true, "judy": true, "julie": true, "aprils": false, "apron": true, "april": false}
 
-var monthMisspelt = map[string]int{"febuary": 2, "feburary": 2, "janurary": 1, "septemeber": 9}
+var monthMisspelt = map[string]int{}
 
 func month(s string) (int, bool) {
 	if m, ok := monthIndex[s]; ok {
