@@ -43,6 +43,8 @@ func (a action) json() map[string]any {
 var (
 	slackIDRe = regexp.MustCompile(`^[CG][A-Z0-9]{2,20}$`) // as Slack writes ids: upper case
 	userIDRe  = regexp.MustCompile(`^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$`)
+	// everyoneRe: Slack's mentions of everyone in a channel
+	everyoneRe = regexp.MustCompile(`^(?:@(?:channel|here|everyone)|<!(?:channel|here|everyone)(?:\|[^>]*)?>)$`)
 )
 
 // targetRef says where the job posts: the channel the text names, this
@@ -70,6 +72,13 @@ func targetRef(in selector.Input, t target, a action) map[string]any {
 	switch {
 	case t.channelID != "":
 		ref["channelId"] = t.channelID
+	case everyoneRe.MatchString(a.remindWho):
+		// "@channel", "<!here>": everyone in the channel of the request
+		if in.ChannelID != "" {
+			ref["channelId"] = in.ChannelID
+		} else {
+			return nil
+		}
 	case strings.HasPrefix(a.remindWho, "@"):
 		ref["channelId"] = a.remindWho // a name: the adapter finds the person
 	case user != "":

@@ -677,6 +677,12 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 		return unsupported("%s", reason)
 	}
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
+	if len(s.blocks) > 0 && what != "" {
+		// "every monday at 9 and every friday at 5pm": two schedules
+		if lw, ok, _ := parseBlock(lex(what), when{}, in.Now); ok && (lw.rec || lw.hasDay || lw.date != nil) && (w.rec || w.hasDay || w.date != nil) {
+			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what, blockText(text, s.blocks))
+		}
+	}
 	switch {
 	case len(s.blocks) > 0 && s.text != "" && strings.Contains(s.text, what):
 		// words about time in what would be the message
