@@ -92,7 +92,7 @@ func once(t, now time.Time, w when) outcome {
 	if w.until != nil || w.span != 0 || w.count > 1 || w.start != nil {
 		return ask("A one-time post runs once; did you mean it to repeat? Say “every day …” for that.")
 	}
-	return outcome{c: &compiled{typ: store.ScheduleOnce, sched: map[string]any{"runAt": t.UTC().Format(time.RFC3339)}}}
+	return outcome{c: &compiled{typ: store.ScheduleOnce, sched: map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": now.Location().String()}}}
 }
 
 func compileOnce(w when, hm [][2]int, now time.Time) outcome {
@@ -321,6 +321,9 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 	if len(dows) > 0 && len(doms) > 0 {
 		return ask("Every %s, or on the %s? Say one of them.", dayList(dows), domList(doms))
 	}
+	if u == "day" && n == 1 && len(w.dows) == 1 && len(w.exDows) == 0 {
+		return ask("Every day, or every %s? Say one of them.", dayList(w.dows))
+	}
 	if u == "day" && n == 1 && (len(doms) > 0 || len(w.nths) > 0) {
 		return ask("Every day, or on the %s? Say one of them.", domList(doms))
 	}
@@ -388,6 +391,11 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 	}
 	if w.timesPer > 1 {
 		return refuse("I can't spread several posts over an hour by themselves: say “every 30 minutes”.")
+	}
+	if len(hm) > 0 && w.startClock == nil {
+		// "every hour at 9am": every hour, or every day at 9am?
+		return ask("Every %s, or at %s? Say “every %s starting at %s” or “every day at %s”.", humanDuration(time.Duration(step)*time.Second), clockText(hm[0]),
+			humanDuration(time.Duration(step)*time.Second), clockText(hm[0]), clockText(hm[0]))
 	}
 	if len(hm) > 0 || w.startClock != nil {
 		if pinned {
@@ -680,6 +688,7 @@ func specOf(c *compiled, now time.Time) (*scheduler.Spec, error) {
 		}
 	case store.ScheduleOnce:
 		s.RunAt, _ = time.Parse(time.RFC3339, c.sched["runAt"].(string))
+		s.Timezone, _ = c.sched["timezone"].(string)
 	}
 	sp, err := scheduler.NewSpec(c.typ, s, c.endAt)
 	if err != nil {

@@ -298,10 +298,13 @@ var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "
 func create(in selector.Input, text string) selector.Decision {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	s := &sentence{toks: lex(body)}
+	for k := 0; k < len(s.toks) && s.toks[k].kind == tOther && !isURLAt(s.toks[k].s, 0); k++ {
+		s.used = append(s.used, true) // a leading emoji says nothing
+	}
 	if len(s.toks) > 400 {
 		return unsupported("That message is too long to read as a schedule. Tell me in a sentence what to post, where and when.")
 	}
-	s.used = make([]bool, len(s.toks))
+	s.used = append(s.used, make([]bool, len(s.toks)-len(s.used))...)
 	if why := s.takeTargets(); why != "" {
 		return unsupported("%s", why)
 	}
@@ -442,7 +445,7 @@ func create(in selector.Input, text string) selector.Decision {
 		s.text, s.quoted = quote.s, true
 		var others []tok
 		for _, t := range textToks {
-			if t.kind != tQuote && !slices.Contains([]string{"message", "text", "the", "a", ":", ",", "-", "saying", "with", "reminder", "note"}, t.s) {
+			if t.kind != tQuote && !slices.Contains([]string{"message", "text", "the", "a", ":", ",", "saying", "with", "reminder", "note"}, t.s) {
 				others = append(others, t)
 			}
 		}

@@ -711,8 +711,8 @@ func (p *parser) pDays() bool {
 	if !plural && len(days) == 1 && (p.w.dowsEv || p.w.wdOnce) {
 		return false // "every monday at 9 tuesday": which?
 	}
-	if (plural || len(days) > 1) && p.w.wdOnce {
-		return false
+	if (plural || len(days) > 1) && (p.w.wdOnce || p.w.dowsEv) {
+		return false // "every weekday at 9am on sundays": which days?
 	}
 	p.w.dows = append(slices.Clip(p.w.dows), days...)
 	if plural || len(days) > 1 {

@@ -78,18 +78,14 @@ func lex(s string) []tok {
 			if r == '@' {
 				k = tUser
 			}
+			if r == '#' && strings.Trim(s[i+1:j], "0123456789") == "" {
+				k = tNum // "PR #42", "ticket #4521": a number, not a channel
+			}
 			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: k})
 			i = j
 		case r == '"' || r == '“' || r == '‘' || r == '\'' && (i == 0 || !isASCIIAlnum(s[i-1])):
 			closer := map[rune]string{'"': `"`, '“': "”", '‘': "’", '\'': "'"}[r]
-			k := strings.Index(s[i+n:], closer)
-			if r == '\'' && k >= 0 {
-				// 'text': the closing mark must end a word.
-				e := i + n + k + 1
-				if e < len(s) && isASCIIAlnum(s[e]) {
-					k = -1
-				}
-			}
+			k := closingQuote(s[i+n:], closer, r == '\'' || r == '‘')
 			if k <= 0 {
 				out = append(out, tok{s: s[i : i+n], i: i, j: i + n, kind: tPunct})
 				i += n
@@ -166,6 +162,25 @@ func lex(s string) []tok {
 		}
 	}
 	return out
+}
+
+// closingQuote is the index in s of the mark that closes a quotation, or
+// -1. For single quotes an apostrophe inside a word ("don't") does not
+// close it.
+func closingQuote(s, closer string, single bool) int {
+	for off := 0; ; {
+		k := strings.Index(s[off:], closer)
+		if k < 0 {
+			return -1
+		}
+		k += off
+		e := k + len(closer)
+		inWord := k > 0 && isASCIIAlnum(s[k-1]) && e < len(s) && isASCIIAlnum(s[e])
+		if !single || !inWord {
+			return k
+		}
+		off = e
+	}
 }
 
 // emojiAt is the length of a Slack emoji code (":tada:") at s[i], or 0.

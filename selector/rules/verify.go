@@ -69,6 +69,11 @@ func leftover(t []tok, now time.Time) (span, why string) {
 			}
 		case vagueFrequency[x.s] || x.s == "on" && next == "and" && tokAt(t, k+2).s == "off":
 			bad = true // "sometimes", "on and off": how often?
+		case x.s == "twice" || x.s == "thrice" || x.s == "once" && !last || x.s == "ago" || x.s == "or" && next == "so" || x.s == "ish" || x.s == "sharp" && last:
+			bad = true // a count, a past or an approximation left in the text
+			if x.s == "ago" {
+				why = "That is in the past. When should it be instead?"
+			}
 		case (x.s == "few" || x.s == "couple" || x.s == "several" || x.s == "some") && (unit(next) != "" || next == "of" && unit(tokAt(t, k+2).s) != "" || unit(tokAt(t, k+2).s) != ""):
 			bad = true // "in a few days": how many?
 		case (x.s == "around" || x.s == "about" || x.s == "approximately" || x.s == "approx" || x.s == "roughly") && last:
@@ -236,7 +241,7 @@ func isOrdinalTok(x tok) bool {
 }
 
 var (
-	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
+	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|except\s+(?:when|if)\b|unless\b|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
 	// holidays, sunrise… said anywhere outside the message's own words
 	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|moonrise|moonset|solstice|equinox)\b`)
 )
