@@ -119,7 +119,7 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 			return ""
 		}
 		switch {
-		case w == "remind" || w == "rmind" || w == "remid" || w == "reminder" && (next(1) == "to" || next(1) == "for" || next(1) == "that" || next(1) == ":"):
+		case w == "remind" || w == "reminding" || w == "rmind" || w == "remid" || w == "reminder" && (next(1) == "to" || next(1) == "for" || next(1) == "that" || next(1) == ":"):
 			j := k + 1
 			if k > 0 && r[k-1].s == "/" {
 				at = k - 1
@@ -130,6 +130,9 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 				return at, j, action{remindWho: "me"}
 			}
 			who := ""
+			if j+1 < len(r) && r[j].s == "to" && slices.Contains([]string{"me", "us"}, r[j+1].s) {
+				j++ // "remind to me"
+			}
 			switch {
 			case j < len(r) && r[j].kind == tUser:
 				who = r[j].s
@@ -173,8 +176,8 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 				who = "team"
 				j += 2
 			}
-			if who == "" && w == "tell" {
-				continue
+			if who == "" && w == "tell" && !(j < len(r) && r[j].s == "to") {
+				continue // "tell #eng to stretch": the channel is the target
 			}
 			return k, j, action{remindWho: who, tell: true}
 		case slices.Contains([]string{"schedule", "set", "setup", "create", "add", "make", "queue", "plan"}, w):
@@ -343,7 +346,7 @@ func create(in selector.Input, text string) selector.Decision {
 	case v >= 0:
 		// a when before the action: "every weekday at 9am remind #team to …"
 		head := trimConnectors(r[:v])
-		if len(head) > 0 && !add(head) {
+		if len(head) > 0 && !add(head) && !chatter(head) {
 			return s.notUnderstood(in, text, w, head, why)
 		}
 		s.act = act
@@ -584,6 +587,18 @@ func init() {
 		a an iso week odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now` + " " + strings.Join(holidays, " ")) {
 		whenStarters[w] = true
 	}
+}
+
+// chatter: words before the action that say nothing about time ("Hello!
+// Hope you're well. Can you …", "Thanks in advance!! Please …").
+func chatter(head []tok) bool {
+	for _, t := range head {
+		if timeBearing(t) || strongTime(t) || recurWords[t.s] || misspeltWhenWord(t.s) || t.kind == tQuote ||
+			slices.Contains([]string{"every", "each", "until", "till", "except", "starting", "tonight", "today", "tomorrow", "noon", "midnight", "morning", "afternoon", "evening", "night", "week", "month", "year", "hour", "minute"}, t.s) {
+			return false
+		}
+	}
+	return true
 }
 
 // dropPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a message

@@ -66,7 +66,7 @@ func (p *parser) pNth() bool {
 	}
 	dow := 0
 	switch {
-	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work") && p.is(1, "day"):
+	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work", "biz") && p.is(1, "day"):
 		dow = dowBiz
 		p.i++
 		if p.s(-1) != "weekday" && p.s(-1) != "workday" {
@@ -313,7 +313,7 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			p.i = start
 			return ymd{}, nil, false
 		}
-		if strings.Count(t.s, ".") >= 1 && isDigitsDot(t.s) && (p.s(-1) == "on" || strings.Count(t.s, ".") == 2) {
+		if strings.Count(t.s, ".") >= 1 && isDigitsDot(t.s) && (p.s(-1) == "on" || strings.Count(t.s, ".") == 2 || dotDayFirst(t.s)) {
 			parts := strings.Split(t.s, ".")
 			dd, m := number(parts[0]), number(parts[1])
 			y := 0
@@ -385,6 +385,13 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 
 func isDigitsSlash(s string) bool {
 	return strings.Trim(s, "0123456789/") == "" && !strings.HasPrefix(s, "/") && !strings.HasSuffix(s, "/") && !strings.Contains(s, "//")
+}
+
+// dotDayFirst: "25.12" can only be the 25th of December.
+func dotDayFirst(s string) bool {
+	a, b, _ := strings.Cut(s, ".")
+	d, m := number(a), number(b)
+	return len(b) <= 2 && d > 12 && d <= 31 && m >= 1 && m <= 12
 }
 
 func isDigitsDot(s string) bool {

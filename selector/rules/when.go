@@ -228,7 +228,7 @@ func (p *parser) phrase(first bool) bool {
 // filler is what may stand between phrases.
 func (p *parser) filler() bool {
 	switch p.s(0) {
-	case ",", "and", ".", "!", "?", ";", "then", "also", "please", "pls", "plz", "(", ")", "sharp", "&", "thanks", "thx", "-", "+", "plus", "starting", "both":
+	case ",", "and", ".", "!", "?", ";", "then", "also", "please", "pls", "plz", "(", ")", "sharp", "&", "thanks", "thx", "-", "+", "plus", "starting", "both", "only":
 		if p.s(0) == "starting" && p.i+1 < len(p.t) {
 			return false // a start bound
 		}
@@ -403,6 +403,20 @@ func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 	if d, ok := compactDays[p.s(0)]; ok {
 		p.i++
 		return d, false, true
+	}
+	// M-F, Mon-Fri written with codes
+	if a, ok := dayCodes[p.s(0)]; ok && p.is(1, "-") && p.t[p.i].j == p.t[p.i+1].i {
+		if b, ok := dayCodes[p.s(2)]; ok && a != b && p.s(0) != "t" && p.s(2) != "t" && p.s(0) != "s" && p.s(2) != "s" {
+			p.i += 3
+			var out []int
+			for x := a; ; x = (x + 1) % 7 {
+				out = append(out, x)
+				if x == b {
+					break
+				}
+			}
+			return out, false, true
+		}
 	}
 	for {
 		d, pl, ok := p.readWeekday()
@@ -746,6 +760,9 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		} else if p.is(0, "o'clock", "oclock") {
 			p.i++
 			strong = true
+			if ap := p.readAmPm(); ap != 0 {
+				c.ap = ap // "9 o'clock pm"
+			}
 		} else if p.is(0, "hours", "hrs", "h") && c.zero {
 			p.i++ // 0900 hours
 			strong = true
