@@ -184,6 +184,20 @@ func (t *tx) JobPut(j *store.Job) error {
 	return t.flushIfBig()
 }
 
+// JobStatusPut is JobPut of the stored job with j's status: a job is one
+// row here, so the status is written with its definition as stored.
+func (t *tx) JobStatusPut(j *store.Job) error {
+	if err := t.writable("put job status"); err != nil {
+		return err
+	}
+	stored, err := t.JobGet(j.JobID)
+	if err != nil {
+		return err
+	}
+	stored.SetStatus(j)
+	return t.JobPut(stored)
+}
+
 // checkName returns ErrExists when another job holds j's name. Asked
 // before the put so that the caller hears it at once and the transaction
 // stays usable; the unique index is the guard at the flush. A name this
