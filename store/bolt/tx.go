@@ -28,7 +28,7 @@ type tx struct {
 	headHash  []byte
 
 	// indexed holds the indexed fields of the jobs this transaction read
-	// or wrote, so that JobPut after JobGet (a burst: 10,000 times) does not
+	// or wrote, so that a put after a read (a burst: 10,000 times) does not
 	// decode the job again to move its index entries.
 	indexed map[string]jobIndex
 
@@ -132,9 +132,13 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // A job is stored as two records: its definition in "jobs" and its
 // status, the fields its runs change, in "job_status", both JSON. A burst
-// then rewrites 10,000 statuses of 200 bytes rather than whole jobs: JobPut
-// writes a definition only when its bytes differ from the stored ones. A
-// field added to Job is part of the definition and needs nothing here.
+// then rewrites 10,000 statuses of 200 bytes rather than whole jobs: the
+// scheduler fires with JobStatusPut, which writes the status alone, and
+// JobPut writes a definition only when its bytes differ from the stored
+// ones. A field added to Job is part of the definition and needs nothing
+// here; a status field is added to jobStatus, statusOf, splitJob and
+// store.Job.SetStatus (storetest's RecordsRoundTripExactly fails until
+// they agree).
 
 // jobStatus is the part of a job its runs change. Its JSON names are Job's,
 // so that a status decodes onto the job its definition decoded into.
