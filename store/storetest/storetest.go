@@ -230,6 +230,41 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+	// Fired as a scheduler does: JobsDue hands the job out, JobStatusPut
+	// moves it on; a definition changed earlier in the transaction is kept,
+	// one changed only in memory is not.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.JobsDue(t0.Add(time.Hour), 10, func(due *store.Job) error {
+			def := due.Clone()
+			def.Description = "put in this transaction"
+			if err := tx.JobPut(def); err != nil {
+				return err
+			}
+			due.Description, due.NextRunAt, due.RunCount = "in memory only", t0.Add(2*time.Hour), 8
+			return tx.JobStatusPut(due)
+		})
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("J")
+		if err != nil || got.Description != "put in this transaction" || got.RunCount != 8 || !got.NextRunAt.Equal(t0.Add(2*time.Hour)) {
+			t.Errorf("after JobsDue, JobPut and JobStatusPut: %+v, %v; want the description put and the status", got, err)
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.JobsDue(t0.Add(2*time.Hour), 10, func(due *store.Job) error {
+			due.Description, due.RunCount = "in memory only", 9
+			return tx.JobStatusPut(due)
+		})
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("J")
+		if err != nil || got.Description != "put in this transaction" || got.RunCount != 9 {
+			t.Errorf("after JobsDue and JobStatusPut: %+v, %v; want the stored description and the status", got, err)
+		}
+		return nil
+	})
+	j.NextRunAt, j.RunCount = t0.Add(2*time.Hour), 9
 	// Paused: out of the next-run index, counted as paused.
 	j.State = store.JobPaused
 	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
