@@ -326,7 +326,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
 		j.LastResult = &store.Result{Status: string(store.RunFailed), Error: err.Error()}
 		j.UpdatedAt = now
-		if err := tx.JobPut(j); err != nil {
+		if err := tx.JobStatusPut(j); err != nil {
 			return nil, nil, err
 		}
 		return nil, nil, s.audit(tx, now, store.AuditJobDisabled, j, before, "schedule no longer valid: "+err.Error())
@@ -393,7 +393,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
 	}
 	j.UpdatedAt = now
-	if err := tx.JobPut(j); err != nil {
+	if err := tx.JobStatusPut(j); err != nil {
 		return nil, nil, err
 	}
 	if j.State == store.JobDisabled {

@@ -137,6 +137,14 @@ type Job struct {
 	UpdatedAt      time.Time    `json:"updatedAt"`
 }
 
+// SetStatus copies from's status onto j: the fields a job's runs change,
+// the ones Tx.JobStatusPut writes. A field added to Job that runs change
+// is added here and to each store's status record.
+func (j *Job) SetStatus(from *Job) {
+	j.State, j.NextRunAt, j.NextRunAtLocal = from.State, from.NextRunAt, from.NextRunAtLocal
+	j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt = from.LastRunAt, from.LastResult, from.RunCount, from.UpdatedAt
+}
+
 // Clone returns a deep copy of j, so a before/after pair can be kept.
 func (j *Job) Clone() *Job {
 	b, err := json.Marshal(j)

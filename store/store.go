@@ -91,6 +91,14 @@ type Tx interface {
 	// JobPut inserts or replaces a job and keeps its indexes (next run, state,
 	// name) in step. A name held by another job is ErrExists.
 	JobPut(j *Job) error
+	// JobStatusPut writes only the status of a stored job, the fields its
+	// runs change (State, NextRunAt, NextRunAtLocal, LastRunAt, LastResult,
+	// RunCount, UpdatedAt), and keeps its indexes in step; the rest of j is
+	// not written: the job keeps its stored definition (and name). The
+	// scheduler fires with it: a burst changes 10,000 statuses and no
+	// definition. A job not stored is ErrNotFound; the name kept held by
+	// another job (a deleted job brought back) is ErrExists.
+	JobStatusPut(j *Job) error
 	// JobList returns one page of jobs: enabled jobs by nextRunAt, then the
 	// other states in the order of JobStates, each by jobId.
 	JobList(p *JobListParams) (*JobPage, error)

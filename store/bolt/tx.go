@@ -28,7 +28,7 @@ type tx struct {
 	headHash  []byte
 
 	// indexed holds the indexed fields of the jobs this transaction read
-	// or wrote, so that JobPut after JobGet (a burst: 10,000 times) does not
+	// or wrote, so that a put after a read (a burst: 10,000 times) does not
 	// decode the job again to move its index entries.
 	indexed map[string]jobIndex
 
@@ -44,11 +44,11 @@ type jobIndex struct {
 	Name      string
 }
 
-func (t *tx) remember(j *store.Job) {
+func (t *tx) remember(id string, x jobIndex) {
 	if t.indexed == nil {
 		t.indexed = map[string]jobIndex{}
 	}
-	t.indexed[j.JobID] = jobIndex{j.State, j.NextRunAt, j.Name}
+	t.indexed[id] = x
 }
 
 // storedIndex returns the indexed fields of job id as stored, nil for a
@@ -132,9 +132,13 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // A job is stored as two records: its definition in "jobs" and its
 // status, the fields its runs change, in "job_status", both JSON. A burst
-// then rewrites 10,000 statuses of 200 bytes rather than whole jobs: JobPut
-// writes a definition only when its bytes differ from the stored ones. A
-// field added to Job is part of the definition and needs nothing here.
+// then rewrites 10,000 statuses of 200 bytes rather than whole jobs: the
+// scheduler fires with JobStatusPut, which writes the status alone, and
+// JobPut writes a definition only when its bytes differ from the stored
+// ones. A field added to Job is part of the definition and needs nothing
+// here; a status field is added to jobStatus, statusOf, splitJob and
+// store.Job.SetStatus (storetest's RecordsRoundTripExactly fails until
+// they agree).
 
 // jobStatus is the part of a job its runs change. Its JSON names are Job's,
 // so that a status decodes onto the job its definition decoded into.
@@ -148,10 +152,13 @@ type jobStatus struct {
 	UpdatedAt      time.Time      `json:"updatedAt"`
 }
 
+func statusOf(j *store.Job) *jobStatus {
+	return &jobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
+}
+
 // splitJob returns j's definition (its status fields zero) and status.
 func splitJob(j *store.Job) (*store.Job, *jobStatus) {
-	def := *j
-	st := &jobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
+	def, st := *j, statusOf(j)
 	def.State, def.NextRunAt, def.NextRunAtLocal, def.LastRunAt = "", time.Time{}, "", time.Time{}
 	def.LastResult, def.RunCount, def.UpdatedAt = nil, 0, time.Time{}
 	return &def, st
@@ -165,7 +172,7 @@ func (t *tx) loadJob(id []byte) (*store.Job, error) {
 	}
 	j, err := decodeJob(id, def, st)
 	if err == nil {
-		t.remember(j)
+		t.remember(j.JobID, jobIndex{j.State, j.NextRunAt, j.Name})
 	}
 	return j, err
 }
@@ -205,25 +212,14 @@ func (t *tx) JobGetByName(name string) (j *store.Job, err error) {
 
 func (t *tx) JobPut(j *store.Job) (err error) {
 	defer guard(&err)
-	if err := t.writable(); err != nil {
+	if err := t.checkJob(j); err != nil {
 		return err
-	}
-	if j.JobID == "" {
-		return errors.New("put job: empty jobId")
-	}
-	if !j.State.Valid() {
-		return fmt.Errorf("put job %s: unknown state %q", j.JobID, j.State)
-	}
-	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
-		return fmt.Errorf("put job %s: an enabled job needs a nextRunAt", j.JobID)
-	}
-	if j.Name != "" && j.State != store.JobDeleted {
-		if holder := t.bucket(bucketJobNames).Get([]byte(j.Name)); holder != nil && string(holder) != j.JobID {
-			return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
-		}
 	}
 	old, err := t.storedIndex(j.JobID)
 	if err != nil {
+		return err
+	}
+	if err := t.checkName(j.JobID, j.Name, j.State); err != nil {
 		return err
 	}
 	def, st := splitJob(j)
@@ -236,13 +232,65 @@ func (t *tx) JobPut(j *store.Job) (err error) {
 			return err
 		}
 	}
-	if err := t.put(bucketJobStatus, j.JobID, st); err != nil {
+	return t.putStatus(j.JobID, st, old, j.Name)
+}
+
+func (t *tx) JobStatusPut(j *store.Job) (err error) {
+	defer guard(&err)
+	if err := t.checkJob(j); err != nil {
 		return err
 	}
-	if err := t.reindex(j.JobID, old, &jobIndex{j.State, j.NextRunAt, j.Name}); err != nil {
+	old, err := t.storedIndex(j.JobID)
+	if err != nil {
 		return err
 	}
-	t.remember(j)
+	if old == nil {
+		return notFound("job", j.JobID)
+	}
+	if err := t.checkName(j.JobID, old.Name, j.State); err != nil {
+		return err
+	}
+	return t.putStatus(j.JobID, statusOf(j), old, old.Name)
+}
+
+// checkJob refuses a job no store may hold.
+func (t *tx) checkJob(j *store.Job) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if j.JobID == "" {
+		return errors.New("put job: empty jobId")
+	}
+	if !j.State.Valid() {
+		return fmt.Errorf("put job %s: unknown state %q", j.JobID, j.State)
+	}
+	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
+		return fmt.Errorf("put job %s: an enabled job needs a nextRunAt", j.JobID)
+	}
+	return nil
+}
+
+// checkName refuses a name another job holds (deleted jobs hold none).
+func (t *tx) checkName(id, name string, state store.JobState) error {
+	if name != "" && state != store.JobDeleted {
+		if holder := t.bucket(bucketJobNames).Get([]byte(name)); holder != nil && string(holder) != id {
+			return fmt.Errorf("job name %q: %w (job %s)", name, store.ErrExists, holder)
+		}
+	}
+	return nil
+}
+
+// putStatus writes a job's status record and moves its index entries from
+// old (nil for a new job).
+func (t *tx) putStatus(id string, st *jobStatus, old *jobIndex, name string) error {
+	if err := t.put(bucketJobStatus, id, st); err != nil {
+		return err
+	}
+	cur := jobIndex{st.State, st.NextRunAt, name}
+	if err := t.reindex(id, old, &cur); err != nil {
+		return err
+	}
+	t.remember(id, cur)
 	return nil
 }
 

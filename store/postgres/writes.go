@@ -57,6 +57,7 @@ type writes struct {
 	written   map[string][]byte // job id -> its latest body put in this transaction
 	names     map[string]string // name -> job id, of kept jobs
 	known     map[string]string // job id -> the name its row held when read
+	locked    map[string][]byte // job id -> its row's body as JobsDue read and locked it
 	seen      map[string]bool   // queue items read in this transaction
 	runsAhead map[string][]byte // runs read ahead; nil: known absent
 }

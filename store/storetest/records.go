@@ -98,7 +98,8 @@ func fill(t *testing.T, rng *rand.Rand, v reflect.Value) {
 
 // testRecordsRoundTrip: random records of every kind, every field set or
 // zero, empty maps and JSON values ({} and []) included, come back as they
-// were put (instants as the same instants).
+// were put (instants as the same instants); so do jobs given a random
+// status with JobStatusPut.
 func testRecordsRoundTrip(t *testing.T, s store.Store) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	const n = 200
@@ -182,6 +183,37 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 			}
 		}
 	}
+	// JobStatusPut of a random job onto each: it comes back as stored,
+	// with the status (Job.SetStatus) of the random one and nothing else.
+	want := make([]store.Job, n)
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for i := range n {
+			st := &store.Job{}
+			fill(t, rng, reflect.ValueOf(st).Elem())
+			st.JobID, st.State = jobs[i].put.JobID, store.JobStates[rng.IntN(len(store.JobStates))]
+			if st.State == store.JobEnabled && st.NextRunAt.IsZero() {
+				st.NextRunAt = t0
+			}
+			want[i] = *jobs[i].put
+			want[i].SetStatus(st)
+			if err := tx.JobStatusPut(st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		for i := range n {
+			got, err := tx.JobGet(want[i].JobID)
+			if err != nil {
+				return err
+			}
+			if d := cmp.Diff(&want[i], got); d != "" {
+				t.Fatalf("job %d after JobStatusPut (-want +got):\n%s", i, d)
+			}
+		}
+		return nil
+	})
 }
 
 // testInvalidUTF8: a string with invalid UTF-8 (a raw byte from a

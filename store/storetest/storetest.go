@@ -27,6 +27,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"JobGetMissingIsNotFound", testJobMissing},
 		{"JobNamesAreUniqueUntilDeleted", testJobNames},
 		{"EnabledJobNeedsNextRunAt", testEnabledNeedsNext},
+		{"JobStatusPutWritesOnlyTheStatus", testJobStatusPut},
 		{"JobsDueFromIndexInOrder", testJobsDue},
 		{"JobsDueCallbackWritesAndStops", testJobsDueWrites},
 		{"JobListSortsByNextRunThenState", testJobList},
@@ -191,6 +192,124 @@ func testEnabledNeedsNext(t *testing.T, s store.Store) {
 	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobPut(j) }); err == nil {
 		t.Fatal("job with unknown state was stored")
 	}
+}
+
+// testJobStatusPut: JobStatusPut writes the status fields and keeps the
+// indexes in step; the definition (name included) stays as stored.
+func testJobStatusPut(t *testing.T, s store.Store) {
+	stored := NewJob("J", t0)
+	stored.Name = "standup"
+	mustPut(t, s, stored)
+	j := stored.Clone()
+	j.Description, j.Name, j.Schedule.Cron = "changed", "other", "0 10 * * 5"
+	j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.RunCount = t0.Add(time.Hour), "2026-11-27T10:00:00", t0, 7
+	j.LastResult, j.UpdatedAt = &store.Result{ExecutionID: "J@x", Status: "dispatched"}, t0
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
+	want := stored.Clone()
+	want.NextRunAt, want.NextRunAtLocal, want.LastRunAt, want.RunCount = j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.RunCount
+	want.LastResult, want.UpdatedAt = j.LastResult, j.UpdatedAt
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("J")
+		if err != nil {
+			return err
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("JobGet after JobStatusPut (-want +got):\n%s", d)
+		}
+		if due, err := jobsDue(tx, t0, 10); err != nil || len(due) != 0 {
+			t.Errorf("due at the old nextRunAt: %v, %v; want none", ids(due), err)
+		}
+		if due, err := jobsDue(tx, t0.Add(time.Hour), 10); err != nil || len(due) != 1 {
+			t.Errorf("due at the new nextRunAt: %v, %v; want J", ids(due), err)
+		}
+		if got, err := tx.JobGetByName("standup"); err != nil || got.JobID != "J" {
+			t.Errorf("JobGetByName(standup) = %v, %v; want J kept its name", got, err)
+		}
+		if _, err := tx.JobGetByName("other"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("JobGetByName(other) = %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	// Fired as a scheduler does: JobsDue hands the job out, JobStatusPut
+	// moves it on; a definition changed earlier in the transaction is kept,
+	// one changed only in memory is not.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.JobsDue(t0.Add(time.Hour), 10, func(due *store.Job) error {
+			def := due.Clone()
+			def.Description = "put in this transaction"
+			if err := tx.JobPut(def); err != nil {
+				return err
+			}
+			due.Description, due.NextRunAt, due.RunCount = "in memory only", t0.Add(2*time.Hour), 8
+			return tx.JobStatusPut(due)
+		})
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("J")
+		if err != nil || got.Description != "put in this transaction" || got.RunCount != 8 || !got.NextRunAt.Equal(t0.Add(2*time.Hour)) {
+			t.Errorf("after JobsDue, JobPut and JobStatusPut: %+v, %v; want the description put and the status", got, err)
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.JobsDue(t0.Add(2*time.Hour), 10, func(due *store.Job) error {
+			due.Description, due.RunCount = "in memory only", 9
+			return tx.JobStatusPut(due)
+		})
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.JobGet("J")
+		if err != nil || got.Description != "put in this transaction" || got.RunCount != 9 {
+			t.Errorf("after JobsDue and JobStatusPut: %+v, %v; want the stored description and the status", got, err)
+		}
+		return nil
+	})
+	j.NextRunAt, j.RunCount = t0.Add(2*time.Hour), 9
+	// Paused: out of the next-run index, counted as paused.
+	j.State = store.JobPaused
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
+	mustView(t, s, func(tx store.Tx) error {
+		if due, err := jobsDue(tx, t0.Add(time.Hour), 10); err != nil || len(due) != 0 {
+			t.Errorf("a paused job is due: %v, %v", ids(due), err)
+		}
+		if n, err := tx.JobCount(store.JobPaused); err != nil || n != 1 {
+			t.Errorf("JobCount(paused) = %d, %v; want 1", n, err)
+		}
+		return nil
+	})
+	// Deleted: its name is free for another job; brought back while
+	// another holds it, it is refused.
+	j.State, j.NextRunAt = store.JobDeleted, time.Time{}
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
+	other := NewJob("K", t0)
+	other.Name = "standup"
+	mustPut(t, s, other)
+	j.State = store.JobPaused
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobStatusPut(j) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("undeleting a job whose name is taken: %v, want ErrExists", err)
+	}
+	for name, bad := range map[string]*store.Job{
+		"a job not stored":          NewJob("nope", t0),
+		"an unknown state":          func() *store.Job { b := NewJob("J", t0); b.State = "weird"; return b }(),
+		"enabled with no nextRunAt": NewJob("J", time.Time{}),
+	} {
+		if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobStatusPut(bad) }); err == nil {
+			t.Errorf("JobStatusPut of %s succeeded", name)
+		}
+	}
+	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobStatusPut(NewJob("nope", t0)) })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("JobStatusPut of a job not stored = %v, want ErrNotFound", err)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.JobGet("nope"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("JobStatusPut of a job not stored stored it: %v", err)
+		}
+		if got, err := tx.JobGet("J"); err != nil || got.State != store.JobDeleted {
+			t.Errorf("a refused JobStatusPut changed the job: %v, %v", got, err)
+		}
+		return nil
+	})
 }
 
 func testJobsDue(t *testing.T, s store.Store) {
@@ -665,7 +784,8 @@ func testRollback(t *testing.T, s store.Store) {
 
 func testViewRejectsWrites(t *testing.T, s store.Store) {
 	for name, write := range map[string]func(tx store.Tx) error{
-		"JobPut": func(tx store.Tx) error { return tx.JobPut(NewJob("J", t0)) },
+		"JobPut":       func(tx store.Tx) error { return tx.JobPut(NewJob("J", t0)) },
+		"JobStatusPut": func(tx store.Tx) error { return tx.JobStatusPut(NewJob("J", t0)) },
 		"RunPut": func(tx store.Tx) error {
 			return tx.RunPut(&store.Run{ExecutionID: "J@x", JobID: "J", ScheduledAt: t0, Status: store.RunDispatched})
 		},
