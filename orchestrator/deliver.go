@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -159,6 +160,26 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		default:
 		}
 	}()
+	// Outcomes are recorded together, one transaction for the lane, unless
+	// a delivery takes longer than recordAfter: then those before it are
+	// recorded at once, so that a hang (or a crash during it) leaves them
+	// known as delivered. Recorded even when ctx ended (a shutdown): the
+	// attempts happened.
+	var mu sync.Mutex
+	var pending []outcome
+	flush := func() {
+		mu.Lock()
+		outs := pending
+		pending = nil
+		mu.Unlock()
+		if len(outs) == 0 {
+			return
+		}
+		if err := w.record(context.WithoutCancel(ctx), outs); err != nil {
+			w.log.Error("record delivery", slog.String("lane", l.key), slog.Int("items", len(outs)), slog.Any("error", err))
+		}
+	}
+	defer flush()
 	for i, it := range l.items {
 		d := l.ds[i]
 		err := d.err
@@ -167,22 +188,33 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 			if dl := w.opt.Deliverers[ch]; dl == nil {
 				err = Permanent(fmt.Errorf("no deliverer for channel %q in this daemon", ch))
 			} else {
+				var slow *time.Timer
+				flushed := make(chan struct{})
+				mu.Lock()
+				if len(pending) > 0 {
+					slow = time.AfterFunc(recordAfter, func() { defer close(flushed); flush() })
+				}
+				mu.Unlock()
 				dctx, cancel := context.WithTimeout(ctx, w.opt.DeliveryTimeout)
 				err = deliverSafely(dctx, dl, &d.Delivery)
 				if err != nil && dctx.Err() != nil && ctx.Err() == nil {
 					err = fmt.Errorf("no answer within %s: %w", w.opt.DeliveryTimeout, err)
 				}
 				cancel()
+				if slow != nil && !slow.Stop() {
+					<-flushed // the flush it started is waited for
+				}
 			}
 		}
-		// Recorded at once, so that a crash or a hang later in the lane
-		// leaves this item known as delivered, and even when ctx ended (a
-		// shutdown): the attempt happened.
-		if err := w.record(context.WithoutCancel(ctx), []outcome{{item: it, err: err, ch: ch}}); err != nil {
-			w.log.Error("record delivery", slog.String("lane", l.key), slog.String("itemId", it.ItemID), slog.Any("error", err))
-		}
+		mu.Lock()
+		pending = append(pending, outcome{item: it, err: err, ch: ch})
+		mu.Unlock()
 	}
 }
+
+// recordAfter is how long a delivery may take before the outcomes of the
+// lane's earlier deliveries are recorded without waiting for it.
+const recordAfter = 50 * time.Millisecond
 
 // record commits the outcomes of a lane's attempts and reports failures.
 func (w *Worker) record(ctx context.Context, outs []outcome) error {
