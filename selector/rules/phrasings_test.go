@@ -155,6 +155,7 @@ const (
 	holdout2Table = "phrasings_holdout2.tsv"
 	holdout3Table = "phrasings_holdout3.tsv"
 	holdout4Table = "phrasings_holdout4.tsv"
+	holdout5Table = "phrasings_holdout5.tsv"
 )
 
 func loadPhrasings(t *testing.T, file string) []phrasing {
@@ -785,4 +786,16 @@ func TestPhrasingsHoldout4(t *testing.T) {
 	if count[wrong] > 0 {
 		t.Errorf("%d rows of the fourth held-out table got a wrong schedule or change", count[wrong])
 	}
+}
+
+// TestPhrasingsHoldout5 scores the selector on a sixth table, written apart
+// from the others and from the code, built from public phrasing suites
+// (quick-add styles, /remind, time-word traps). It reports every wrong and
+// failed row and does not fail on them: the table measures, it does not gate.
+func TestPhrasingsHoldout5(t *testing.T) {
+	rows, questions := checkTable(t, holdout5Table)
+	if len(rows) < 600 || questions*100 < len(rows)*30 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 600 and 30%%", len(rows), questions)
+	}
+	scoreTable(t, rows, len(rows))
 }
