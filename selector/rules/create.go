@@ -415,8 +415,11 @@ func create(in selector.Input, text string) selector.Decision {
 		// qualified by a word the grammar does not read
 		prev, first := region[tail-1], region[tail]
 		_, _, bareDay := weekday(first.s)
+		_, bareMonth := month(first.s)
+		bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
 		if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
-			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay {
+			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
+			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) {
 			body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 			return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j]))
 		}
@@ -587,6 +590,52 @@ func init() {
 		a an iso week odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now` + " " + strings.Join(holidays, " ")) {
 		whenStarters[w] = true
 	}
+}
+
+// qualifiers change the day that follows them ("last Monday", "before
+// Friday", "nxt tue", "ev weekday"): the grammar does not read them, so
+// the day after them is not what was asked for.
+var qualifiers = map[string]bool{"last": true, "past": true, "previous": true, "prior": true, "before": true, "ahead": true, "of": true,
+	"than": true, "nxt": true, "lst": true, "ev": true, "evy": true, "by": true, "end": true, "after": true, "following": true,
+	"since": true, "until": true, "till": true, "preceding": true, "earlier": true, "later": true, "other": true, "alternate": true,
+	"alt": true, "every": true, "each": true, "to": true}
+
+// nearDayWord: two edits or fewer from a day name ("thrsdy", "mndy"),
+// and not one the grammar reads.
+func nearDayWord(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	if _, _, ok := weekday(s); ok {
+		return false
+	}
+	for _, d := range dayNames {
+		if editDistance(s, d) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // chatter: words before the action that say nothing about time ("Hello!

@@ -47,6 +47,15 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		bad := false
 		switch {
 		case x.kind == tQuote:
+		case x.kind == tWord && (x.s == "ev" || x.s == "evy" || x.s == "nxt" || x.s == "lst" || x.s == "alt"):
+			bad = true // "ev weekday", "nxt tue": abbreviations of schedule words
+		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
+			bad = true // "last week", "past monday"
+			if x.s == "last" || x.s == "past" || x.s == "previous" {
+				why = "That is in the past. When should it be instead?"
+			}
+		case x.kind == tWord && nearDayWord(x.s) && k > 0 && slices.Contains([]string{"on", "every", "each", "next", "this", "until", "till", "by"}, t[k-1].s):
+			bad = true // "on tusdae": a day name two edits off
 		case x.kind == tWord && misspeltWhenWord(x.s):
 			bad = true // "evrey day", "tommorow": a schedule word misspelt past what is read
 		case strongTime(x):
@@ -126,7 +135,7 @@ func misspeltWhenWord(s string) bool {
 			return true
 		}
 	}
-	return s == "tommorow" || s == "tommorrow" || s == "tomorow" || s == "2morrow"
+	return s == "tommorow" || s == "tommorrow" || s == "tomorow" || s == "2morrow" || s == "tonite" || s == "2nite" || s == "2day" || s == "tmorrow"
 }
 
 // realWords are one edit from a when word but mean something else.
@@ -194,6 +203,8 @@ var recurWords = map[string]bool{"every": true, "each": true, "evry": true, "eve
 	"tomorrow": true, "tonight": true, "today": true, "tmr": true, "tmrw": true, "until": true, "till": true, "except": true,
 	"weekdays": true, "weekends": true, "noon": true, "midnight": true, "midday": true}
 
+var periodRe = regexp.MustCompile(`^(?:q[1-4]|h[12]|fy\d{2,4}|cy\d{2,4}|w\d{1,2}|wk\d{1,2})$`)
+
 // strongTime: a token that is a time or date on its own.
 func strongTime(x tok) bool {
 	if x.kind == tNum {
@@ -220,6 +231,9 @@ func strongTime(x tok) bool {
 
 // timeBearing: a day or month name, a number or an ordinal.
 func timeBearing(x tok) bool {
+	if periodRe.MatchString(x.s) {
+		return true // "the Q4 plan", "FY27": a period of the calendar
+	}
 	switch x.kind {
 	case tNum:
 		return true
@@ -454,7 +468,8 @@ func readNames(blocks [][]tok) names {
 				}
 			}
 			switch {
-			case s == "except" || s == "excluding" || s == "but" || s == "not" && k+1 < len(b) && b[k+1].s == "on":
+			case s == "except" || s == "excluding" || s == "but" || s == "skipping" || s == "minus" || s == "save" ||
+				s == "not" && k+1 < len(b) && b[k+1].s == "on" || s == "than" && k > 0 && b[k-1].s == "other" || s == "from" && k > 0 && b[k-1].s == "apart":
 				except = true
 				continue
 			case s == "every" || s == "each" || s == "at" || s == "from" || s == "until" || s == "till" || s == "for" || s == "starting" || s == "in" && !except:
@@ -542,6 +557,9 @@ func isNth(b []tok, k int) bool {
 	if k+1 < len(b) {
 		if _, _, ok := weekday(b[k+1].s); ok {
 			return true
+		}
+		if u := unit(b[k+1].s); u != "" && len(b[k+1].s) > 1 {
+			return true // "every 2nd week": not the 2nd of a month
 		}
 		if slices.Contains([]string{"weekday", "business", "working", "work", "workday", "day"}, b[k+1].s) {
 			return true

@@ -1125,6 +1125,34 @@ func (p *parser) pEvery() bool {
 		}
 		p.i, p.w = save, saveW
 	}
+	if p.is(0, "2nd", "3rd", "4th", "5th") && !monthPartAt(p, 2) {
+		if _, plural, ok := weekday(p.s(1)); ok && !plural {
+			// "every 3rd fri": the 3rd Friday of each month, as calendars
+			// read it
+			save, saveW := p.i, p.w
+			p.w.rec = true
+			ord := ordinal(p.s(0))
+			p.i++
+			d, _, _ := p.readWeekday()
+			if p.w.unit == "" {
+				p.w.unit, p.w.n = "month", 1
+			}
+			if p.w.unit == "month" {
+				p.w.nths = append(slices.Clip(p.w.nths), nth{ord: ord, dow: d})
+				return true
+			}
+			p.i, p.w = save, saveW
+			return false
+		}
+	}
+	if p.is(0, "second", "third", "fourth", "fifth") && !monthPartAt(p, 2) {
+		if _, _, ok := weekday(p.s(1)); ok {
+			// "every 2nd Tuesday": every other week, or the 2nd Tuesday
+			// of the month? Asked.
+			p.why = "?Every " + p.s(0) + " " + capitalize(p.s(1)) + " of the month, or every " + p.s(0) + " week? Say “the " + p.s(0) + " " + capitalize(p.s(1)) + " of every month” or “every other " + capitalize(p.s(1)) + "”."
+			return false
+		}
+	}
 	switch {
 	case p.is(0, "other", "alternate", "second", "2nd") && !(p.is(0, "second", "2nd") && (p.is(1, "of") || p.is(1, "and", ",") || !p.nextIsUnitOrDay(1))):
 		n = 2
