@@ -34,6 +34,12 @@ func leftover(t []tok, now time.Time) (span, why string) {
 			}
 		}
 	}
+	// "call Sam after the meeting", "before lunch": a time said by an event
+	for k := max(len(t)-4, 0); k < len(t)-1; k++ {
+		if slices.Contains([]string{"after", "before", "during", "until", "till", "once", "when", "whenever"}, t[k].s) && k > 0 {
+			return spanText(t[k:]), ""
+		}
+	}
 	skip := 0
 	for k, x := range t {
 		if k < skip {
@@ -255,7 +261,7 @@ func isOrdinalTok(x tok) bool {
 }
 
 var (
-	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|except\s+(?:when|if)\b|unless\b|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
+	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|except\s+(?:when|if)\b|unless\b|as\s+soon\s+as\b|once\s+(?:the|it|they|we|i)\s+\w+|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
 	// holidays, sunrise… said anywhere outside the message's own words
 	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|moonrise|moonset|solstice|equinox)\b`)
 )
