@@ -48,8 +48,22 @@ var targetPreps = []string{"in", "to", "into", "on", "at", "for", "->", ">", "=>
 // or there are two.
 func (s *sentence) takeTargets() (why string) {
 	t := s.toks
+	// "remind me to tell #eng about it": after the one reminded, channels
+	// are the message's words; "remind #eng to …" names the target first
+	textFrom := len(t)
+	for k := 0; k+1 < len(t); k++ {
+		if t[k].s == "remind" || t[k].s == "reminding" {
+			textFrom = k + 2
+			if t[k+1].kind != tChannel {
+				textFrom = k + 1
+			}
+			break
+		}
+	}
 	for k := 0; k < len(t); k++ {
 		switch {
+		case t[k].kind == tChannel && k >= textFrom:
+			// part of the reminder's text
 		case t[k].kind == tChannel:
 			var id string
 			if strings.HasPrefix(t[k].s, "<#") {
@@ -146,6 +160,15 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 			case j < len(r) && r[j].s == "team":
 				who = "team"
 				j++
+			}
+			// "remind me and bob", "remind bob and alice", "remind bob to":
+			// one person or channel per reminder, named so Slack knows them
+			if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
+				return at, -2, action{}
+			}
+			if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
+				(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && startsBlockWord(r[j]) == false {
+				return at, -2, action{}
 			}
 			return at, j, action{remindWho: who}
 		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && next(1) != "a" && next(1) != "the" && next(1) != "in"):
@@ -341,6 +364,9 @@ func create(in selector.Input, text string) selector.Decision {
 		return true
 	}
 	v, textAt, act := findVerb(in, r)
+	if textAt == -2 {
+		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
+	}
 	var region []tok
 	switch {
 	case v >= 0:
@@ -637,6 +663,9 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// startsBlockWord: a word that may begin a when ("friday", "noon").
+func startsBlockWord(t tok) bool { return t.kind == tWord && startsBlock(t) && !slices.Contains([]string{"a", "an", "the"}, t.s) }
 
 // chatter: words before the action that say nothing about time ("Hello!
 // Hope you're well. Can you …", "Thanks in advance!! Please …").

@@ -946,11 +946,20 @@ func (p *parser) pFor() bool {
 		return false
 	}
 	switch u := p.readUnit(); u {
-	case "month":
+	case "month", "year":
+		if n <= 0 {
+			p.why = "That leaves no time to run. For how long should it run?"
+			return false
+		}
+		if u == "year" {
+			return p.setUntil(p.now.AddDate(n, 0, 0).Add(time.Second), false)
+		}
 		return p.setUntil(p.now.AddDate(0, n, 0).Add(time.Second), false)
-	case "year":
-		return p.setUntil(p.now.AddDate(n, 0, 0).Add(time.Second), false)
 	case "minute", "hour", "day", "week", "fortnight":
+		if n <= 0 {
+			p.why = "That leaves no time to run. For how long should it run?"
+			return false
+		}
 		if p.w.span != 0 {
 			return false
 		}

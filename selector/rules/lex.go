@@ -83,8 +83,8 @@ func lex(s string) []tok {
 			}
 			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: k})
 			i = j
-		case r == '"' || r == '“' || r == '‘' || r == '\'' && (i == 0 || !isASCIIAlnum(s[i-1])):
-			closer := map[rune]string{'"': `"`, '“': "”", '‘': "’", '\'': "'"}[r]
+		case r == '"' || r == '“' || r == '‘' || r == '«' || r == '„' || r == '\'' && (i == 0 || !isASCIIAlnum(s[i-1])):
+			closer := map[rune]string{'"': `"`, '“': "”", '‘': "’", '\'': "'", '«': "»", '„': "“"}[r]
 			k := closingQuote(s[i+n:], closer, r == '\'' || r == '‘')
 			if k <= 0 {
 				out = append(out, tok{s: s[i : i+n], i: i, j: i + n, kind: tPunct})

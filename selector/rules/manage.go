@@ -66,6 +66,18 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			}
 			break
 		}
+		// "show me the job in #exec": one job, when only one posts there
+		if ch, ok := args["channelId"].(string); ok && singularJobRe.MatchString(lower) {
+			var ids []string
+			for _, j := range in.Jobs {
+				if j.State != "deleted" && strings.EqualFold(j.ChannelID, ch) {
+					ids = append(ids, j.JobID)
+				}
+			}
+			if len(ids) == 1 {
+				return call("schedule.show", map[string]any{"jobId": ids[0]}), true
+			}
+		}
 		return call("schedule.list", args), true
 	}
 	for _, v := range verbs {
@@ -76,6 +88,11 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		words := strings.TrimSpace(strings.Join(m[1:], " "))
 		if bulkRe.MatchString(words) {
 			return unsupported("I can't change many schedules at once. Say which one (“%s the standup post”), or list them first.", strings.Fields(lower)[0]), true
+		}
+		if (v.fn == "schedule.pause" || v.fn == "schedule.resume" || v.fn == "schedule.delete") && limitedRe.MatchString(words) && namesJob(in, limitedRe.ReplaceAllString(words, " ")) {
+			// "pause the standup for a week", "move it to 10am tomorrow only"
+			return clarify(in, text, selector.MissingTime, "I change a job for good, not for a while or one day: "+
+				"pause it now and resume it later, or make a one-time post for that day."), true
 		}
 		if v.fn == "schedule.update" || v.fn == "schedule.show" || v.fn == "schedule.run_now" {
 			// "change X to 10am" / "show X": X names a job; without one it
@@ -112,6 +129,14 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	return selector.Decision{}, false
 }
+
+// limitedRe: a change said for a while or a day only.
+var limitedRe = regexp.MustCompile(`\b(?:for\s+(?:a|an|one|two|three|\d+|the\s+next|the\s+rest\s+of)\s+\w+|(?:this|next|coming)\s+(?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)(?:'s)?|(?:today|tomorrow|tonight)(?:\s+only)?|only\s+(?:today|tomorrow|tonight|once)|until\s+\w+|till\s+\w+)\b`)
+
+// onceDateRe: a calendar date, which a repeating job cannot move to.
+var onceDateRe = regexp.MustCompile(`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b`)
+
+var singularJobRe = regexp.MustCompile(`\b(?:the|that|this)\s+(?:job|schedule|reminder|automation)\b`)
 
 var jobNounRe = regexp.MustCompile(`^(?:the|my|our|that)\s+.*\b(?:job|reminder|schedule|post|message|automation|alert)s?$`)
 
@@ -261,6 +286,11 @@ func update(in selector.Input, text, words string) selector.Decision {
 		if in.Jobs[k].JobID == id {
 			job = &in.Jobs[k]
 		}
+	}
+	if job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(newPart)) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(newPart))) {
+		// "move the standup to 10am tomorrow only", "… for a week": a
+		// repeating job changes for good
+		return clarify(in, text, selector.MissingTime, "I change a repeating job for good, not for a while or one day. Say the new schedule (“every weekday at 10am”), or pause it and make a one-time post.")
 	}
 	// "change the standup message to “standup in 10”", "move it to #eng"
 	if p := lex(newPart); len(p) == 1 && (p[0].kind == tQuote || p[0].kind == tChannel) {
