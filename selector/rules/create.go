@@ -665,7 +665,9 @@ func editDistance(a, b string) int {
 }
 
 // startsBlockWord: a word that may begin a when ("friday", "noon").
-func startsBlockWord(t tok) bool { return t.kind == tWord && startsBlock(t) && !slices.Contains([]string{"a", "an", "the"}, t.s) }
+func startsBlockWord(t tok) bool {
+	return t.kind == tWord && startsBlock(t) && !slices.Contains([]string{"a", "an", "the"}, t.s)
+}
 
 // chatter: words before the action that say nothing about time ("Hello!
 // Hope you're well. Can you …", "Thanks in advance!! Please …").
