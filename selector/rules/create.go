@@ -624,7 +624,7 @@ func init() {
 var qualifiers = map[string]bool{"last": true, "past": true, "previous": true, "prior": true, "before": true, "ahead": true, "of": true,
 	"than": true, "nxt": true, "lst": true, "ev": true, "evy": true, "by": true, "end": true, "after": true, "following": true,
 	"since": true, "until": true, "till": true, "preceding": true, "earlier": true, "later": true, "other": true, "alternate": true,
-	"alt": true, "every": true, "each": true, "to": true}
+	"alt": true, "every": true, "each": true, "to": true, "this": true, "coming": true, "upcoming": true, "on": true}
 
 // nearDayWord: two edits or fewer from a day name ("thrsdy", "mndy"),
 // and not one the grammar reads.

@@ -633,6 +633,9 @@ func (p *parser) pDayRange() bool {
 func (p *parser) pDays() bool {
 	start := p.i
 	next := false
+	if p.is(0, "on") && p.is(1, "next", "this", "coming", "upcoming") {
+		p.i++ // "on this coming Monday"
+	}
 	switch {
 	case p.is(0, "next", "this", "coming", "upcoming") || p.is(0, "this") && p.is(1, "coming"):
 		if _, _, ok := weekday(p.s(1)); ok || p.is(1, "coming") {

@@ -161,6 +161,12 @@ func asWritten(text, part string) string {
 
 // updateHead is the part of "change X to 10am" that names the job.
 func updateHead(words string) string {
+	// "make it 4:30pm", "change its message to …": the job in context
+	for _, p := range []string{"that one ", "its message ", "its text ", "its channel ", "its time ", "it ", "its ", "that "} {
+		if strings.HasPrefix(words+" ", p) {
+			return strings.TrimSpace(p)
+		}
+	}
 	// the first of the words that start the new when
 	cut := -1
 	for _, sep := range []string{" to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every "} {

@@ -158,6 +158,7 @@ const (
 	holdout4Table = "phrasings_holdout4.tsv"
 	holdout5Table = "phrasings_holdout5.tsv"
 	holdout6Table = "phrasings_holdout6.tsv"
+	holdout7Table = "phrasings_holdout7.tsv"
 	holdout8Table = "phrasings_holdout8.tsv"
 )
 
@@ -835,4 +836,16 @@ func TestPhrasingsHoldout5(t *testing.T) {
 	if count := scoreTable(t, rows, len(rows)); count[wrong] > 0 {
 		t.Errorf("%d rows of the fifth held-out table got a wrong schedule or change", count[wrong])
 	}
+}
+
+// TestPhrasingsHoldout7 scores the selector on a seventh table, written
+// apart from the others and from the code: about 25 rows on the edges of
+// each NL_SPEC decision plus everyday reminders. It reports its wrong and
+// failed rows and does not fail on them: it measures, it is not yet fixed.
+func TestPhrasingsHoldout7(t *testing.T) {
+	rows, questions := checkTable(t, holdout7Table)
+	if len(rows) < 600 || questions*100 < len(rows)*35 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 600 and 35%%", len(rows), questions)
+	}
+	scoreTable(t, rows, len(rows))
 }

@@ -55,7 +55,7 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		case x.kind == tQuote:
 		case x.kind == tWord && (x.s == "ev" || x.s == "evy" || x.s == "nxt" || x.s == "lst" || x.s == "alt"):
 			bad = true // "ev weekday", "nxt tue": abbreviations of schedule words
-		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
+		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following", "coming", "upcoming"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
 			bad = true // "last week", "past monday"
 			if x.s == "last" || x.s == "past" || x.s == "previous" {
 				why = "That is in the past. When should it be instead?"

@@ -614,6 +614,9 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 	case s == "midnight":
 		p.i++
 		return clk{h: 0, m: 0, zero: true}, true, true
+	case s == "a" && p.is(1, "quarter") && p.is(2, "past", "after", "to", "till", "til", "before"):
+		p.i++ // "a quarter to nine"
+		return p.readClock()
 	case (s == "half" || s == "quarter") && p.is(1, "past", "after", "to", "till", "til", "before"):
 		m := 30
 		if s == "quarter" {
@@ -627,10 +630,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 			return clk{}, false, false
 		}
 		if before {
-			hc.h--
-			if hc.h < 0 || hc.h == 0 && hc.ap != 0 {
-				hc.h += 12
-			}
+			hc = hourBefore(hc)
 			m = 60 - m
 		}
 		hc.m = m
@@ -647,10 +647,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 			return clk{}, false, false
 		}
 		if before {
-			hc.h--
-			if hc.h < 0 || hc.h == 0 && hc.ap != 0 {
-				hc.h += 12
-			}
+			hc = hourBefore(hc)
 			m = 60 - m
 		}
 		hc.m = m
@@ -659,18 +656,25 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		// "nine", "nine thirty", "nine am"
 		c = clk{h: number(s)}
 		p.i++
-		if n := number(p.s(0)); n >= 10 && n <= 59 && p.tk(0).kind == tWord {
-			j := p.i
-			p.readNumber(false)
-			c.m = n
-			if c.m%10 == 0 && p.s(-1) == s {
-				p.i = j + 1
+		switch {
+		case number(p.s(0)) >= 10 && number(p.s(0)) <= 59 && p.tk(0).kind == tWord:
+			// "nine thirty", "seven forty-five"
+			m, _ := p.readNumber(false)
+			if m > 59 {
+				p.i = start
+				return clk{}, false, false
 			}
-			c.m = number(p.s(-1))
-			if p.s(-2) == "-" || number(p.s(-2)) >= 20 && p.s(-2) != s {
-				c.m = number(p.s(-2)) + number(p.s(-1))
-			}
-			strong = true
+			c.m, strong = m, true
+		case p.is(0, "oh", "o") && number(p.s(1)) >= 1 && number(p.s(1)) <= 9 && p.tk(1).kind == tWord:
+			// "nine oh five"
+			c.m, strong = number(p.s(1)), true
+			p.i += 2
+		case s == "twelve" && p.is(0, "noon", "midday"):
+			p.i++
+			return clk{h: 12, zero: true}, true, true
+		case s == "twelve" && p.is(0, "midnight"):
+			p.i++
+			return clk{h: 0, zero: true}, true, true
 		}
 		if ap := p.readAmPm(); ap != 0 {
 			c.ap, strong = ap, true
@@ -784,6 +788,28 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		c.h = 0
 	}
 	return c, strong, true
+}
+
+// hourBefore is the hour before c's: "quarter to midnight" is 23:45,
+// "ten to 1pm" 12:50 pm, "quarter to nine" 8:45.
+func hourBefore(c clk) clk {
+	switch {
+	case c.ap == 0 && c.zero:
+		c.h = (c.h + 23) % 24
+	case c.ap == 0:
+		c.h--
+		if c.h == 0 {
+			c.h = 12
+		}
+	default:
+		c.h--
+		if c.h == 0 {
+			c.h = 12
+		} else if c.h == 11 {
+			c.ap = map[byte]byte{'a': 'p', 'p': 'a'}[c.ap] // "ten to 12pm" is 11:50 am
+		}
+	}
+	return c
 }
 
 func (p *parser) readAmPm() byte {
