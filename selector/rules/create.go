@@ -32,6 +32,9 @@ type sentence struct {
 	// the text's tokens, for the check that nothing time-like is left in it
 	textToks []tok
 	why      string // a reason found while reading a block that failed
+	// whenBeforeText: a when stands right before the text ("remind me at
+	// 9am Mars time to …"), so a zone-like word there belongs to it
+	whenBeforeText bool
 }
 
 // target is where the job posts.
@@ -53,9 +56,24 @@ func (s *sentence) takeTargets() (why string) {
 	textFrom := len(t)
 	for k := 0; k+1 < len(t); k++ {
 		if t[k].s == "remind" || t[k].s == "reminding" {
-			textFrom = k + 2
-			if t[k+1].kind != tChannel {
-				textFrom = k + 1
+			textFrom = k + 1
+			// "remind everyone in #eng", "the #eng team", "all of #eng",
+			// "us in #eng": the group named by its channel is the target
+			for j := k + 1; j < len(t) && j <= k+5; j++ {
+				if t[j].kind == tChannel {
+					for x := k + 1; x < j; x++ {
+						s.used[x] = true
+					}
+					textFrom = j + 1
+					if j+1 < len(t) && slices.Contains([]string{"channel", "team", "room", "folks", "people", "crew"}, t[j+1].s) {
+						s.used[j+1] = true
+						textFrom = j + 2
+					}
+					break
+				}
+				if !slices.Contains([]string{"everyone", "everybody", "folks", "people", "the", "team", "us", "all", "of", "in", "my", "our", "guys", "y'all", "whole"}, t[j].s) {
+					break
+				}
 			}
 			break
 		}
@@ -84,10 +102,19 @@ func (s *sentence) takeTargets() (why string) {
 			}
 			s.tgt.channelID = id
 			s.used[k] = true
-			if k > 0 && slices.Contains(targetPreps, t[k-1].s) && !s.used[k-1] {
-				s.used[k-1] = true
-				if k > 1 && t[k-2].s == "-" && t[k-1].s == ">" {
-					s.used[k-2] = true
+			// "in the #eng channel", "in channel #eng"
+			if k+1 < len(t) && slices.Contains([]string{"channel", "room"}, t[k+1].s) {
+				s.used[k+1] = true
+			}
+			p := k - 1 // where the preposition would be
+			if p >= 0 && slices.Contains([]string{"the", "channel"}, t[p].s) && !s.used[p] && p > 0 && slices.Contains(targetPreps, t[p-1].s) {
+				s.used[p] = true
+				p--
+			}
+			if p >= 0 && slices.Contains(targetPreps, t[p].s) && !s.used[p] {
+				s.used[p] = true
+				if p > 0 && t[p-1].s == "-" && t[p].s == ">" {
+					s.used[p-1] = true
 				}
 			}
 		case (t[k].s == "in" || t[k].s == "to") && k+2 < len(t) && t[k+1].s == "this" && t[k+2].s == "thread",
@@ -154,7 +181,7 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 			case j < len(r) && slices.Contains([]string{"me", "us", "everyone", "everybody", "all", "channel", "here", "myself", "yourself", "folks", "people", "y'all"}, r[j].s):
 				who = r[j].s
 				j++
-			case j+1 < len(r) && r[j].s == "the" && slices.Contains([]string{"team", "channel", "group", "room", "crew"}, r[j+1].s):
+			case j+1 < len(r) && (r[j].s == "the" || r[j].s == "my" || r[j].s == "our") && slices.Contains([]string{"team", "channel", "group", "room", "crew"}, r[j+1].s):
 				who = "team"
 				j += 2
 			case j < len(r) && r[j].s == "team":
@@ -445,7 +472,8 @@ func create(in selector.Input, text string) selector.Decision {
 		bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
 		if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
 			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
-			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) {
+			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) ||
+			bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
 			body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 			return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j]))
 		}
@@ -459,6 +487,7 @@ func create(in selector.Input, text string) selector.Decision {
 			if _, ok, _ := parseBlock(region[:k], w, now); ok {
 				add(region[:k])
 				textToks = region[k:]
+				s.whenBeforeText = true
 				break
 			}
 		}
@@ -510,7 +539,7 @@ func create(in selector.Input, text string) selector.Decision {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
 		}
 	}
-	if bad, y := leftover(s.textToks, now); bad != "" {
+	if bad, y := leftover(s.textToks, now, s.whenBeforeText); bad != "" {
 		return s.notUnderstood(in, text, w, nil, y, bad)
 	}
 	if len(s.blocks) == 0 && why != "" {
@@ -557,6 +586,9 @@ func create(in selector.Input, text string) selector.Decision {
 	}
 	if msg := verify(w, s, c, now); msg != "" {
 		return clarify(in, text, selector.MissingTime, msg)
+	}
+	if in.Channel != "slack" && s.tgt.channelID == "" && slices.Contains([]string{"team", "everyone", "everybody", "us", "all", "channel", "here", "folks", "people"}, s.act.remindWho) {
+		return clarify(in, text, selector.MissingTarget, "Which channel should I remind them in? For example “remind #team to …”.")
 	}
 	args := map[string]any{"scheduleType": c.typ, "schedule": c.sched, "targetAction": s.act.json()}
 	if c.typ == "once" {

@@ -1231,7 +1231,7 @@ func (p *parser) readBoundDate() (t time.Time, kind string, ok bool) {
 func (p *parser) pStart() bool {
 	start := p.i
 	switch {
-	case p.is(0, "starting", "beginning", "from", "commencing", "effective", "start", "begin", "begins", "starts", "after"):
+	case p.is(0, "starting", "beginning", "from", "commencing", "effective", "after"):
 		p.i++
 	case p.is(0, "as") && p.is(1, "of", "from"):
 		p.i += 2

@@ -14,6 +14,7 @@ type tok struct {
 	s    string
 	i, j int
 	kind tokKind
+	cap  bool // written with a capital letter ("Mars time")
 }
 
 type tokKind uint8
@@ -137,7 +138,7 @@ func lex(s string) []tok {
 				}
 				w += "m"
 			}
-			out = append(out, tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord})
+			out = append(out, tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord, cap: unicode.IsUpper(r)})
 			i = j
 		case r == '-' && i+1 < len(s) && s[i+1] == '>':
 			out = append(out, tok{s: "->", i: i, j: i + 2, kind: tPunct})

@@ -14,7 +14,7 @@ import (
 // not understood, and pushing those words into the post would be wrong.
 // Words about time inside the text ("the monday report", "the 2024
 // report") are text when they stand between other words.
-func leftover(t []tok, now time.Time) (span, why string) {
+func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 	// "call Sam on his birthday", "on Presidents Day", "on a weekday": a
 	// day the grammar does not know, named just before the when
 	for k := max(len(t)-5, 0); k < len(t); k++ {
@@ -53,6 +53,14 @@ func leftover(t []tok, now time.Time) (span, why string) {
 		bad := false
 		switch {
 		case x.kind == tQuote:
+		case x.kind == tWord && next == "time" && (x.cap && k == 0 && afterWhen || zoneishWords[x.s]):
+			bad = true // "9am Mars time", "server time": a zone not known
+			why = "?I don't know the timezone “" + x.s + " time”. Which one is it? Name a city or an IANA id such as Europe/Berlin."
+		case x.kind == tWord && next == "/" && k+2 < len(t) && t[k+2].kind == tWord && t[k+1].i == x.j && t[k+2].i == t[k+1].j && (zoneAreas[x.s] || x.cap && t[k+2].cap && len(x.s) > 2 && len(t[k+2].s) > 2):
+			bad = true // "Europe/Atlantis": a zone id not known
+			why = "?I don't know the timezone “" + x.s + "/" + t[k+2].s + "”. Which one is it? Use an IANA id such as Europe/Berlin."
+		case x.kind == tWord && regexp.MustCompile(`^x\d+$`).MatchString(x.s):
+			bad = true // "buy milk x2": a count
 		case x.kind == tWord && (x.s == "ev" || x.s == "evy" || x.s == "nxt" || x.s == "lst" || x.s == "alt"):
 			bad = true // "ev weekday", "nxt tue": abbreviations of schedule words
 		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following", "coming", "upcoming"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
@@ -154,6 +162,14 @@ var holidayWords = map[string]bool{"easter": true, "thanksgiving": true, "christ
 	"mardi": true, "gras": true, "memorial": true, "labor": true, "labour": true, "veterans": true, "independence": true,
 	"ramadan": true, "diwali": true, "passover": true, "hanukkah": true, "eid": true, "orthodox": true, "good": false,
 	"mother's": true, "father's": true, "mothers": true, "fathers": true, "lunar": true, "chinese": true, "yom": true, "rosh": true}
+
+// zoneAreas begin IANA zone ids.
+var zoneAreas = map[string]bool{"europe": true, "america": true, "asia": true, "africa": true, "australia": true, "pacific": true,
+	"atlantic": true, "indian": true, "antarctica": true, "arctic": true, "etc": true, "us": true, "canada": true, "brazil": true, "mexico": true, "chile": true}
+
+// zoneishWords before "time" name a zone ("local time", "server time").
+var zoneishWords = map[string]bool{"local": true, "their": true, "my": true, "our": true, "your": true, "his": true, "her": true,
+	"server": true, "office": true, "hq": true, "standard": true, "daylight": true, "summer": true, "winter": true, "home": true, "company": true, "team": true}
 
 // whenish words after "every" make a recurrence, read or not.
 var whenish = map[string]bool{"other": true, "alternate": true, "second": true, "third": true, "fourth": true, "fifth": true, "last": true,
