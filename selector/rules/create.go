@@ -718,10 +718,24 @@ func chatter(head []tok) bool {
 func (s *sentence) dropPoliteEnd() {
 	t := s.toks
 	end := len(t)
+	// a closing aside that says nothing about time: "(for the Berlin team)"
+	if end > 0 && t[end-1].s == ")" {
+		for k := end - 2; k >= 0; k-- {
+			if t[k].s == "(" {
+				aside := t[k+1 : end-1]
+				if !slices.ContainsFunc(aside, func(x tok) bool {
+					return timeBearing(x) || strongTime(x) || zoneWords[x.s] != "" || zoneAbbrev[x.s] != "" || leadWords[x.s] || recurWords[x.s]
+				}) {
+					end = k
+				}
+				break
+			}
+		}
+	}
 	for end > 0 {
 		x := t[end-1]
 		switch {
-		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "," || x.s == "🙏",
+		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "," || x.s == "-" || x.s == "🙏",
 			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
 			x.s == "you" && end >= 2 && t[end-2].s == "thank":
 			if x.s == "you" {

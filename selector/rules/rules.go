@@ -153,6 +153,8 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("I could not read that message (it is not valid text).")
 	case isHelp(text):
 		return selector.Decision{Reply: helpText}
+	case retractRe.MatchString(outsideQuotes(text)):
+		return clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message.")
 	case !hasLetters(text):
 		return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: remind me to stretch every day at 3pm.")
 	case strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }):
@@ -170,6 +172,22 @@ func decide(in selector.Input, text string) selector.Decision {
 	return create(in, text)
 }
 
+// retractRe: the sender takes the request back ("… actually no").
+var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|cancel\s+that|disregard\s+(?:that|this))\b`)
+
+// outsideQuotes is s without what it quotes: a quoted message may say
+// anything.
+func outsideQuotes(s string) string {
+	var b strings.Builder
+	for _, t := range lex(s) {
+		if t.kind != tQuote {
+			b.WriteString(t.s)
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
 func hasLetters(s string) bool {
 	for _, r := range s {
 		if unicode.IsLetter(r) {
@@ -181,7 +199,7 @@ func hasLetters(s string) bool {
 
 // ---- help (NL_SPEC decision 22) ----
 
-var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey)\s*[?!.]*$`)
+var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey)\s*[?!.]*$`)
 
 func isHelp(text string) bool {
 	t := strings.TrimSpace(prefixRe.ReplaceAllString(strings.TrimSpace(text), ""))

@@ -186,7 +186,7 @@ func unit(s string) string {
 		return "week"
 	case "fortnight", "fortnights":
 		return "fortnight"
-	case "month", "months", "mo", "mos":
+	case "month", "months": // not "mo": Monday or month?
 		return "month"
 	case "year", "years", "yr", "yrs":
 		return "year"
