@@ -410,10 +410,12 @@ func create(in selector.Input, text string) selector.Decision {
 				if !slices.Contains([]string{"to", "that", ":", "about"}, region[k].s) && region[k].kind != tQuote {
 					continue
 				}
-				if _, ok, _ := parseBlock(region[:k], w, now); ok {
+				if _, ok, y := parseBlock(region[:k], w, now); ok {
 					add(region[:k])
 					region = region[k:]
 					break
+				} else if y != "" && why == "" {
+					why = y // "every February 30 at 9am": said why it cannot be
 				}
 			}
 		}
@@ -540,6 +542,9 @@ func create(in selector.Input, text string) selector.Decision {
 		}
 	}
 	if bad, y := leftover(s.textToks, now, s.whenBeforeText); bad != "" {
+		if y == "" {
+			y = why // what a longer reading found ("February 30 doesn't exist")
+		}
 		return s.notUnderstood(in, text, w, nil, y, bad)
 	}
 	if len(s.blocks) == 0 && why != "" {
