@@ -272,26 +272,10 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		}
 		hours = append(hours, x[0])
 	}
-	// days
-	dows := uniq(w.dows)
-	if len(w.exDows) > 0 {
-		if len(dows) == 0 {
-			dows = []int{0, 1, 2, 3, 4, 5, 6}
-		}
-		dows = slices.DeleteFunc(dows, func(d int) bool { return slices.Contains(w.exDows, d) })
-		if len(dows) == 0 {
-			return refuse("That leaves no day to run on.")
-		}
-	}
-	months := uniq(w.months)
-	if len(w.exMons) > 0 {
-		if len(months) == 0 {
-			months = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-		}
-		months = slices.DeleteFunc(months, func(m int) bool { return slices.Contains(w.exMons, m) })
-		if len(months) == 0 {
-			return refuse("That leaves no month to run in.")
-		}
+	// days and months, less the ones excepted
+	dows, months, why := daysAndMonths(w)
+	if why != "" {
+		return refuse("%s", why)
 	}
 	doms := uniq(w.doms)
 	if w.quart {
@@ -381,6 +365,32 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 	return bounds(w, c, now, zone)
 }
 
+// daysAndMonths are the weekdays and months a recurrence runs on, less the
+// ones excepted; why says when nothing is left.
+func daysAndMonths(w when) (dows, months []int, why string) {
+	dows = uniq(w.dows)
+	if len(w.exDows) > 0 {
+		if len(dows) == 0 {
+			dows = []int{0, 1, 2, 3, 4, 5, 6}
+		}
+		dows = slices.DeleteFunc(dows, func(d int) bool { return slices.Contains(w.exDows, d) })
+		if len(dows) == 0 {
+			return nil, nil, "That leaves no day to run on."
+		}
+	}
+	months = uniq(w.months)
+	if len(w.exMons) > 0 {
+		if len(months) == 0 {
+			months = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+		}
+		months = slices.DeleteFunc(months, func(m int) bool { return slices.Contains(w.exMons, m) })
+		if len(months) == 0 {
+			return nil, nil, "That leaves no month to run in."
+		}
+	}
+	return dows, months, ""
+}
+
 // compileStep: every n minutes or hours; an interval unless it is pinned
 // to the wall clock or limited to days or hours (decision 4).
 func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone string, loc *time.Location) outcome {
@@ -419,22 +429,10 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		}
 		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": step}}, now, zone)
 	}
-	dows := uniq(w.dows)
-	if len(w.exDows) > 0 {
-		if len(dows) == 0 {
-			dows = []int{0, 1, 2, 3, 4, 5, 6}
-		}
-		dows = slices.DeleteFunc(dows, func(d int) bool { return slices.Contains(w.exDows, d) })
-		if len(dows) == 0 {
-			return refuse("That leaves no day to run on.")
-		}
-	}
-	months := uniq(w.months)
-	if len(w.exMons) > 0 {
-		if len(months) == 0 {
-			months = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-		}
-		months = slices.DeleteFunc(months, func(m int) bool { return slices.Contains(w.exMons, m) })
+	// days and months, less the ones excepted
+	dows, months, why := daysAndMonths(w)
+	if why != "" {
+		return refuse("%s", why)
 	}
 	if len(dows) > 0 && len(w.doms) > 0 {
 		return ask("Every %s, or on the %s? Say one of them.", dayList(dows), domList(w.doms))

@@ -882,7 +882,11 @@ func (p *parser) peekClock() (clk, bool, bool) {
 }
 
 // dayPartAfter reads "in the morning", "tonight", "at night" after a time.
-func (p *parser) dayPartAfter() {
+func (p *parser) dayPartAfter() { p.partPhrase() }
+
+// partPhrase reads "in the morning", "at night", "tonight", "this evening";
+// false when none is at p.i.
+func (p *parser) partPhrase() bool {
 	switch {
 	case p.is(0, "in") && p.is(1, "the") && p.is(2, "morning", "afternoon", "evening"):
 		p.setPart(p.s(2))
@@ -898,7 +902,10 @@ func (p *parser) dayPartAfter() {
 		p.setPart(p.s(1))
 		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
 		p.i += 2
+	default:
+		return false
 	}
+	return true
 }
 
 func (p *parser) setPart(part string) {
@@ -909,20 +916,7 @@ func (p *parser) setPart(part string) {
 // pEvery. Alone, a part of the day is vague: asked about in compile.
 func (p *parser) pPart() bool {
 	switch {
-	case p.is(0, "in") && p.is(1, "the") && p.is(2, "morning", "afternoon", "evening"):
-		p.setPart(p.s(2))
-		p.i += 3
-	case p.is(0, "at") && p.is(1, "night"):
-		p.setPart("night")
-		p.i += 2
-	case p.is(0, "tonight"):
-		p.setPart("tonight")
-		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
-		p.i++
-	case p.is(0, "this") && p.is(1, "morning", "afternoon", "evening"):
-		p.setPart(p.s(1))
-		p.w.hasDay, p.w.dayRel, p.w.dateAny = true, 0, true
-		p.i += 2
+	case p.partPhrase():
 	case p.is(0, "morning", "afternoon", "evening", "night", "mornings", "afternoons", "evenings", "nights") && p.w.part == "" && (len(p.w.dows) > 0 || p.w.hasDay) && p.i > 0 && dayWord(p.tk(-1)):
 		// "friday afternoon", "tomorrow morning", "sunday mornings"
 		part := strings.TrimSuffix(p.s(0), "s")
