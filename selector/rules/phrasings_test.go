@@ -162,6 +162,7 @@ const (
 	holdout8Table  = "phrasings_holdout8.tsv"
 	holdout10Table = "phrasings_holdout10.tsv"
 	holdout9Table  = "phrasings_holdout9.tsv"
+	holdout11Table = "phrasings_holdout11.tsv"
 )
 
 func loadPhrasings(t *testing.T, file string) []phrasing {
@@ -682,6 +683,18 @@ func TestPhrasingsHoldout10(t *testing.T) {
 	if count := scoreTable(t, rows, len(rows)); count[wrong] > 0 {
 		t.Errorf("%d rows of the tenth held-out table got a wrong schedule or change", count[wrong])
 	}
+}
+
+// TestPhrasingsHoldout11 scores the selector on an eleventh table, written
+// apart from the rules as variants of every phrasing named in issue 9 and
+// the natural-language contract plus each decision's asking side. It
+// reports its counts and every wrong row and does not fail on them.
+func TestPhrasingsHoldout11(t *testing.T) {
+	rows, questions := checkTable(t, holdout11Table)
+	if len(rows) < 450 || questions*100 < len(rows)*30 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 450 and 30%%", len(rows), questions)
+	}
+	scoreTable(t, rows, len(rows))
 }
 
 // TestPhrasingsHoldout9 scores the selector on a ninth table, written apart
