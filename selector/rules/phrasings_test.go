@@ -162,6 +162,7 @@ const (
 	holdout8Table  = "phrasings_holdout8.tsv"
 	holdout10Table = "phrasings_holdout10.tsv"
 	holdout9Table  = "phrasings_holdout9.tsv"
+	holdout12Table = "phrasings_holdout12.tsv"
 )
 
 func loadPhrasings(t *testing.T, file string) []phrasing {
@@ -667,6 +668,18 @@ func TestPhrasingsHoldout8(t *testing.T) {
 	if count[wrong] > 0 {
 		t.Errorf("%d rows of the eighth held-out table got a wrong schedule or change", count[wrong])
 	}
+}
+
+// TestPhrasingsHoldout12 scores the selector on a twelfth table of ordinary
+// requests written apart from the rules: reminders, recurring posts,
+// calendar rules, bounds, management, help and the questions the contract
+// requires. It reports and does not fail on a wrong row.
+func TestPhrasingsHoldout12(t *testing.T) {
+	rows, questions := checkTable(t, holdout12Table)
+	if len(rows) < 450 || questions*100 < len(rows)*30 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 450 and 30%%", len(rows), questions)
+	}
+	scoreTable(t, rows, len(rows))
 }
 
 // TestPhrasingsHoldout10 scores the selector on a tenth table, written
