@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -143,7 +144,10 @@ func (s *sentence) rest() []tok {
 	return out
 }
 
-var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop", "shout", "echo", "print"}
+var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop"}
+
+// remindLeadRe: ways of asking to be reminded that name no verb of ours.
+var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
 
 // findVerb returns where the action starts in r and where its text may
 // start; -1 when there is no action word.
@@ -350,6 +354,8 @@ var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "
 // create reads a request to create a job.
 func create(in selector.Input, text string) selector.Decision {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	// "don't let me forget to X", "make sure I X": remind me to X
+	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
 	s := &sentence{toks: lex(body)}
 	for k := 0; k < len(s.toks) && s.toks[k].kind == tOther && !isURLAt(s.toks[k].s, 0); k++ {
 		s.used = append(s.used, true) // a leading emoji says nothing
@@ -474,9 +480,12 @@ func create(in selector.Input, text string) selector.Decision {
 		bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
 		if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
 			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
-			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) ||
-			bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
+			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
+			bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
 			body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+			if holidayDays[prev.s+" "+first.s] {
+				return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j])
+			}
 			return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j]))
 		}
 	}
@@ -655,6 +664,11 @@ func init() {
 	}
 }
 
+// holidayDays are holidays named by a word and a weekday.
+var holidayDays = map[string]bool{"good friday": true, "black friday": true, "cyber monday": true, "ash wednesday": true,
+	"holy thursday": true, "maundy thursday": true, "palm sunday": true, "easter sunday": true, "easter monday": true,
+	"bowl sunday": true, "giving tuesday": true, "shrove tuesday": true, "whit monday": true}
+
 // qualifiers change the day that follows them ("last Monday", "before
 // Friday", "nxt tue", "ev weekday"): the grammar does not read them, so
 // the day after them is not what was asked for.
@@ -780,7 +794,7 @@ func trimLeadConnectors(r []tok) []tok {
 func trimTrailConnectors(r []tok) []tok {
 	// only what joins the text to a when: "stand by", "check in" keep
 	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->", "."}, r[len(r)-1].s) {
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
 		r = r[:len(r)-1]
 	}
 	return r

@@ -43,6 +43,14 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		args := map[string]any{}
 		rest := strings.TrimSpace(m[1])
+		// "show schedule standup", "show the schedule for the dentist": one job
+		if singularNounRe.MatchString(lower) && rest != "" && namesJob(in, rest) {
+			if id, d, ok := pickJob(in, text, rest); ok {
+				return call("schedule.show", map[string]any{"jobId": id}), true
+			} else {
+				return d, true
+			}
+		}
 		if strings.Contains(lower, "paused") {
 			args["state"] = "paused"
 		}
@@ -135,6 +143,8 @@ var limitedRe = regexp.MustCompile(`\b(?:for\s+(?:a|an|one|two|three|\d+|the\s+n
 
 // onceDateRe: a calendar date, which a repeating job cannot move to.
 var onceDateRe = regexp.MustCompile(`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}/\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b`)
+
+var singularNounRe = regexp.MustCompile(`^(?:show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:the|my|our))?\s+(?:schedule|job|reminder|automation|post)\b`)
 
 var singularJobRe = regexp.MustCompile(`\b(?:the|that|this)\s+(?:job|schedule|reminder|automation)\b`)
 
