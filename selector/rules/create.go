@@ -675,7 +675,7 @@ var holidayDays = map[string]bool{"good friday": true, "black friday": true, "cy
 var qualifiers = map[string]bool{"last": true, "past": true, "previous": true, "prior": true, "before": true, "ahead": true, "of": true,
 	"than": true, "nxt": true, "lst": true, "ev": true, "evy": true, "by": true, "end": true, "after": true, "following": true,
 	"since": true, "until": true, "till": true, "preceding": true, "earlier": true, "later": true, "other": true, "alternate": true,
-	"alt": true, "every": true, "each": true, "to": true, "this": true, "coming": true, "upcoming": true, "on": true}
+	"alt": true, "every": true, "each": true, "to": true, "this": true, "coming": true, "upcoming": true, "on": true, "for": true}
 
 // nearDayWord: two edits or fewer from a day name ("thrsdy", "mndy"),
 // and not one the grammar reads.
@@ -794,7 +794,7 @@ func trimLeadConnectors(r []tok) []tok {
 func trimTrailConnectors(r []tok) []tok {
 	// only what joins the text to a when: "stand by", "check in" keep
 	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", "please", "pls", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
 		r = r[:len(r)-1]
 	}
 	return r

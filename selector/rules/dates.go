@@ -88,6 +88,9 @@ func (p *parser) pNth() bool {
 	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
 		monthly = true
 		p.i += 3
+	case p.is(0, "of") && p.is(1, "month"):
+		monthly = true // "last fri of month"
+		p.i += 2
 	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "month"):
 		monthly, every = true, true
 		p.i += 3
@@ -544,6 +547,9 @@ func (p *parser) pDomList() bool {
 	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
 		p.i += 3
 		monthly = true
+	case p.is(0, "of") && p.is(1, "month"):
+		p.i += 2
+		every = true // "every 1st of month"
 	case p.is(0, "every", "each") && p.is(1, "month"):
 		p.i += 2
 		every = true

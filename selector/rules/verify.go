@@ -61,6 +61,10 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 			why = "?I don't know the timezone “" + x.s + "/" + t[k+2].s + "”. Which one is it? Use an IANA id such as Europe/Berlin."
 		case x.kind == tWord && regexp.MustCompile(`^x\d+$`).MatchString(x.s):
 			bad = true // "buy milk x2": a count
+		case last && (x.s == "please" || x.s == "pls" || x.s == "plz") && k > 0:
+			// "post retro notes please in #eng": is "please" the message's?
+			bad = true
+			why = "?Should the message end with “" + x.s + "”? Put the message in quotes to say exactly what to post."
 		case x.kind == tWord && (x.s == "ev" || x.s == "evy" || x.s == "nxt" || x.s == "lst" || x.s == "alt"):
 			bad = true // "ev weekday", "nxt tue": abbreviations of schedule words
 		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following", "coming", "upcoming"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
@@ -149,7 +153,7 @@ func misspeltWhenWord(s string) bool {
 			return true
 		}
 	}
-	return s == "tommorow" || s == "tommorrow" || s == "tomorow" || s == "2morrow" || s == "tonite" || s == "2nite" || s == "2day" || s == "tmorrow"
+	return s == "tommorow" || s == "tommorrow" || s == "tomorow" || s == "2morrow" || s == "2moro" || s == "tonite" || s == "2nite" || s == "2day" || s == "tmorrow"
 }
 
 // realWords are one edit from a when word but mean something else.

@@ -301,6 +301,9 @@ func (p *parser) readAmount() (float64, bool) {
 	case s == "half" && (p.is(1, "an", "a")):
 		p.i += 2
 		return 0.5, true
+	case s == "half" && p.is(1, "hour"):
+		p.i++
+		return 0.5, true
 	case s == "a" && p.is(1, "half") && p.is(2, "an", "a"):
 		p.i += 3
 		return 0.5, true
@@ -471,8 +474,8 @@ func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 			// not "or": "Monday or Tuesday" is a choice, asked about
 			p.i++
 		case p.tk(0).kind == tWord:
-			if _, _, ok := weekday(p.s(0)); ok { // "mon wed fri"
-				continue
+			if _, _, ok := weekday(p.s(0)); ok && p.t[p.i].i-p.t[p.i-1].j <= 2 { // "mon wed fri"
+				continue // (a wider gap is where a target was taken out)
 			}
 			return days, plural, true
 		default:
@@ -813,6 +816,12 @@ func hourBefore(c clk) clk {
 }
 
 func (p *parser) readAmPm() byte {
+	if (p.is(0, "a", "p")) && p.is(1, "m") && p.tk(1).kind == tWord {
+		// "five p m", as dictation writes it
+		ap := p.s(0)[0]
+		p.i += 2
+		return ap
+	}
 	switch p.s(0) {
 	case "am", "a":
 		if p.s(0) == "a" && p.tk(1).kind == tWord && !p.is(1, "and") {
@@ -843,7 +852,7 @@ func (p *parser) pClocks() bool {
 		if !ok {
 			break
 		}
-		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") {
+		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") && p.w.part != "tonight" {
 			return false
 		}
 		cs = append(cs, c)
