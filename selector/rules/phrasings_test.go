@@ -758,3 +758,20 @@ func TestPhrasingsHeldOut(t *testing.T) {
 		})
 	}
 }
+
+// holdout13 is a held-out table on its first contact: report-only until
+// the rules are fixed against it, then it moves into heldOut with
+// firstContact "this run" replaced by what TestPhrasingsHoldout13 found.
+var holdout13 = struct{ file, firstContact string }{"phrasings_holdout13.tsv", "this run"}
+
+// TestPhrasingsHoldout13 scores holdout13 as TestPhrasingsHeldOut does but
+// only logs its wrong rows, so the build stays green while they are fixed.
+func TestPhrasingsHoldout13(t *testing.T) {
+	rows, questions := checkTable(t, holdout13.file)
+	if len(rows) < 450 || questions*100 < len(rows)*30 {
+		t.Errorf("%d rows, %d questions or refusals; want at least 450 and 30%%", len(rows), questions)
+	}
+	if count := scoreTable(t, rows, len(rows)); count[wrong] > 0 {
+		t.Logf("%d rows got a wrong schedule or change (report-only; first contact: %s)", count[wrong], holdout13.firstContact)
+	}
+}
