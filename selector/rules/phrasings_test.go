@@ -741,6 +741,8 @@ var heldOut = []struct{ file, firstContact string }{
 	{"phrasings_holdout10.tsv", "4 wrong, 12 failed of 507"},
 	{"phrasings_holdout11.tsv", "6 wrong, 3 failed of 636"},
 	{"phrasings_holdout12.tsv", "5 wrong, 13 failed of 522"},
+	{"phrasings_holdout13.tsv", "12 wrong (one cause: \"please\" in the text), 6 failed of 524"},
+	{"phrasings_holdout14.tsv", "4 wrong, 25 failed of 495"},
 }
 
 // TestPhrasingsHeldOut scores the selector on every held-out table; any
@@ -756,22 +758,5 @@ func TestPhrasingsHeldOut(t *testing.T) {
 				t.Errorf("%d rows got a wrong schedule or change (on first contact: %s)", count[wrong], h.firstContact)
 			}
 		})
-	}
-}
-
-// holdout13 is a held-out table on its first contact: report-only until
-// the rules are fixed against it, then it moves into heldOut with
-// firstContact "this run" replaced by what TestPhrasingsHoldout13 found.
-var holdout13 = struct{ file, firstContact string }{"phrasings_holdout13.tsv", "this run"}
-
-// TestPhrasingsHoldout13 scores holdout13 as TestPhrasingsHeldOut does but
-// only logs its wrong rows, so the build stays green while they are fixed.
-func TestPhrasingsHoldout13(t *testing.T) {
-	rows, questions := checkTable(t, holdout13.file)
-	if len(rows) < 450 || questions*100 < len(rows)*30 {
-		t.Errorf("%d rows, %d questions or refusals; want at least 450 and 30%%", len(rows), questions)
-	}
-	if count := scoreTable(t, rows, len(rows)); count[wrong] > 0 {
-		t.Logf("%d rows got a wrong schedule or change (report-only; first contact: %s)", count[wrong], holdout13.firstContact)
 	}
 }

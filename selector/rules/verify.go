@@ -101,10 +101,10 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 			if x.s == "ago" {
 				why = "That is in the past. When should it be instead?"
 			}
-		case (x.s == "few" || x.s == "couple" || x.s == "several" || x.s == "some") && (unit(next) != "" || next == "of" && unit(tokAt(t, k+2).s) != "" || unit(tokAt(t, k+2).s) != ""):
-			bad = true // "in a few days": how many?
 		case (x.s == "around" || x.s == "about" || x.s == "approximately" || x.s == "approx" || x.s == "roughly") && last:
 			bad = true // "at around 9": when exactly?
+		case (x.s == "few" || x.s == "couple" || x.s == "several" || x.s == "some") && (unit(next) != "" || next == "of" && unit(tokAt(t, k+2).s) != "" || unit(tokAt(t, k+2).s) != ""):
+			bad = true // "in a few days": how many?
 		case recurWords[x.s] && (last || k == len(t)-2):
 			bad = true // "every satday" just before the time
 			for n := len(t) - k; n >= 1; n-- {
