@@ -768,13 +768,16 @@ func (s *sentence) dropPoliteEnd() {
 	if end == len(t) || end == 0 {
 		return
 	}
-	// only after something that says when or where
-	for k := 0; k < end; k++ {
-		if k > 0 && (startsBlock(t[k]) && t[k].kind != tWord || t[k].kind == tChannel || t[k].s == "am" || t[k].s == "pm") {
-			for x := end; x < len(t); x++ {
-				s.used[x] = true
-			}
-			return
+	// only right after something that says when or where ("… at 4pm
+	// thanks!", "… in #team 🙏"); after the message's own words ("… on
+	// GitHub :rocket:") it is the message's
+	last := t[end-1]
+	_, _, isDay := weekday(last.s)
+	_, isMonth := month(last.s)
+	if end > 1 && (last.kind == tNum || last.kind == tChannel || isDay || isMonth || unit(last.s) != "" && len(last.s) > 1 ||
+		recurWords[last.s] || zoneAbbrev[last.s] != "" || zoneWords[last.s] != "" || slices.Contains([]string{"am", "pm", "time", "hour", "weekdays", "weekends", "month", "year"}, last.s)) {
+		for x := end; x < len(t); x++ {
+			s.used[x] = true
 		}
 	}
 }
