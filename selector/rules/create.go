@@ -775,7 +775,8 @@ func (s *sentence) dropPoliteEnd() {
 	_, _, isDay := weekday(last.s)
 	_, isMonth := month(last.s)
 	if end > 1 && (last.kind == tNum || last.kind == tChannel || isDay || isMonth || unit(last.s) != "" && len(last.s) > 1 ||
-		recurWords[last.s] || zoneAbbrev[last.s] != "" || zoneWords[last.s] != "" || slices.Contains([]string{"am", "pm", "time", "hour", "weekdays", "weekends", "month", "year"}, last.s)) {
+		recurWords[last.s] || zoneAbbrev[last.s] != "" || zoneWords[last.s] != "" || slices.Contains([]string{"am", "pm", "hour", "weekdays", "weekends", "month", "year"}, last.s) ||
+		last.s == "time" && end > 2 && (zoneWords[t[end-2].s] != "" || zoneAbbrev[t[end-2].s] != "")) {
 		for x := end; x < len(t); x++ {
 			s.used[x] = true
 		}
