@@ -345,17 +345,7 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			p.i++
 		}
 		if dd, ok := p.readDayOfMonth(true); ok {
-			d := ymd{m: m, d: dd}
-			j := p.i
-			if p.is(0, ",") {
-				p.i++
-			}
-			if y, ok := p.readYear(); ok {
-				d.y = y
-			} else {
-				p.i = j
-			}
-			return d, nil, true
+			return ymd{y: p.readDateYear(), m: m, d: dd}, nil, true
 		}
 		p.i = start
 		return ymd{}, nil, false
@@ -369,21 +359,25 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			p.i++
 		}
 		if m, ok := p.readMonth(); ok {
-			d := ymd{m: m, d: dd}
-			j := p.i
-			if p.is(0, ",") {
-				p.i++
-			}
-			if y, ok := p.readYear(); ok {
-				d.y = y
-			} else {
-				p.i = j
-			}
-			return d, nil, true
+			return ymd{y: p.readDateYear(), m: m, d: dd}, nil, true
 		}
 	}
 	p.i = start
 	return ymd{}, nil, false
+}
+
+// readDateYear reads the year that may follow a date (", 2027"); 0 when
+// none does.
+func (p *parser) readDateYear() int {
+	j := p.i
+	if p.is(0, ",") {
+		p.i++
+	}
+	if y, ok := p.readYear(); ok {
+		return y
+	}
+	p.i = j
+	return 0
 }
 
 func isDigitsSlash(s string) bool {
