@@ -18,16 +18,16 @@ func (sp *Spec) Describe() string {
 		s = describeEvery(sp.Every)
 	case "once":
 		t := sp.RunAt.In(sp.Loc)
-		s = "Once on " + t.Format("Mon 2 Jan 2006") + " at " + clock(t.Hour(), t.Minute())
+		s = "Once on " + t.Format("Mon 2 Jan 2006") + " at " + Clock(t.Hour(), t.Minute())
 	case "rrule":
 		s = sp.RRule.Describe()
 	}
 	if !sp.NotBefore.IsZero() {
 		nb := sp.NotBefore.In(sp.Loc)
-		s += ", starting " + nb.Format("Mon 2 Jan 2006") + " " + clock(nb.Hour(), nb.Minute())
+		s += ", starting " + nb.Format("Mon 2 Jan 2006") + " " + Clock(nb.Hour(), nb.Minute())
 	}
 	if !sp.End.IsZero() {
-		s += ", until " + sp.End.In(sp.Loc).Format("Mon 2 Jan 2006") + " " + clock(sp.End.In(sp.Loc).Hour(), sp.End.In(sp.Loc).Minute())
+		s += ", until " + sp.End.In(sp.Loc).Format("Mon 2 Jan 2006") + " " + Clock(sp.End.In(sp.Loc).Hour(), sp.End.In(sp.Loc).Minute())
 	}
 	return s
 }
@@ -55,7 +55,8 @@ func describeEvery(d time.Duration) string {
 	return "Every " + d.String()
 }
 
-func clock(h, m int) string {
+// Clock writes a time of day as descriptions do: "9:30 AM".
+func Clock(h, m int) string {
 	ap := "AM"
 	if h >= 12 {
 		ap = "PM"
@@ -229,7 +230,7 @@ func (c *Cron) Describe() string {
 		var times []string
 		for _, h := range hours {
 			for _, m := range mins {
-				times = append(times, clock(h, m))
+				times = append(times, Clock(h, m))
 			}
 		}
 		return capitalize(head) + " at " + join(times)
@@ -239,7 +240,7 @@ func (c *Cron) Describe() string {
 		if k, ok := step(c.hour, 0, 23); ok {
 			hourWindow = fmt.Sprintf("every %d hours", k)
 		} else if contiguous(hours) {
-			hourWindow = "from " + clock(hours[0], 0) + " to " + clock(hours[len(hours)-1], 59)
+			hourWindow = "from " + Clock(hours[0], 0) + " to " + Clock(hours[len(hours)-1], 59)
 		}
 	}
 	switch {

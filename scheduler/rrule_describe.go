@@ -25,7 +25,7 @@ func (r *RRule) Describe() string {
 			s += ", until " + r.p.untilUTC.Format("Mon 2 Jan 2006 15:04") + " UTC"
 		} else {
 			u := wallTime(r.p.until)
-			s += ", until " + u.Format("Mon 2 Jan 2006") + " " + clock(u.Hour(), u.Minute())
+			s += ", until " + u.Format("Mon 2 Jan 2006") + " " + Clock(u.Hour(), u.Minute())
 		}
 	}
 	return s
@@ -233,7 +233,7 @@ func (r *RRule) describeTimes() string {
 	if len(r.times) <= 6 {
 		var out []string
 		for _, t := range r.times {
-			s := clock(t/3600, t%3600/60)
+			s := Clock(t/3600, t%3600/60)
 			if t%60 != 0 {
 				s = strings.Replace(s, " ", fmt.Sprintf(":%02d ", t%60), 1)
 			}

@@ -51,14 +51,9 @@ func runCronNext(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *count < 1 || *count > 1000 {
-		return usagef("--count must be between 1 and 1000")
-	}
-	t := time.Now()
-	if *after != "" {
-		if t, err = time.Parse(time.RFC3339, *after); err != nil {
-			return usagef("--after: %q is not RFC 3339 (2026-11-22T12:00:00Z)", *after)
-		}
+	t, err := afterAndCount(*after, *count)
+	if err != nil {
+		return err
 	}
 	c, loc, err := cronArgs(pos, *tz)
 	if err != nil {
@@ -88,4 +83,20 @@ func runCronDescribe(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s (%s)\n", c.Describe(), loc)
 	return nil
+}
+
+// afterAndCount reads the --after and --count flags of `next` and `cron
+// next`: the instant to start after (default now) and how many to print.
+func afterAndCount(after string, count int) (time.Time, error) {
+	if count < 1 || count > 1000 {
+		return time.Time{}, usagef("--count must be between 1 and 1000")
+	}
+	if after == "" {
+		return time.Now(), nil
+	}
+	t, err := time.Parse(time.RFC3339, after)
+	if err != nil {
+		return time.Time{}, usagef("--after: %q is not RFC 3339 (2026-11-22T12:00:00Z)", after)
+	}
+	return t, nil
 }

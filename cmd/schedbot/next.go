@@ -118,14 +118,9 @@ func runNext(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *count < 1 || *count > 1000 {
-		return usagef("--count must be between 1 and 1000")
-	}
-	t := time.Now()
-	if *after != "" {
-		if t, err = time.Parse(time.RFC3339, *after); err != nil {
-			return usagef("--after: %q is not RFC 3339 (2026-11-22T12:00:00Z)", *after)
-		}
+	t, err := afterAndCount(*after, *count)
+	if err != nil {
+		return err
 	}
 	sp, err := exprSpec(pos, *tz, *dtstart, t)
 	if err != nil {

@@ -710,18 +710,7 @@ func intList(v []int) string {
 	return strings.Join(s, ",")
 }
 
-func clockText(hm [2]int) string {
-	h, m := hm[0], hm[1]
-	ap := "AM"
-	if h >= 12 {
-		ap = "PM"
-	}
-	h12 := h % 12
-	if h12 == 0 {
-		h12 = 12
-	}
-	return fmt.Sprintf("%d:%02d %s", h12, m, ap)
-}
+func clockText(hm [2]int) string { return scheduler.Clock(hm[0], hm[1]) }
 
 func dayList(d []int) string {
 	var names []string
