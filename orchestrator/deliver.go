@@ -111,30 +111,68 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	lease := w.now().Add(w.opt.DeliveryTimeout + leaseMargin)
-	n := 0
+	var taken []*lane
 	err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		taken = taken[:0]
 		for _, l := range lanes {
+			// The lane is this process's until its last item's deadline,
+			// unless another process delivers on the channel now.
+			until := t.Add(time.Duration(len(l.items)) * (w.opt.DeliveryTimeout + leaseMargin))
+			ok, last, err := tx.LaneTake(l.key, t, until)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			// Another process may have delivered some of them since they
+			// were read: only those unchanged are this lane's.
+			mine := &lane{key: l.key}
 			for i, it := range l.items {
+				cur, err := tx.QueueGet(it.ItemID)
+				if errors.Is(err, store.ErrNotFound) {
+					continue
+				} else if err != nil {
+					return err
+				}
+				if cur.Queue != store.QueueOutgoing || cur.Attempts != it.Attempts || cur.NotBefore.After(t) {
+					continue
+				}
 				next := *it
 				next.Attempts++
 				next.NotBefore, next.UpdatedAt = lease, w.now()
 				if err := tx.QueuePut(&next); err != nil {
 					return err
 				}
-				l.ds[i].Attempt = next.Attempts
+				d := *l.ds[i]
+				d.Attempt, d.LastPost = next.Attempts, last
+				mine.items, mine.ds = append(mine.items, it), append(mine.ds, &d)
 			}
+			if len(mine.items) == 0 {
+				if err := tx.LaneRelease(l.key, time.Time{}); err != nil {
+					return err
+				}
+				continue
+			}
+			taken = append(taken, mine)
 		}
 		return nil
 	})
-	if err != nil {
-		w.mu.Lock()
-		for _, l := range lanes {
-			delete(w.lanes, l.key)
+	w.mu.Lock()
+	for _, l := range lanes {
+		delete(w.lanes, l.key)
+	}
+	if err == nil {
+		for _, l := range taken {
+			w.lanes[l.key] = true
 		}
-		w.mu.Unlock()
+	}
+	w.mu.Unlock()
+	if err != nil {
 		return 0, fmt.Errorf("record delivery intent: %w", err)
 	}
-	for _, l := range lanes {
+	n := 0
+	for _, l := range taken {
 		for _, it := range l.items {
 			it.Attempts++
 		}
@@ -167,19 +205,25 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 	// attempts happened.
 	var mu sync.Mutex
 	var pending []outcome
-	flush := func() {
+	var delivered time.Time // the lane's last delivery
+	flush := func(release bool) {
 		mu.Lock()
 		outs := pending
 		pending = nil
+		last := delivered
 		mu.Unlock()
-		if len(outs) == 0 {
+		if len(outs) == 0 && !release {
 			return
 		}
-		if err := w.record(context.WithoutCancel(ctx), outs); err != nil {
+		lr := &laneEnd{key: l.key, last: last}
+		if !release {
+			lr = nil
+		}
+		if err := w.record(context.WithoutCancel(ctx), outs, lr); err != nil {
 			w.log.Error("record delivery", slog.String("lane", l.key), slog.Int("items", len(outs)), slog.Any("error", err))
 		}
 	}
-	defer flush()
+	defer flush(true)
 	for i, it := range l.items {
 		d := l.ds[i]
 		err := d.err
@@ -192,7 +236,7 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 				flushed := make(chan struct{})
 				mu.Lock()
 				if len(pending) > 0 {
-					slow = time.AfterFunc(recordAfter, func() { defer close(flushed); flush() })
+					slow = time.AfterFunc(recordAfter, func() { defer close(flushed); flush(false) })
 				}
 				mu.Unlock()
 				dctx, cancel := context.WithTimeout(ctx, w.opt.DeliveryTimeout)
@@ -208,6 +252,9 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		}
 		mu.Lock()
 		pending = append(pending, outcome{item: it, err: err, ch: ch})
+		if err == nil {
+			delivered = w.now()
+		}
 		mu.Unlock()
 	}
 }
@@ -216,9 +263,21 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 // lane's earlier deliveries are recorded without waiting for it.
 const recordAfter = 50 * time.Millisecond
 
-// record commits the outcomes of a lane's attempts and reports failures.
-func (w *Worker) record(ctx context.Context, outs []outcome) error {
+// laneEnd lets go of a lane, noting its last delivery.
+type laneEnd struct {
+	key  string
+	last time.Time
+}
+
+// record commits the outcomes of a lane's attempts, and the lane's release
+// when end is set, and reports failures.
+func (w *Worker) record(ctx context.Context, outs []outcome, end *laneEnd) error {
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
+		if end != nil {
+			if err := tx.LaneRelease(end.key, end.last); err != nil {
+				return err
+			}
+		}
 		for _, o := range outs {
 			it := *o.item
 			it.UpdatedAt = w.now()

@@ -37,6 +37,10 @@ type Delivery struct {
 	Target         store.TargetRef
 	Attempt        int       // 1 for the first try
 	Created        time.Time // when the item was queued
+	// LastPost is when the channel last had a delivery before this lane
+	// began, by any process sharing the store (zero: not known): a channel
+	// with a pace keeps it across processes.
+	LastPost time.Time
 	// For replies: the job they are about, the buttons to offer, and its
 	// next runs.
 	ReplyJobID string
@@ -342,33 +346,23 @@ func sleep(ctx context.Context, timer *time.Timer, d time.Duration, wake <-chan 
 	return true
 }
 
-// Recover moves items left in processing back to incoming.
+// Recover moves items left in processing back to incoming: this
+// process's own and those of processes that died.
 func (w *Worker) Recover(ctx context.Context) (int, error) {
 	return w.requeue(ctx, 0)
 }
 
-// requeue moves every item in processing back to incoming, due after
-// delay. Only call it when no item is in hand.
+// requeue moves the items in processing that no live process holds back
+// to incoming, due after delay. Only call it when no item is in hand.
 func (w *Worker) requeue(ctx context.Context, delay time.Duration) (int, error) {
 	n := 0
-	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		n = 0
-		for {
-			items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueProcessing, Limit: 1000})
-			if err != nil || len(items) == 0 {
-				return err
-			}
-			for _, it := range items {
-				it.Queue, it.UpdatedAt = store.QueueIncoming, w.now()
-				if delay > 0 {
-					it.NotBefore = w.now().Add(delay)
-				}
-				if err := tx.QueuePut(it); err != nil {
-					return err
-				}
-				n++
-			}
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
+		var due time.Time
+		if delay > 0 {
+			due = w.now().Add(delay)
 		}
+		n, err = tx.QueueRecover(w.now(), due)
+		return err
 	})
 	return n, err
 }
@@ -381,7 +375,11 @@ func (w *Worker) putBack(ctx context.Context, it *store.QueueItem, cause error) 
 	back.Attempts++
 	back.Queue, back.UpdatedAt, back.LastError = store.QueueIncoming, w.now(), truncate(cause.Error(), 500)
 	back.NotBefore = w.now().Add(w.backoff(back.Attempts))
-	if err := w.opt.Store.Update(ctx, func(tx store.Tx) error { return tx.QueuePut(&back) }); err != nil {
+	err := w.opt.Store.Update(ctx, func(tx store.Tx) error { return tx.QueuePut(&back) })
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
+		w.log.Warn("item taken over by another process", slog.String("itemId", it.ItemID))
+	case err != nil:
 		w.log.Error("put item back in incoming", slog.String("itemId", it.ItemID), slog.Any("error", err))
 	}
 }

@@ -14,6 +14,10 @@ var (
 	ErrLocked   = errors.New("store is held by another process")
 	ErrCorrupt  = errors.New("store file is corrupt")
 	ErrClosed   = errors.New("store is closed")
+	// ErrLeaseLost: the queue item was claimed by another process after
+	// this one's lease on it ran out; what this process did with it must
+	// not be kept.
+	ErrLeaseLost = errors.New("lease lost to another process")
 )
 
 // LockedError says which process holds a store file, when that is known.
@@ -141,6 +145,19 @@ type Tx interface {
 	// QueueClaim moves up to limit of the oldest incoming items whose
 	// NotBefore has passed at now into processing and returns them.
 	QueueClaim(now time.Time, limit int) ([]*QueueItem, error)
+	// QueueRecover moves back to incoming, due at notBefore (zero: at
+	// once), the items in processing that no live process holds: its
+	// own, which the caller must not have in hand, and those whose claimer
+	// died or whose lease ran out. It returns how many it moved.
+	QueueRecover(now, notBefore time.Time) (int, error)
+	// LaneTake takes the delivery lane key (one channel's deliveries, which
+	// go one at a time) for this process until until, unless another live
+	// process holds it at now: ok is false then. last is when the lane
+	// last delivered (zero: never), whichever process did.
+	LaneTake(key string, now, until time.Time) (ok bool, last time.Time, err error)
+	// LaneRelease lets go of a lane this process holds, noting when it last
+	// delivered (zero: unchanged).
+	LaneRelease(key string, last time.Time) error
 	// QueueList returns items of one queue, oldest first.
 	QueueList(p *QueueListParams) ([]*QueueItem, error)
 	// QueueCount counts the items in one queue.

@@ -67,7 +67,7 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 			return nil
 		}
 	}
-	if wait := a.reserve(channel); wait > 0 {
+	if wait := a.reserve(channel, d.LastPost); wait > 0 {
 		return orchestrator.RetryAfter(wait, fmt.Errorf("channel %s: at most one post per %s", channel, a.opt.MinInterval))
 	}
 	opts := []slack.MsgOption{slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
@@ -143,14 +143,18 @@ func (a *Adapter) posted(ctx context.Context, channel, thread string, d *orchest
 	return false, nil
 }
 
-// reserve says how long to wait before posting to a channel again.
-func (a *Adapter) reserve(channel string) time.Duration {
+// reserve says how long to wait before posting to a channel again: after
+// this process's last post there, or another's (shared, the last post of
+// the lane as the store has it).
+func (a *Adapter) reserve(channel string, shared time.Time) time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if last, ok := a.lastPost[channel]; ok {
-		if since := time.Since(last); since < a.opt.MinInterval {
-			return a.opt.MinInterval - since
-		}
+	last := shared
+	if mine, ok := a.lastPost[channel]; ok && mine.After(last) {
+		last = mine
+	}
+	if since := time.Since(last); since < a.opt.MinInterval {
+		return a.opt.MinInterval - since
 	}
 	return 0
 }

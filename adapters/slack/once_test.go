@@ -278,3 +278,28 @@ func TestDeliver_AHungPostEndsAtTheClientsDeadline(t *testing.T) {
 		t.Fatal("Deliver still waiting 10s after a 100ms client deadline")
 	}
 }
+
+// TestDeliver_KeepsThePaceAnotherProcessSet: a channel another process
+// posted to a moment ago (the lane's LastPost) is not posted to again
+// before the interval is up; the delivery asks to be tried after the rest.
+func TestDeliver_KeepsThePaceAnotherProcessSet(t *testing.T) {
+	f := newChannelSlack(t)
+	ad, err := slackad.New(slackad.Options{BotToken: "xoxb-test", APIURL: f.srv.URL + "/api/", MinInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &orchestrator.Delivery{ItemID: "01PACE", Text: "hi", Attempt: 1, Created: time.Now(), LastPost: time.Now().Add(-300 * time.Millisecond),
+		Target: store.TargetRef{Channel: "slack", ChannelID: "C1"}}
+	err = ad.Deliver(t.Context(), d)
+	var ra *orchestrator.RetryAfterError
+	if !errors.As(err, &ra) || ra.After <= 0 || ra.After > 700*time.Millisecond {
+		t.Fatalf("Deliver 300ms after another process's post = %v, want to retry within the rest of the second", err)
+	}
+	if f.posts != 0 {
+		t.Errorf("%d posts, want none before the pace allows", f.posts)
+	}
+	d.LastPost = time.Now().Add(-2 * time.Second)
+	if err := ad.Deliver(t.Context(), d); err != nil || f.posts != 1 {
+		t.Errorf("Deliver once the interval passed = %v, %d posts; want one post", err, f.posts)
+	}
+}

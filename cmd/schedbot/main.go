@@ -59,7 +59,7 @@ const usage = `schedbot — a conversational scheduling agent
 
 Usage:
   schedbot chat [--profile ID]
-  schedbot serve [--delivery-log FILE] [--metrics ADDR] [--standby]
+  schedbot serve [--delivery-log FILE] [--metrics ADDR]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--request-id ID] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
   schedbot audit verify [--orchestrator ID]

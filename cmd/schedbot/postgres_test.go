@@ -123,41 +123,25 @@ func TestServe_Postgres(t *testing.T) {
 		t.Errorf("/metrics lacks the database counters:\n%s", grepLines(body, "schedbot_db_"))
 	}
 
-	// A second serve of the same orchestrator on the same database.
+	// A second serve of the same orchestrator on the same database is
+	// active too; when the first dies, a job written after that fires
+	// through the second.
 	dir2 := t.TempDir()
-	second := startServeConfig(t, pgConfig(t, dir2), "--metrics", "off")
-	select {
-	case err := <-second.done:
-		if err == nil || !strings.Contains(second.stderr.String(), "one schedbot serve") {
-			t.Errorf("second serve: %v\n%s", err, second.stderr.String())
-		}
-		second.done <- err
-	case <-time.After(30 * time.Second):
-		t.Fatal("a second serve of the same orchestrator started")
-	}
-
-	// A standby waits, holding nothing, and takes over when the first
-	// instance dies: a job written after that fires through it.
-	dir3 := t.TempDir()
-	standbyLog := filepath.Join(t.TempDir(), "standby.log")
-	standby := startServeConfig(t, pgConfig(t, dir3), "--standby", "--delivery-log", standbyLog, "--metrics", "off")
-	waitFor(t, 20*time.Second, "the standby to say it waits", func() bool { return strings.Contains(standby.stderr.String(), "standby:") })
-	if _, err := os.Stat(filepath.Join(dir3, "schedbot.sock")); err == nil {
-		t.Fatal("the standby opened its local API while the first instance runs")
-	}
+	secondLog := filepath.Join(t.TempDir(), "second.log")
+	second := startServeConfig(t, pgConfig(t, dir2), "--delivery-log", secondLog, "--metrics", "off")
+	second.waitReady(t, dir2)
 	d.stop(t, syscall.SIGKILL)
-	standby.waitReady(t, dir3)
 	late := addDueJobsPG(t, dsn, 1)
-	waitFor(t, 20*time.Second, "the job written after the takeover", func() bool {
-		entries, _ := termcli.ReadLog(standbyLog)
+	waitFor(t, 20*time.Second, "the job written after the first instance died", func() bool {
+		entries, _ := termcli.ReadLog(secondLog)
 		return len(entries) >= 1
 	})
-	if err := standby.stop(t, syscall.SIGTERM); err != nil {
-		t.Fatalf("standby stop: %v\n%s", err, standby.stderr.String())
+	if err := second.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("second stop: %v\n%s", err, second.stderr.String())
 	}
-	more, err := termcli.ReadLog(standbyLog)
+	more, err := termcli.ReadLog(secondLog)
 	if err != nil || len(more) != 1 || !strings.HasPrefix(more[0].ExecutionID, late[0]) {
-		t.Errorf("standby delivered %+v, %v; want the one job written after the takeover", more, err)
+		t.Errorf("the second instance delivered %+v, %v; want the one job written after the first died", more, err)
 	}
 
 	entries, err := termcli.ReadLog(logPath)
@@ -191,9 +175,9 @@ func grepLines(s, sub string) string {
 	return strings.Join(out, "\n")
 }
 
-// TestServe_PostgresKillTheActiveInstance: two serve processes on one
-// database, one active and one standing by; over 20 rounds of due jobs the
-// active one is SIGKILLed at a random moment and the standby takes over.
+// TestServe_PostgresKillTheActiveInstance: over 20 rounds of due jobs the
+// serve process on a database is SIGKILLed at a random moment and another
+// takes its work over.
 // Every window is dispatched once and delivered once, nothing is left in
 // the queue, and the audit chain verifies.
 func TestServe_PostgresKillTheActiveInstance(t *testing.T) {
@@ -208,7 +192,7 @@ func TestServe_PostgresKillTheActiveInstance(t *testing.T) {
 	dirs := []string{t.TempDir(), t.TempDir()}
 	cfgs := []string{pgConfig(t, dirs[0]), pgConfig(t, dirs[1])}
 	start := func(slot int) *daemonProc {
-		return startServeConfig(t, cfgs[slot], "--standby", "--delivery-log", logPath, "--metrics", "off")
+		return startServeConfig(t, cfgs[slot], "--delivery-log", logPath, "--metrics", "off")
 	}
 	st, err := postgres.Open(t.Context(), dsn, "default", nil)
 	if err != nil {
@@ -229,7 +213,7 @@ func TestServe_PostgresKillTheActiveInstance(t *testing.T) {
 		return n
 	}
 	r := rand.New(rand.NewPCG(12, 1))
-	active, standby := 0, 1
+	active, next := 0, 1
 	procs := []*daemonProc{start(active), nil}
 	procs[active].waitReady(t, dirs[active])
 	var all []string
@@ -237,8 +221,6 @@ func TestServe_PostgresKillTheActiveInstance(t *testing.T) {
 	// At least 20 rounds, and more (up to 40) until 5 kills have landed with
 	// work in hand, however fast this machine drains a round.
 	for round := 0; round < 20 || midway < 5 && round < 40; round++ {
-		procs[standby] = start(standby)
-		waitFor(t, 20*time.Second, "the standby to wait", func() bool { return strings.Contains(procs[standby].stderr.String(), "standby:") })
 		all = append(all, addDueJobsPG(t, dsn, 100)...)
 		// Half the rounds kill at once (the windows due, nothing fired
 		// yet), the others a few milliseconds into the work: a fast idle
@@ -250,8 +232,9 @@ func TestServe_PostgresKillTheActiveInstance(t *testing.T) {
 		if busy() > 0 {
 			midway++
 		}
-		procs[standby].waitReady(t, dirs[standby])
-		active, standby = standby, active
+		procs[next] = start(next)
+		procs[next].waitReady(t, dirs[next])
+		active, next = next, active
 	}
 	if midway < 5 {
 		t.Fatalf("only %d of 40 kills landed with work in hand; the test proved little", midway)

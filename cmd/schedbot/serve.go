@@ -49,7 +49,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	common.register(fs)
 	deliveryLog := fs.String("delivery-log", "", "also append terminal deliveries to FILE, and never print one item twice")
 	metricsAddr := fs.String("metrics", "", "listen address of /metrics and /healthz (overrides server.metrics_listen; \"off\" disables)")
-	standby := fs.Bool("standby", false, "postgres stores: wait for the instance serving the same orchestrators to stop, then take over")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -64,11 +63,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *metricsAddr != "" {
 		cfg.Server.MetricsListen = *metricsAddr
 	}
-	d, wait, err := startDaemonOpts(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog, *standby)
+	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
 	if err != nil {
-		if *standby && ctx.Err() != nil {
-			return nil // stopped while standing by
-		}
 		return err
 	}
 	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
@@ -83,12 +79,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // stopped by ctx. wait blocks until they have stopped and the stores are
 // closed.
 func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, deliveryLog string) (d *daemon, wait func() error, err error) {
-	return startDaemonOpts(ctx, cfg, log, stdout, deliveryLog, false)
-}
-
-// startDaemonOpts is startDaemon; standby waits for another process that
-// serves the same orchestrators on a database to stop (see lockLoops).
-func startDaemonOpts(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, deliveryLog string, standby bool) (d *daemon, wait func() error, err error) {
 	if cfg.Server.MetricsListen == "off" {
 		cfg.Server.MetricsListen = ""
 	}
@@ -115,8 +105,8 @@ func startDaemonOpts(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		}
 	}()
 	d = dm
-	// Every store is opened and locked first: a standby waits here, and
-	// reads the delivery log only once the instance it replaces is gone.
+	// Every store is opened first (and, on a database, this process
+	// marked live), so that a failure starts nothing.
 	type loops struct {
 		sched  *scheduler.Scheduler
 		worker *orchestrator.Worker
@@ -133,7 +123,7 @@ func startDaemonOpts(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
 		}
 		d.orchs[id] = oc
-		if err := lockLoops(ctx, oc.store, id, standby, log); err != nil {
+		if err := joinLoops(ctx, oc.store); err != nil {
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
 		}
 	}
@@ -176,9 +166,9 @@ func startDaemonOpts(ctx context.Context, cfg *config.Config, log *slog.Logger, 
 		d.loop(g, gctx, "scheduler "+id, sched.Run)
 		d.loop(g, gctx, "worker "+id, worker.Run)
 		if pg, ok := oc.store.(*postgres.Store); ok {
-			// Stop everything if the connection holding the lock breaks: a
-			// standby may be taking over.
-			d.loop(g, gctx, "lock "+id, pg.Watch)
+			// Stop everything if the connection that marks this process
+			// live breaks: the other processes are taking its work over.
+			d.loop(g, gctx, "live "+id, pg.Watch)
 			// A change committed by another process (a CLI on another host)
 			// wakes the loops at once, not at the next safety wake.
 			d.loop(g, gctx, "listen "+id, func(ctx context.Context) error {

@@ -112,7 +112,7 @@ func copyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (copyC
 	}
 	defer dst.Close()
 	for _, st := range []store.Store{src, dst} {
-		if err := lockLoops(ctx, st, from.ID, false, discardLogger()); err != nil {
+		if err := refuseServed(ctx, st, from.ID); err != nil {
 			return copyCounts{}, fmt.Errorf("stop schedbot serve first: %w", err)
 		}
 	}

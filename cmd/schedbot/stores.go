@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"time"
 
@@ -52,25 +51,33 @@ func storeExists(o *config.Orchestrator) bool {
 	return !errors.Is(err, os.ErrNotExist)
 }
 
-// lockLoops makes this process the one running st's scheduler and worker.
-// A bolt store needs nothing: its file lock is held from Open. On a
-// database another process may hold it: then standby waits for it to let
-// go (logging that it waits), and otherwise it is an error.
-func lockLoops(ctx context.Context, st store.Store, id string, standby bool, log *slog.Logger) error {
+// joinLoops marks this process as one that runs st's scheduler and
+// worker. A bolt store needs nothing: its file lock, held from Open, makes
+// it the only one. On a database every process serving an orchestrator is
+// active, and each marks itself live (see postgres.Store.Join).
+func joinLoops(ctx context.Context, st store.Store) error {
 	pg, ok := st.(*postgres.Store)
 	if !ok {
 		return nil
 	}
-	if standby {
-		return pg.WaitLock(ctx, func() {
-			log.Warn("standby: another schedbot serves this orchestrator on the database; taking over when it stops",
-				slog.String("orchestrator", id))
-		})
-	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	if err := pg.Lock(ctx); err != nil {
-		return fmt.Errorf("%w: one schedbot serve (or chat) per orchestrator and database; start a second one with --standby to take over when the first stops", err)
+	return pg.Join(ctx)
+}
+
+// refuseServed fails when a process serves st's orchestrator on a
+// database (a bolt file is already held by its server).
+func refuseServed(ctx context.Context, st store.Store, id string) error {
+	pg, ok := st.(*postgres.Store)
+	if !ok {
+		return nil
+	}
+	n, err := pg.Served(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("%d schedbot process(es) serve orchestrator %s on the database", n, id)
 	}
 	return nil
 }

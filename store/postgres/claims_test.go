@@ -26,8 +26,12 @@ func TestMigrations(t *testing.T) {
 		dsn := pgtest.DSN(t)
 		mustOpen(t, dsn, "a")
 		mustOpen(t, dsn, "b") // a second open finds nothing to do
-		if got := versions(t, dsn); got != "1,2,3" {
-			t.Errorf("applied versions = %s, want 1,2,3", got)
+		var want []string
+		for v := range postgres.SchemaVersion() {
+			want = append(want, fmt.Sprint(v+1))
+		}
+		if got := versions(t, dsn); got != strings.Join(want, ",") {
+			t.Errorf("applied versions = %s, want %s", got, strings.Join(want, ","))
 		}
 	})
 	t.Run("FromVersion1", func(t *testing.T) {
@@ -49,6 +53,26 @@ func TestMigrations(t *testing.T) {
 		var owner string
 		if err := conn.QueryRow(ctx, `SELECT lease_owner FROM schedbot_queue WHERE item_id = '01OLD'`).Scan(&owner); err != nil || owner != s.Owner() {
 			t.Errorf("lease owner = %q, %v; want %q", owner, err, s.Owner())
+		}
+	})
+	t.Run("FromVersion3", func(t *testing.T) {
+		// An item a version-3 process claimed names no instance key: it
+		// waits for its lease, as that process may still be running.
+		dsn := pgtest.DSN(t)
+		if err := postgres.MigrateTo(ctx, dsn, 3); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mustConnect(t, dsn).Exec(ctx, `INSERT INTO schedbot_queue (orchestrator_id, item_id, queue, updated_ns, body, lease_owner, lease_until)
+			VALUES ('a', '01OLD', 'processing', 1, '{"itemId":"01OLD","kind":"message","orchestratorId":"a"}', 'old', $1)`, t0.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		s := mustOpen(t, dsn, "a")
+		for _, at := range []time.Time{t0, t0.Add(2 * time.Minute)} {
+			var claimed []*store.QueueItem
+			mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(at, 10); return })
+			if want := at.After(t0.Add(time.Minute)); (len(claimed) == 1) != want {
+				t.Errorf("claim at %v took %d items; want the version-3 item only once its lease ran out", at, len(claimed))
+			}
 		}
 	})
 	t.Run("NewerIsRefused", func(t *testing.T) {
@@ -202,38 +226,99 @@ func TestAuditChainUnderConcurrentWriters(t *testing.T) {
 	})
 }
 
-// TestLockIsOneProcessPerOrchestrator: a second Lock of an orchestrator
-// fails while the first store is open, another orchestrator's does not,
-// and closing the first lets the next one in.
-func TestLockIsOneProcessPerOrchestrator(t *testing.T) {
+// TestDeadProcessesItemsAndLanesComeBackAtOnce: while a process lives,
+// its claimed items and its lanes are its own, however long; once its
+// session ends they are another's at once, not when the lease runs out.
+func TestDeadProcessesItemsAndLanesComeBackAtOnce(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	a, b, other := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "sales")
-	if err := a.Lock(t.Context()); err != nil {
-		t.Fatal(err)
+	open := func() *postgres.Store {
+		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Lease: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
 	}
-	if err := b.Lock(t.Context()); !errors.Is(err, store.ErrLocked) {
-		t.Fatalf("second Lock = %v, want ErrLocked", err)
+	a, b, other := open(), open(), mustOpen(t, dsn, "sales")
+	mustUpdate(t, a, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops"})
+	})
+	claim := func(s *postgres.Store) (items []*store.QueueItem) {
+		t.Helper()
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(t0, 10); return })
+		return items
 	}
-	if err := other.Lock(t.Context()); err != nil {
-		t.Fatalf("another orchestrator's Lock = %v", err)
+	take := func(s *postgres.Store) (ok bool) {
+		t.Helper()
+		mustUpdate(t, s, func(tx store.Tx) (err error) { ok, _, err = tx.LaneTake("slack|p|C1", t0, t0.Add(time.Hour)); return })
+		return ok
 	}
-	// A standby waits for the holder and takes over when it goes.
-	waiting := make(chan struct{})
-	got := make(chan error)
-	go func() { got <- b.WaitLock(context.Background(), func() { close(waiting) }) }()
-	<-waiting
-	select {
-	case err := <-got:
-		t.Fatalf("WaitLock returned while the lock was held: %v", err)
-	default:
+	if got := claim(a); len(got) != 1 {
+		t.Fatalf("first claim took %d items", len(got))
+	}
+	if !take(a) {
+		t.Fatal("the first LaneTake failed")
+	}
+	if n, err := b.Served(t.Context()); err != nil || n != 1 {
+		t.Errorf("Served = %d, %v; want the one other live process", n, err)
+	}
+	if n, err := other.Served(t.Context()); err != nil || n != 0 {
+		t.Errorf("another orchestrator's Served = %d, %v; want 0", n, err)
+	}
+	if got := claim(b); len(got) != 0 {
+		t.Fatalf("claimed %d items a live process holds", len(got))
+	}
+	if take(b) {
+		t.Fatal("took a lane a live process holds")
 	}
 	a.Close()
-	if err := <-got; err != nil {
-		t.Fatalf("WaitLock after the holder closed = %v", err)
+	deadline := time.Now().Add(10 * time.Second)
+	var got []*store.QueueItem
+	for len(got) == 0 && time.Now().Before(deadline) {
+		got = claim(b) // the server ends the session a moment after the close
 	}
-	c := mustOpen(t, dsn, "ops")
-	if err := c.Lock(t.Context()); !errors.Is(err, store.ErrLocked) {
-		t.Errorf("Lock while the standby holds it = %v, want ErrLocked", err)
+	if len(got) != 1 {
+		t.Fatalf("after the holder's session ended: claimed %d items, want its one", len(got))
+	}
+	if !take(b) {
+		t.Error("the lane of a process that is gone was not free")
+	}
+	var n int
+	mustUpdate(t, b, func(tx store.Tx) (err error) { n, err = tx.QueueRecover(t0, time.Time{}); return })
+	if n != 1 {
+		t.Errorf("QueueRecover by the new holder = %d, want its own item", n)
+	}
+}
+
+// TestLaneReleaseKeepsThePaceForTheNext: a lane let go says when it last
+// delivered to the next process that takes it.
+func TestLaneReleaseKeepsThePaceForTheNext(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	delivered := t0.Add(700 * time.Millisecond)
+	mustUpdate(t, a, func(tx store.Tx) error {
+		if ok, _, err := tx.LaneTake("L", t0, t0.Add(time.Minute)); err != nil || !ok {
+			return fmt.Errorf("take: %v %v", ok, err)
+		}
+		return tx.LaneRelease("L", delivered)
+	})
+	var ok bool
+	var last time.Time
+	mustUpdate(t, b, func(tx store.Tx) (err error) {
+		ok, last, err = tx.LaneTake("L", t0.Add(time.Second), t0.Add(time.Minute))
+		return
+	})
+	if !ok || !last.Equal(delivered) {
+		t.Errorf("b's LaneTake = %v, last %v; want ok, %v", ok, last, delivered)
+	}
+	// A release by a process that does not hold the lane changes nothing.
+	mustUpdate(t, a, func(tx store.Tx) error { return tx.LaneRelease("L", t0.Add(time.Hour)) })
+	mustUpdate(t, a, func(tx store.Tx) (err error) {
+		ok, _, err = tx.LaneTake("L", t0.Add(2*time.Second), t0.Add(time.Minute))
+		return
+	})
+	if ok {
+		t.Error("a took the lane b holds after a stray release")
 	}
 }
 
@@ -344,6 +429,30 @@ func TestExpiredLeasesComeBack(t *testing.T) {
 	}
 	if st := alive.Stats(); st.LeasesTaken != 1 || st.ItemsClaimed != 1 {
 		t.Errorf("Stats = %+v, want one claim, of an expired lease", st)
+	}
+	// The first process lives on and comes back to it: fenced, its
+	// writes to the item fail and change nothing, whichever way they go.
+	for _, read := range []func(tx store.Tx) (*store.QueueItem, error){
+		func(tx store.Tx) (*store.QueueItem, error) { return tx.QueueGet(got[0].ItemID) },
+		func(tx store.Tx) (*store.QueueItem, error) {
+			items, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueProcessing})
+			if err != nil || len(items) != 1 {
+				return nil, fmt.Errorf("list: %d, %v", len(items), err)
+			}
+			return items[0], nil
+		},
+	} {
+		err := dead.Update(t.Context(), func(tx store.Tx) error {
+			it, err := read(tx)
+			if err != nil {
+				return err
+			}
+			it.Queue = store.QueueDone
+			return tx.QueuePut(it)
+		})
+		if !errors.Is(err, store.ErrLeaseLost) {
+			t.Errorf("completing an item another process took over = %v, want ErrLeaseLost", err)
+		}
 	}
 	// Moved on (to outgoing), it is nobody's: no lease to run out.
 	mustUpdate(t, alive, func(tx store.Tx) error {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"embed"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path"
@@ -50,8 +52,9 @@ type Store struct {
 
 	listening func() // called once LISTEN is in place (tests)
 
-	lockMu sync.Mutex
-	lock   *pgxpool.Conn // holds the loops lock while set
+	instMu sync.Mutex
+	inst   *pgx.Conn    // holds this process's instance lock (Join) while set
+	key    atomic.Int32 // the instance lock's second key, 0 before Join
 
 	mu      sync.Mutex // guards entropy
 	entropy *ulid.MonotonicEntropy
@@ -117,67 +120,87 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.pool.Ping(ctx)
 }
 
-// loopsLock is the first key of the advisory lock that says a process
-// runs an orchestrator's loops; the second is the hash of its id.
-const loopsLock = 0x73636864 // "schd"
+// A live process working an orchestrator's queue holds a session
+// advisory lock (the orchestrator's key, a random key of its own). Leases
+// name the second key: Postgres drops a session's locks when it ends, so
+// the items and lanes of a process that died (SIGKILL, a lost host, a
+// broken connection) are anyone's at once, not when their leases run out;
+// the leases bound a live process that stalls.
 
-// Lock marks this process as the one running the orchestrator's scheduler
-// and queue worker, until Close: a second process's Lock is a
-// *store.LockedError. It is a session advisory lock on a connection kept
-// for it, so a process that dies (or loses the connection) lets go.
-func (s *Store) Lock(ctx context.Context) error { return s.lockLoops(ctx, nil) }
-
-// WaitLock is Lock for a standby: while another process holds the lock it
-// calls waiting once and waits for it to let go, until ctx is done.
-func (s *Store) WaitLock(ctx context.Context, waiting func()) error {
-	if waiting == nil {
-		waiting = func() {}
-	}
-	return s.lockLoops(ctx, waiting)
+// orchKey is the first key of the orchestrator's instance locks.
+func orchKey(orch string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(orch))
+	return int32(h.Sum32()&0x7ffffffe) | 1 // positive, and never 0
 }
 
-func (s *Store) lockLoops(ctx context.Context, waiting func()) error {
-	s.lockMu.Lock()
-	defer s.lockMu.Unlock()
-	if s.lock != nil {
+// liveKeys is the subquery of the instance keys of the orchestrator whose
+// orchKey is parameter n, held now on this database.
+func liveKeys(n int) string {
+	return fmt.Sprintf(`(SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+		AND classid = $%d::bigint::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`, n)
+}
+
+// Join marks this store's process as live in the database, once: a
+// session advisory lock on a connection of its own, under a key no other
+// live process holds. Claims and lanes join on first use; serve joins
+// first and then Watches the connection.
+func (s *Store) Join(ctx context.Context) error {
+	s.instMu.Lock()
+	defer s.instMu.Unlock()
+	if s.inst != nil {
 		return nil
 	}
-	conn, err := s.pool.Acquire(ctx)
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return fmt.Errorf("lock orchestrator %s: %w", s.orch, err)
+		return fmt.Errorf("join orchestrator %s: %w", s.orch, err)
 	}
-	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, int32(loopsLock), s.orch).Scan(&ok); err != nil {
-		conn.Release()
-		return fmt.Errorf("lock orchestrator %s: %w", s.orch, err)
-	}
-	if !ok && waiting != nil {
-		waiting()
-		// Blocks in the server until the holder lets go; ctx cancels it.
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, int32(loopsLock), s.orch); err != nil {
-			conn.Release()
-			return fmt.Errorf("wait for orchestrator %s: %w", s.orch, err)
+	for range 100 {
+		var b [4]byte
+		rand.Read(b[:])
+		key := int32(binary.BigEndian.Uint32(b[:]) & 0x7fffffff)
+		if key == 0 {
+			continue
 		}
-		ok = true
+		var ok bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, orchKey(s.orch), key).Scan(&ok); err != nil {
+			conn.Close(context.WithoutCancel(ctx))
+			return fmt.Errorf("join orchestrator %s: %w", s.orch, err)
+		}
+		if ok {
+			s.inst = conn
+			s.key.Store(key)
+			return nil
+		}
 	}
-	if !ok {
-		conn.Release()
-		return &store.LockedError{Path: fmt.Sprintf("orchestrator %s in the database", s.orch)}
-	}
-	s.lock = conn
-	return nil
+	conn.Close(context.WithoutCancel(ctx))
+	return fmt.Errorf("join orchestrator %s: no free instance key", s.orch)
 }
 
-// Watch checks every few seconds that the connection holding the Lock is
-// alive, until ctx is done. It returns an error when it is not: the lock is
-// gone with it, and a standby may be taking over, so this process must
-// stop its loops.
+// instanceKey joins if need be and returns this process's key.
+func (s *Store) instanceKey(ctx context.Context) (int32, error) {
+	if k := s.key.Load(); k != 0 {
+		return k, nil
+	}
+	if err := s.Join(ctx); err != nil {
+		return 0, err
+	}
+	return s.key.Load(), nil
+}
+
+// Watch checks every few seconds that the connection that marks this
+// process live is alive, until ctx is done. It returns an error when it
+// is not: the other processes now take this one's items and lanes, so
+// it must stop working them.
 func (s *Store) Watch(ctx context.Context) error {
-	s.lockMu.Lock()
-	conn := s.lock
-	s.lockMu.Unlock()
+	s.instMu.Lock()
+	conn := s.inst
+	s.instMu.Unlock()
 	if conn == nil {
-		return errors.New("watch: the orchestrator is not locked")
+		return errors.New("watch: this process has not joined the orchestrator")
 	}
 	tick := time.NewTicker(5 * time.Second)
 	defer tick.Stop()
@@ -187,31 +210,47 @@ func (s *Store) Watch(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		}
+		s.instMu.Lock()
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := conn.Ping(pctx)
 		cancel()
+		s.instMu.Unlock()
 		if err != nil && ctx.Err() == nil {
-			return fmt.Errorf("lost the connection holding orchestrator %s: %w", s.orch, err)
+			return fmt.Errorf("lost the connection that marks this process live for orchestrator %s: %w", s.orch, err)
 		}
 	}
 }
 
-// Close closes the store's connections, letting go of its Lock.
+// Served reports how many other processes work this orchestrator's
+// queue on the database now.
+func (s *Store) Served(ctx context.Context) (int, error) {
+	s.instMu.Lock()
+	mine := s.inst != nil
+	s.instMu.Unlock()
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+liveKeys(1)+` k`, int64(orchKey(s.orch))).Scan(&n); err != nil {
+		return 0, err
+	}
+	if mine {
+		n--
+	}
+	return n, nil
+}
+
+// Close closes the store's connections: this process is no longer live.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.lockMu.Lock()
-	if s.lock != nil {
-		// Unlocked before the session closes, so that the next process
-		// need not wait for this backend to exit; closing would drop it too.
+	s.instMu.Lock()
+	if s.inst != nil {
+		// Closing the session drops its lock: this process is gone.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = s.lock.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, int32(loopsLock), s.orch)
-		_ = s.lock.Hijack().Close(ctx)
+		_ = s.inst.Close(ctx)
 		cancel()
-		s.lock = nil
+		s.inst = nil
 	}
-	s.lockMu.Unlock()
+	s.instMu.Unlock()
 	s.pool.Close()
 	return nil
 }

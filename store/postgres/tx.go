@@ -666,14 +666,15 @@ func (t *tx) QueuePut(item *store.QueueItem) error {
 	}
 	tag, err := t.exec(`UPDATE schedbot_queue SET queue = $3, not_before_ns = $4, updated_ns = $5, body = $6,
 		lease_owner = CASE WHEN $3 = 'processing' THEN lease_owner END,
-		lease_until = CASE WHEN $3 = 'processing' THEN lease_until END
-		WHERE orchestrator_id = $1 AND item_id = $2`,
-		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body)
+		lease_until = CASE WHEN $3 = 'processing' THEN lease_until END,
+		lease_key = CASE WHEN $3 = 'processing' THEN lease_key END
+		WHERE orchestrator_id = $1 AND item_id = $2 AND `+fenced("", 7, 8),
+		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body, t.s.currentKey(), int64(orchKey(t.s.orch)))
 	if err != nil {
 		return fmt.Errorf("put queue item %s: %w", item.ItemID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return notFound("queue item", item.ItemID)
+		return t.whyNotWritten([]string{item.ItemID})
 	}
 	t.w.sawItem(item.ItemID)
 	return nil
@@ -693,14 +694,18 @@ func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
-	rows, err := t.tx.Query(t.ctx, `UPDATE schedbot_queue q SET queue = 'processing', updated_ns = $3, lease_owner = $4, lease_until = $5
+	key, err := t.s.instanceKey(t.ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(t.ctx, `UPDATE schedbot_queue q SET queue = 'processing', updated_ns = $3, lease_owner = $4, lease_until = $5, lease_key = $7
 		FROM (SELECT item_id, queue AS was FROM schedbot_queue WHERE orchestrator_id = $1 AND (
 				(queue = 'incoming' AND (not_before_ns IS NULL OR not_before_ns <= $3)) OR
-				(queue = 'processing' AND lease_until < $6))
+				(queue = 'processing' AND `+abandoned(6, 8)+`))
 			ORDER BY item_id LIMIT $2 FOR UPDATE SKIP LOCKED) c
 		WHERE q.orchestrator_id = $1 AND q.item_id = c.item_id
 		RETURNING q.item_id, q.queue, q.updated_ns, q.body, c.was`,
-		t.s.orch, limit, now.UnixNano(), t.s.owner, now.Add(t.s.lease).UTC(), now.UTC())
+		t.s.orch, limit, now.UnixNano(), t.s.owner, now.Add(t.s.lease).UTC(), now.UTC(), key, int64(orchKey(t.s.orch)))
 	if err != nil {
 		return nil, fmt.Errorf("claim queue items: %w", err)
 	}

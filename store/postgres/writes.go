@@ -165,6 +165,7 @@ func (t *tx) flush() error {
 	b := &pgx.Batch{}
 	// Updates must reach every row they name: statement index -> rows.
 	expect := map[int]int64{}
+	itemUpdate, itemIDs := -1, []string(nil)
 	if len(w.jobs) > 0 {
 		var ins, upd []string
 		for _, id := range last(w.jobOrder) {
@@ -244,19 +245,23 @@ func (t *tx) flush() error {
 		if len(upd) > 0 {
 			qs, nbs, ups, bodies := cols(upd)
 			expect[b.Len()] = int64(len(upd))
-			// An item put anywhere but processing is nobody's any more.
+			itemUpdate, itemIDs = b.Len(), upd
+			// An item put anywhere but processing is nobody's any more; one
+			// another live process holds is not written (fenced).
 			b.Queue(`UPDATE schedbot_queue q SET queue = u.queue, not_before_ns = u.not_before_ns, updated_ns = u.updated_ns, body = u.body,
 				lease_owner = CASE WHEN u.queue = 'processing' THEN q.lease_owner END,
-				lease_until = CASE WHEN u.queue = 'processing' THEN q.lease_until END
+				lease_until = CASE WHEN u.queue = 'processing' THEN q.lease_until END,
+				lease_key = CASE WHEN u.queue = 'processing' THEN q.lease_key END
 				FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u(item_id, queue, not_before_ns, updated_ns, body)
-				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id`,
-				t.s.orch, bss(upd), qs, nbs, ups, bodies)
+				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id AND `+fenced("q.", 7, 8),
+				t.s.orch, bss(upd), qs, nbs, ups, bodies, t.s.currentKey(), int64(orchKey(t.s.orch)))
 		}
 	}
 	// What was kept is in the transaction now, or the transaction failed.
 	t.w.jobs, t.w.jobOrder, t.w.runs, t.w.runOrder, t.w.items, t.w.itemOrd, t.w.n, t.w.names = nil, nil, nil, nil, nil, nil, 0, nil
 	res := t.tx.SendBatch(t.ctx, b)
 	var errs []error
+	var missed []string
 	for i := range b.Len() {
 		tag, err := res.Exec()
 		if err != nil {
@@ -264,11 +269,18 @@ func (t *tx) flush() error {
 			break
 		}
 		if want, ok := expect[i]; ok && tag.RowsAffected() != want {
+			if i == itemUpdate {
+				missed = itemIDs
+				continue
+			}
 			errs = append(errs, fmt.Errorf("%w: %d of %d rows written in this transaction are gone", store.ErrNotFound, want-tag.RowsAffected(), want))
 		}
 	}
 	if err := res.Close(); err != nil && len(errs) == 0 {
 		errs = append(errs, err)
+	}
+	if len(errs) == 0 && missed != nil {
+		errs = append(errs, t.whyNotWritten(missed))
 	}
 	if err := errors.Join(errs...); err != nil {
 		if isUniqueViolation(err) {

@@ -37,6 +37,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"RunsPutGetListNewestFirst", testRuns},
 		{"QueueLifecycle", testQueue},
 		{"QueueClaimHonoursNotBefore", testQueueNotBefore},
+		{"QueueRecoverReturnsWhatNobodyHolds", testQueueRecover},
+		{"LanesKeepTheirLastDelivery", testLanes},
 		{"AuditAppendChainsAndLists", testAudit},
 		{"AuditListPagesAcrossBigTransactions", testAuditPaging},
 		{"UpdateErrorRollsBackEverything", testRollback},
@@ -647,6 +649,79 @@ func testQueue(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+}
+
+func testQueueRecover(t *testing.T, s store.Store) {
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for range 3 {
+			if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default"}); err != nil {
+				return err
+			}
+		}
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "default", Queue: store.QueueOutgoing})
+	})
+	var claimed []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(t0, 2); return })
+	if len(claimed) != 2 {
+		t.Fatalf("claimed %d, want 2", len(claimed))
+	}
+	var n int
+	later := t0.Add(time.Minute)
+	mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = tx.QueueRecover(t0.Add(time.Second), later); return })
+	if n != 2 {
+		t.Fatalf("QueueRecover = %d, want the 2 claimed items", n)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		for _, c := range claimed {
+			it, err := tx.QueueGet(c.ItemID)
+			if err != nil {
+				return err
+			}
+			if it.Queue != store.QueueIncoming || !it.NotBefore.Equal(later) || !it.UpdatedAt.Equal(t0.Add(time.Second)) {
+				t.Errorf("recovered item = queue %s, notBefore %v, updated %v; want incoming, due %v", it.Queue, it.NotBefore, it.UpdatedAt, later)
+			}
+		}
+		for q, want := range map[store.QueueName]int{store.QueueProcessing: 0, store.QueueIncoming: 3, store.QueueOutgoing: 1} {
+			if got, err := tx.QueueCount(q); err != nil || got != want {
+				t.Errorf("%s holds %d, %v; want %d", q, got, err, want)
+			}
+		}
+		return nil
+	})
+	var got []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = tx.QueueClaim(t0.Add(time.Second), 10); return })
+	if len(got) != 1 {
+		t.Errorf("claimed %d before the recovered items are due, want only the untouched one", len(got))
+	}
+	if err := s.View(t.Context(), func(tx store.Tx) error { _, err := tx.QueueRecover(t0, time.Time{}); return err }); err == nil {
+		t.Error("QueueRecover in a View succeeded")
+	}
+}
+
+func testLanes(t *testing.T, s store.Store) {
+	take := func(key string, now time.Time) (ok bool, last time.Time) {
+		mustUpdate(t, s, func(tx store.Tx) (err error) { ok, last, err = tx.LaneTake(key, now, now.Add(time.Minute)); return })
+		return
+	}
+	if ok, last := take("slack|p|C1", t0); !ok || !last.IsZero() {
+		t.Fatalf("first LaneTake = %v, %v; want ok, never delivered", ok, last)
+	}
+	delivered := t0.Add(1500 * time.Millisecond)
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.LaneRelease("slack|p|C1", delivered) })
+	if ok, last := take("slack|p|C1", t0.Add(2*time.Second)); !ok || !last.Equal(delivered) {
+		t.Errorf("LaneTake after a delivery = %v, %v; want ok, last %v", ok, last, delivered)
+	}
+	// Released with no delivery (nothing left to send): the pace stays.
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.LaneRelease("slack|p|C1", time.Time{}) })
+	if _, last := take("slack|p|C1", t0.Add(3*time.Second)); !last.Equal(delivered) {
+		t.Errorf("last after an empty release = %v, want %v", last, delivered)
+	}
+	if _, last := take("slack|p|C2", t0); !last.IsZero() {
+		t.Errorf("another lane's last = %v, want zero", last)
+	}
+	if err := s.View(t.Context(), func(tx store.Tx) error { _, _, err := tx.LaneTake("x", t0, t0); return err }); err == nil {
+		t.Error("LaneTake in a View succeeded")
+	}
 }
 
 func testQueueNotBefore(t *testing.T, s store.Store) {

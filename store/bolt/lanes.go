@@ -1,0 +1,70 @@
+package bolt
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// bucketLanes: lane key -> when it last delivered (Unix nanoseconds, 8
+// bytes). One process holds a bolt file, so a lane is never held by
+// another: only its pace is kept, across restarts.
+var bucketLanes = []byte("lanes")
+
+func (t *tx) QueueRecover(now, notBefore time.Time) (n int, err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	// One process holds the file and has nothing in hand: every item in
+	// processing was left by a crash or a failed commit.
+	for {
+		items, err := t.QueueList(&store.QueueListParams{Queue: store.QueueProcessing, Limit: 1000})
+		if err != nil || len(items) == 0 {
+			return n, err
+		}
+		for _, it := range items {
+			it.Queue, it.UpdatedAt = store.QueueIncoming, now
+			if !notBefore.IsZero() {
+				it.NotBefore = notBefore
+			}
+			if err := t.QueuePut(it); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+}
+
+func (t *tx) LaneTake(key string, now, until time.Time) (ok bool, last time.Time, err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return false, time.Time{}, err
+	}
+	if key == "" {
+		return false, time.Time{}, errors.New("take lane: empty key")
+	}
+	if b := t.b.Bucket(bucketLanes); b != nil {
+		if v := b.Get([]byte(key)); len(v) == 8 {
+			last = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+		}
+	}
+	return true, last, nil
+}
+
+func (t *tx) LaneRelease(key string, last time.Time) (err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if last.IsZero() {
+		return nil
+	}
+	b := t.b.Bucket(bucketLanes)
+	if v := b.Get([]byte(key)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= last.UnixNano() {
+		return nil
+	}
+	return b.Put([]byte(key), binary.BigEndian.AppendUint64(nil, uint64(last.UnixNano())))
+}

@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// currentKey is this process's instance key, 0 before it joined.
+func (s *Store) currentKey() int32 { return s.key.Load() }
+
+// abandoned is the condition of a processing item (or lane) nobody live
+// holds: its lease ran out at $now, or its claimer's key is no longer
+// held. A row with no key (written before version 4) waits for its lease.
+func abandoned(now, orchKey int) string {
+	return fmt.Sprintf(`(lease_until < $%d OR lease_key NOT IN %s)`, now, liveKeys(orchKey))
+}
+
+// fenced is the condition under which this process may rewrite a queue
+// row: it is not a processing item another live process holds ($key is
+// this process's key, $orchKey the orchestrator's).
+// alias is the row's table alias with its dot, or "".
+func fenced(alias string, key, orchKey int) string {
+	return fmt.Sprintf(`(%[1]squeue <> 'processing' OR %[1]slease_key IS NULL OR %[1]slease_key = $%[2]d OR %[1]slease_until < now() OR %[1]slease_key NOT IN %[3]s)`,
+		alias, key, liveKeys(orchKey))
+}
+
+// whyNotWritten explains queue rows an update did not reach: claimed by
+// another live process since (ErrLeaseLost), or gone (ErrNotFound).
+func (t *tx) whyNotWritten(ids []string) error {
+	var held []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT item_id FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = ANY($2)
+		AND NOT `+fenced("", 3, 4)+` LIMIT 1`, t.s.orch, bss(ids), t.s.currentKey(), int64(orchKey(t.s.orch))).Scan(&held)
+	switch {
+	case err == nil:
+		return fmt.Errorf("queue item %s: %w", held, store.ErrLeaseLost)
+	case err != pgx.ErrNoRows:
+		return fmt.Errorf("put queue items: %w", err)
+	case len(ids) == 1:
+		return notFound("queue item", ids[0])
+	}
+	return fmt.Errorf("%w: some of %d queue items written in this transaction are gone", store.ErrNotFound, len(ids))
+}
+
+func (t *tx) QueueRecover(now, notBefore time.Time) (int, error) {
+	if err := t.writable("recover queue items"); err != nil {
+		return 0, err
+	}
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	rows, err := t.tx.Query(t.ctx, `SELECT `+itemCols+` FROM schedbot_queue WHERE orchestrator_id = $1 AND queue = 'processing'
+		AND (lease_key = $2 OR `+abandoned(3, 4)+`) ORDER BY item_id FOR UPDATE SKIP LOCKED`,
+		t.s.orch, t.s.currentKey(), now.UTC(), int64(orchKey(t.s.orch)))
+	if err != nil {
+		return 0, fmt.Errorf("recover queue items: %w", err)
+	}
+	items, err := t.collectItems(rows)
+	if err != nil {
+		return 0, fmt.Errorf("recover queue items: %w", err)
+	}
+	for _, it := range items {
+		it.Queue, it.UpdatedAt = store.QueueIncoming, now
+		if !notBefore.IsZero() {
+			it.NotBefore = notBefore
+		}
+		if err := t.QueuePut(it); err != nil {
+			return 0, err
+		}
+	}
+	return len(items), nil
+}
+
+func (t *tx) LaneTake(key string, now, until time.Time) (bool, time.Time, error) {
+	if err := t.writable("take lane"); err != nil {
+		return false, time.Time{}, err
+	}
+	if key == "" {
+		return false, time.Time{}, fmt.Errorf("take lane: empty key")
+	}
+	me, err := t.s.instanceKey(t.ctx)
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	var last int64
+	err = t.tx.QueryRow(t.ctx, `INSERT INTO schedbot_lanes AS l (orchestrator_id, lane, owner_key, lease_until_ns) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (orchestrator_id, lane) DO UPDATE SET owner_key = $3, lease_until_ns = $4
+		WHERE l.owner_key IS NULL OR l.owner_key = $3 OR l.lease_until_ns < $5 OR l.owner_key NOT IN `+liveKeys(6)+`
+		RETURNING l.last_ns`, t.s.orch, bs(key), me, until.UnixNano(), now.UnixNano(), int64(orchKey(t.s.orch))).Scan(&last)
+	if err == pgx.ErrNoRows {
+		return false, time.Time{}, nil // another live process delivers on it
+	} else if err != nil {
+		return false, time.Time{}, fmt.Errorf("take lane: %w", err)
+	}
+	if last == 0 {
+		return true, time.Time{}, nil
+	}
+	return true, fromNS(last), nil
+}
+
+func (t *tx) LaneRelease(key string, last time.Time) error {
+	if err := t.writable("release lane"); err != nil {
+		return err
+	}
+	var ns int64
+	if !last.IsZero() {
+		ns = last.UnixNano()
+	}
+	_, err := t.exec(`UPDATE schedbot_lanes SET owner_key = NULL, lease_until_ns = NULL, last_ns = greatest(last_ns, $4)
+		WHERE orchestrator_id = $1 AND lane = $2 AND owner_key = $3`, t.s.orch, bs(key), t.s.currentKey(), ns)
+	if err != nil {
+		return fmt.Errorf("release lane: %w", err)
+	}
+	return nil
+}
