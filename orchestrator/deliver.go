@@ -67,37 +67,10 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	w.mu.Lock()
 	busy := maps.Clone(w.lanes)
 	w.mu.Unlock()
-	byKey := map[string]*lane{}
 	var lanes []*lane
-	picked := 0
-	err := w.opt.Store.View(ctx, func(tx store.Tx) error {
-		after := ""
-		for picked < w.opt.Batch {
-			page, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueOutgoing, Limit: w.opt.Batch, After: after})
-			if err != nil || len(page) == 0 {
-				return err
-			}
-			for _, it := range page {
-				if it.NotBefore.After(t) || picked >= w.opt.Batch {
-					continue
-				}
-				d := w.resolve(it)
-				key := d.Target.Channel + "|" + d.Target.ChannelProfileID + "|" + d.Target.ChannelID
-				if busy[key] {
-					continue // its channel has a delivery in flight; next round
-				}
-				l := byKey[key]
-				if l == nil {
-					l = &lane{key: key}
-					byKey[key] = l
-					lanes = append(lanes, l)
-				}
-				l.items, l.ds = append(l.items, it), append(l.ds, d)
-				picked++
-			}
-			after = page[len(page)-1].ItemID
-		}
-		return nil
+	err := w.opt.Store.View(ctx, func(tx store.Tx) (err error) {
+		lanes, err = w.dueLanes(tx, t, busy)
+		return err
 	})
 	if err != nil {
 		return 0, err
@@ -114,6 +87,7 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	var taken []*lane
 	err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		taken = taken[:0]
+		held := map[string]time.Time{} // the lanes taken, and their last delivery
 		for _, l := range lanes {
 			// The lane is this process's until its last item's deadline,
 			// unless another process delivers on the channel now.
@@ -122,39 +96,40 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
+			if ok {
+				held[l.key] = last
+			}
+		}
+		if len(held) == 0 {
+			return nil
+		}
+		// Read again, the lanes held: what another process delivered
+		// since the first read is no longer due.
+		fresh, err := w.dueLanes(tx, t, busy)
+		if err != nil {
+			return err
+		}
+		for _, l := range fresh {
+			last, ok := held[l.key]
 			if !ok {
 				continue
 			}
-			// Another process may have delivered some of them since they
-			// were read: only those unchanged are this lane's.
-			mine := &lane{key: l.key}
+			delete(held, l.key)
 			for i, it := range l.items {
-				cur, err := tx.QueueGet(it.ItemID)
-				if errors.Is(err, store.ErrNotFound) {
-					continue
-				} else if err != nil {
-					return err
-				}
-				if cur.Queue != store.QueueOutgoing || cur.Attempts != it.Attempts || cur.NotBefore.After(t) {
-					continue
-				}
 				next := *it
 				next.Attempts++
 				next.NotBefore, next.UpdatedAt = lease, w.now()
 				if err := tx.QueuePut(&next); err != nil {
 					return err
 				}
-				d := *l.ds[i]
-				d.Attempt, d.LastPost = next.Attempts, last
-				mine.items, mine.ds = append(mine.items, it), append(mine.ds, &d)
+				l.ds[i].Attempt, l.ds[i].LastPost = next.Attempts, last
 			}
-			if len(mine.items) == 0 {
-				if err := tx.LaneRelease(l.key, time.Time{}); err != nil {
-					return err
-				}
-				continue
+			taken = append(taken, l)
+		}
+		for key := range held { // nothing left to deliver on it
+			if err := tx.LaneRelease(key, time.Time{}); err != nil {
+				return err
 			}
-			taken = append(taken, mine)
 		}
 		return nil
 	})
@@ -184,6 +159,41 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 		}()
 	}
 	return n, nil
+}
+
+// dueLanes reads up to a batch of due outgoing items, by channel, leaving
+// out the channels in busy (a delivery of this process in flight).
+func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*lane, error) {
+	byKey := map[string]*lane{}
+	var lanes []*lane
+	picked := 0
+	after := ""
+	for picked < w.opt.Batch {
+		page, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueOutgoing, Limit: w.opt.Batch, After: after})
+		if err != nil || len(page) == 0 {
+			return lanes, err
+		}
+		for _, it := range page {
+			if it.NotBefore.After(t) || picked >= w.opt.Batch {
+				continue
+			}
+			d := w.resolve(it)
+			key := d.Target.Channel + "|" + d.Target.ChannelProfileID + "|" + d.Target.ChannelID
+			if busy[key] {
+				continue // its channel has a delivery in flight; next round
+			}
+			l := byKey[key]
+			if l == nil {
+				l = &lane{key: key}
+				byKey[key] = l
+				lanes = append(lanes, l)
+			}
+			l.items, l.ds = append(l.items, it), append(l.ds, d)
+			picked++
+		}
+		after = page[len(page)-1].ItemID
+	}
+	return lanes, nil
 }
 
 // runLane delivers one channel's items in order, each within
@@ -219,9 +229,19 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		if !release {
 			lr = nil
 		}
-		if err := w.record(context.WithoutCancel(ctx), outs, lr); err != nil {
-			w.log.Error("record delivery", slog.String("lane", l.key), slog.Int("items", len(outs)), slog.Any("error", err))
+		// A transient failure (a connection reset) is tried again at
+		// once: unrecorded, these deliveries would be retried at their
+		// lease's end, each with a check that it was not sent already.
+		var err error
+		for try := range recordTries {
+			if err = w.record(context.WithoutCancel(ctx), outs, lr); err == nil {
+				return
+			}
+			if try < recordTries-1 {
+				time.Sleep(time.Duration(try+1) * 50 * time.Millisecond)
+			}
 		}
+		w.log.Error("record delivery", slog.String("lane", l.key), slog.Int("items", len(outs)), slog.Any("error", err))
 	}
 	defer flush(true)
 	for i, it := range l.items {
@@ -258,6 +278,9 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		mu.Unlock()
 	}
 }
+
+// recordTries is how many times a lane's outcomes are offered to the store.
+const recordTries = 3
 
 // recordAfter is how long a delivery may take before the outcomes of the
 // lane's earlier deliveries are recorded without waiting for it.

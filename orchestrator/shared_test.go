@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -53,6 +54,10 @@ func (a as) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	l.by[a.proc]++
 	return nil
 }
+
+type tlog struct{ t *testing.T }
+
+func (l tlog) Write(b []byte) (int, error) { l.t.Log(string(b)); return len(b), nil }
 
 // slowReads is a store whose reads come back late, as from a far or busy
 // database: what they return may have changed by then.
@@ -107,7 +112,8 @@ func TestWorkers_ProcessesDeliverEachItemOnceAChannelAtATime(t *testing.T) {
 		}
 		w := orchestrator.NewWorker(orchestrator.Options{OrchestratorID: "default", Store: ws,
 			Registry: functions.NewRegistry(functions.Deps{Store: st}), Batch: 4, Poll: 5 * time.Millisecond,
-			Deliverers: map[string]orchestrator.Deliverer{"test": as{watch, fmt.Sprint("p", i)}}})
+			Deliverers: map[string]orchestrator.Deliverer{"test": as{watch, fmt.Sprint("p", i)}},
+			Logger:     slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/schedbot/schedbot/store"
 )
@@ -85,14 +86,27 @@ func (t *tx) LaneTake(key string, now, until time.Time) (bool, time.Time, error)
 	if err != nil {
 		return false, time.Time{}, err
 	}
+	// Neither statement waits for another transaction's lane row: one
+	// locked now is being taken or released by another process, so it is
+	// passed over like a held one (a wait could close a deadlock with the
+	// transaction that records a lane's outcomes and lets it go).
 	var last int64
-	err = t.tx.QueryRow(t.ctx, `INSERT INTO schedbot_lanes AS l (orchestrator_id, lane, owner_key, lease_until_ns) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (orchestrator_id, lane) DO UPDATE SET owner_key = $3, lease_until_ns = $4
-		WHERE l.owner_key IS NULL OR l.owner_key = $3 OR l.lease_until_ns < $5 OR l.owner_key NOT IN `+liveKeys(6)+`
+	err = t.tx.QueryRow(t.ctx, `UPDATE schedbot_lanes l SET owner_key = $3, lease_until_ns = $4
+		FROM (SELECT lane FROM schedbot_lanes WHERE orchestrator_id = $1 AND lane = $2
+			AND (owner_key IS NULL OR owner_key = $3 OR lease_until_ns < $5 OR owner_key NOT IN `+liveKeys(6)+`)
+			FOR UPDATE SKIP LOCKED) c
+		WHERE l.orchestrator_id = $1 AND l.lane = c.lane
 		RETURNING l.last_ns`, t.s.orch, bs(key), me, until.UnixNano(), now.UnixNano(), int64(orchKey(t.s.orch))).Scan(&last)
 	if err == pgx.ErrNoRows {
-		return false, time.Time{}, nil // another live process delivers on it
-	} else if err != nil {
+		// Held, busy, or new: a new lane is inserted (a lane is made once).
+		var tag pgconn.CommandTag
+		tag, err = t.exec(`INSERT INTO schedbot_lanes (orchestrator_id, lane, owner_key, lease_until_ns) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, t.s.orch, bs(key), me, until.UnixNano())
+		if err == nil && tag.RowsAffected() == 0 {
+			return false, time.Time{}, nil // another live process delivers on it
+		}
+	}
+	if err != nil {
 		return false, time.Time{}, fmt.Errorf("take lane: %w", err)
 	}
 	if last == 0 {
