@@ -46,10 +46,15 @@ func (w *Worker) deliverLoop(ctx context.Context) {
 		if err != nil {
 			err = fmt.Errorf("deliver outgoing items: %w", err)
 		}
-		wait := pace.after(err, w.opt.Poll)
 		if n > 0 && err == nil {
+			pace.after(nil, 0)
 			continue
 		}
+		var wait time.Duration
+		if err == nil {
+			wait, err = w.idle(ctx, store.QueueOutgoing)
+		}
+		wait = pace.after(err, wait)
 		if !sleep(ctx, timer, wait, w.wakeDeliver) {
 			return
 		}

@@ -132,7 +132,9 @@ type Options struct {
 	MaxAttempts   int           // delivery attempts before dead-letter; default 5
 	Backoff       time.Duration // first retry delay, doubling; default 2s
 	MaxBackoff    time.Duration // default 5m
-	Poll          time.Duration // idle re-check; default 1s
+	// Poll is the longest an idle loop sleeps: new items wake it (Wake),
+	// and waiting items when they become due; default 1m, a safety net.
+	Poll          time.Duration
 	KeepDone      time.Duration // how long done items are kept; default 24h
 	// DeliveryTimeout bounds one delivery; an attempt still going then is
 	// cancelled and retried. Default 30s.
@@ -178,7 +180,7 @@ func NewWorker(o Options) *Worker {
 		o.MaxBackoff = 5 * time.Minute
 	}
 	if o.Poll <= 0 {
-		o.Poll = time.Second
+		o.Poll = time.Minute
 	}
 	if o.KeepDone <= 0 {
 		o.KeepDone = 24 * time.Hour
@@ -266,6 +268,7 @@ func (w *Worker) processLoop(ctx, work context.Context) {
 	defer timer.Stop()
 	pace := storePace{log: w.log, loop: "queue"}
 	for {
+		var wait time.Duration
 		n, err := w.processIncoming(work)
 		if err != nil {
 			err = fmt.Errorf("queue step: %w", err)
@@ -281,21 +284,44 @@ func (w *Worker) processLoop(ctx, work context.Context) {
 			}
 			lastPrune = w.now()
 		}
-		wait := pace.after(err, w.opt.Poll)
 		if ctx.Err() != nil {
 			return
 		}
 		if n > 0 && err == nil {
+			pace.after(nil, 0)
 			continue
 		}
+		if err == nil {
+			wait, err = w.idle(work, store.QueueIncoming)
+		}
+		wait = pace.after(err, wait)
 		if !sleep(ctx, timer, wait, w.wake) {
 			return
 		}
 	}
 }
 
-// maxStoreBackoff bounds the wait between retries of a failing store.
-const maxStoreBackoff = time.Minute
+// idle is how long a loop with nothing to do may sleep: until the next
+// waiting item of q is due, at most Poll.
+func (w *Worker) idle(ctx context.Context, q store.QueueName) (time.Duration, error) {
+	var next time.Time
+	var ok bool
+	err := w.opt.Store.View(ctx, func(tx store.Tx) (err error) {
+		next, ok, err = tx.QueueNextAt(q, w.now())
+		return err
+	})
+	if err != nil || !ok {
+		return w.opt.Poll, err
+	}
+	return min(max(next.Sub(w.now()), time.Millisecond), w.opt.Poll), nil
+}
+
+// A failing store is retried after firstStoreBackoff, doubling up to
+// maxStoreBackoff.
+const (
+	firstStoreBackoff = time.Second
+	maxStoreBackoff   = time.Minute
+)
 
 // storePace paces a loop whose store access fails (a full disk), as the
 // scheduler does: a wait that doubles from the loop's poll up to
@@ -319,7 +345,7 @@ func (p *storePace) after(err error, poll time.Duration) time.Duration {
 		return poll
 	}
 	p.failing++
-	wait := min(poll<<min(p.failing-1, 20), maxStoreBackoff)
+	wait := min(firstStoreBackoff<<min(p.failing-1, 20), maxStoreBackoff)
 	if p.failing > 1 {
 		p.log.Debug("store still failing", slog.String("loop", p.loop), slog.Any("error", err),
 			slog.Int("attempts", p.failing), slog.Duration("retryIn", wait))

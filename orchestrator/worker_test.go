@@ -94,7 +94,8 @@ func newEnvWith(t *testing.T, allowed []string, profiles map[string]functions.Pr
 		Profiles: profiles})
 	functions.MustRegister(e.reg, functions.Spec[panicArgs]{ID: "test.panic", Schema: []byte(`{"type":"object"}`),
 		Handle: func(context.Context, *functions.Call, *panicArgs) (any, error) { panic("boom") }})
-	e.sched = scheduler.New(st, nil)
+	// Wired as the daemon wires them: a dispatch wakes the worker.
+	e.sched = scheduler.New(st, &scheduler.Options{DispatchedFunc: func(*store.Job, *store.Run, time.Duration) { e.w.Wake() }})
 	opt := orchestrator.Options{
 		OrchestratorID: "default", Store: st, Registry: e.reg, Workflows: workflows,
 		Deliverers:      map[string]orchestrator.Deliverer{"terminal": e.term, "slack": e.slack},

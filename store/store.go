@@ -145,6 +145,10 @@ type Tx interface {
 	// QueueClaim moves up to limit of the oldest incoming items whose
 	// NotBefore has passed at now into processing and returns them.
 	QueueClaim(now time.Time, limit int) ([]*QueueItem, error)
+	// QueueNextAt returns the earliest NotBefore after now of the items
+	// in queue q: when one not yet due becomes due. ok is false when no
+	// item of q waits for a time.
+	QueueNextAt(q QueueName, now time.Time) (t time.Time, ok bool, err error)
 	// QueueRecover moves back to incoming, due at notBefore (zero: at
 	// once), the items in processing that no live process holds: its
 	// own, which the caller must not have in hand, and those whose claimer

@@ -168,7 +168,8 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		if pg, ok := oc.store.(*postgres.Store); ok {
 			// Stop everything if the connection that marks this process
 			// live breaks: the other processes are taking its work over.
-			d.loop(g, gctx, "live "+id, pg.Watch)
+			// A process that died leaves its claims to the others: look.
+			d.loop(g, gctx, "live "+id, func(ctx context.Context) error { return pg.Watch(ctx, worker.Wake) })
 			// A change committed by another process (a CLI on another host)
 			// wakes the loops at once, not at the next safety wake.
 			d.loop(g, gctx, "listen "+id, func(ctx context.Context) error {

@@ -3,6 +3,7 @@ package bolt
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -12,6 +13,26 @@ import (
 // bytes). One process holds a bolt file, so a lane is never held by
 // another: only its pace is kept, across restarts.
 var bucketLanes = []byte("lanes")
+
+func (t *tx) QueueNextAt(q store.QueueName, now time.Time) (next time.Time, ok bool, err error) {
+	defer guard(&err)
+	if !q.Valid() {
+		return time.Time{}, false, fmt.Errorf("next in queue: unknown queue %q", q)
+	}
+	// A scan: incoming and outgoing hold what is in flight, not history,
+	// and a worker asks only when it has nothing to do.
+	c := t.bucket(queueBucket(q)).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		it, err := decode[store.QueueItem]("queue item", k, v)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		if it.NotBefore.After(now) && (!ok || it.NotBefore.Before(next)) {
+			next, ok = it.NotBefore, true
+		}
+	}
+	return next, ok, nil
+}
 
 func (t *tx) QueueRecover(now, notBefore time.Time) (n int, err error) {
 	defer guard(&err)

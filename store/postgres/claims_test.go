@@ -290,6 +290,48 @@ func TestDeadProcessesItemsAndLanesComeBackAtOnce(t *testing.T) {
 	}
 }
 
+// TestWatchSaysWhenAProcessIsGoneAndWhenItsOwnConnectionIs: Watch calls
+// gone when a process of the orchestrator ends (its claims are free), and
+// fails when the connection that marks its own process live is cut.
+func TestWatchSaysWhenAProcessIsGoneAndWhenItsOwnConnectionIs(t *testing.T) {
+	defer postgres.SetWatchEvery(20 * time.Millisecond)()
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	for _, s := range []*postgres.Store{a, b} {
+		if err := s.Join(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := make(chan struct{}, 10)
+	done := make(chan error, 1)
+	go func() { done <- b.Watch(context.Background(), func() { gone <- struct{}{} }) }()
+	time.Sleep(100 * time.Millisecond) // a few looks with both alive
+	select {
+	case <-gone:
+		t.Fatal("gone called while every process lives")
+	default:
+	}
+	a.Close()
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("gone not called after a process ended")
+	}
+	// Cut b's own session: Watch must fail, as b is no longer live.
+	conn := mustConnect(t, dsn)
+	if _, err := conn.Exec(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "lost the connection") {
+			t.Errorf("Watch after its connection was cut = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch went on after its connection was cut")
+	}
+}
+
 // TestLaneReleaseKeepsThePaceForTheNext: a lane let go says when it last
 // delivered to the next process that takes it.
 func TestLaneReleaseKeepsThePaceForTheNext(t *testing.T) {

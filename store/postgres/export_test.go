@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -18,3 +19,10 @@ func MigrateTo(ctx context.Context, dsn string, version int) error {
 
 // OnListening makes s call fn each time its LISTEN is in place.
 func OnListening(s *Store, fn func()) { s.listening = fn }
+
+// SetWatchEvery makes Watch look every d until the returned func is called.
+func SetWatchEvery(d time.Duration) func() {
+	old := watchEvery
+	watchEvery = d
+	return func() { watchEvery = old }
+}

@@ -46,6 +46,24 @@ func (t *tx) whyNotWritten(ids []string) error {
 	return fmt.Errorf("%w: some of %d queue items written in this transaction are gone", store.ErrNotFound, len(ids))
 }
 
+func (t *tx) QueueNextAt(q store.QueueName, now time.Time) (time.Time, bool, error) {
+	if !q.Valid() {
+		return time.Time{}, false, fmt.Errorf("next in queue: unknown queue %q", q)
+	}
+	if err := t.flush(); err != nil {
+		return time.Time{}, false, err
+	}
+	var next *int64
+	if err := t.tx.QueryRow(t.ctx, `SELECT min(not_before_ns) FROM schedbot_queue WHERE orchestrator_id = $1 AND queue = $2 AND not_before_ns > $3`,
+		t.s.orch, string(q), now.UnixNano()).Scan(&next); err != nil {
+		return time.Time{}, false, fmt.Errorf("next in queue: %w", err)
+	}
+	if next == nil {
+		return time.Time{}, false, nil
+	}
+	return fromNS(*next), true, nil
+}
+
 func (t *tx) QueueRecover(now, notBefore time.Time) (int, error) {
 	if err := t.writable("recover queue items"); err != nil {
 		return 0, err

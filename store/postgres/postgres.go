@@ -191,19 +191,22 @@ func (s *Store) instanceKey(ctx context.Context) (int32, error) {
 	return s.key.Load(), nil
 }
 
-// Watch checks every few seconds that the connection that marks this
-// process live is alive, until ctx is done. It returns an error when it
-// is not: the other processes now take this one's items and lanes, so
-// it must stop working them.
-func (s *Store) Watch(ctx context.Context) error {
+// Watch checks every few seconds, until ctx is done, that the connection
+// that marks this process live is alive, and counts the live processes of
+// the orchestrator: when there are fewer than at the last look, gone is
+// called (their claimed items and lanes are free now, and nothing else
+// says so). It returns an error when the connection is lost: the other
+// processes take this one's work over, so it must stop working.
+func (s *Store) Watch(ctx context.Context, gone func()) error {
 	s.instMu.Lock()
 	conn := s.inst
 	s.instMu.Unlock()
 	if conn == nil {
 		return errors.New("watch: this process has not joined the orchestrator")
 	}
-	tick := time.NewTicker(5 * time.Second)
+	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
+	live := -1
 	for {
 		select {
 		case <-ctx.Done():
@@ -211,15 +214,26 @@ func (s *Store) Watch(ctx context.Context) error {
 		case <-tick.C:
 		}
 		s.instMu.Lock()
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := conn.Ping(pctx)
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		var n int
+		err := conn.QueryRow(qctx, `SELECT count(*) FROM `+liveKeys(1)+` k`, int64(orchKey(s.orch))).Scan(&n)
 		cancel()
 		s.instMu.Unlock()
-		if err != nil && ctx.Err() == nil {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return fmt.Errorf("lost the connection that marks this process live for orchestrator %s: %w", s.orch, err)
 		}
+		if n < live && gone != nil {
+			gone()
+		}
+		live = n
 	}
 }
+
+// watchEvery is how often Watch looks.
+var watchEvery = 5 * time.Second
 
 // Served reports how many other processes work this orchestrator's
 // queue on the database now.

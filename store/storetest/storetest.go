@@ -38,6 +38,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"QueueLifecycle", testQueue},
 		{"QueueClaimHonoursNotBefore", testQueueNotBefore},
 		{"QueueRecoverReturnsWhatNobodyHolds", testQueueRecover},
+		{"QueueNextAtIsTheEarliestWaitingItem", testQueueNextAt},
 		{"LanesKeepTheirLastDelivery", testLanes},
 		{"AuditAppendChainsAndLists", testAudit},
 		{"AuditListPagesAcrossBigTransactions", testAuditPaging},
@@ -695,6 +696,47 @@ func testQueueRecover(t *testing.T, s store.Store) {
 	}
 	if err := s.View(t.Context(), func(tx store.Tx) error { _, err := tx.QueueRecover(t0, time.Time{}); return err }); err == nil {
 		t.Error("QueueRecover in a View succeeded")
+	}
+}
+
+func testQueueNextAt(t *testing.T, s store.Store) {
+	next := func(q store.QueueName, now time.Time) (at time.Time, ok bool) {
+		mustView(t, s, func(tx store.Tx) (err error) { at, ok, err = tx.QueueNextAt(q, now); return })
+		return
+	}
+	if _, ok := next(store.QueueIncoming, t0); ok {
+		t.Error("an empty queue has a next item")
+	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, it := range []*store.QueueItem{
+			{Kind: store.KindMessage, OrchestratorID: "default"}, // due now
+			{Kind: store.KindMessage, OrchestratorID: "default", NotBefore: t0.Add(-time.Minute)},
+			{Kind: store.KindMessage, OrchestratorID: "default", NotBefore: t0.Add(3 * time.Minute)},
+			{Kind: store.KindMessage, OrchestratorID: "default", NotBefore: t0.Add(2 * time.Minute)},
+			{Kind: store.KindMessage, OrchestratorID: "default", NotBefore: t0.Add(time.Minute), Queue: store.QueueOutgoing},
+			{Kind: store.KindMessage, OrchestratorID: "default", NotBefore: t0.Add(time.Second), Queue: store.QueueDead},
+		} {
+			if err := tx.QueueAdd(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, c := range []struct {
+		q    store.QueueName
+		now  time.Time
+		want time.Time
+	}{
+		{store.QueueIncoming, t0, t0.Add(2 * time.Minute)},
+		{store.QueueIncoming, t0.Add(2 * time.Minute), t0.Add(3 * time.Minute)},
+		{store.QueueOutgoing, t0, t0.Add(time.Minute)},
+	} {
+		if at, ok := next(c.q, c.now); !ok || !at.Equal(c.want) {
+			t.Errorf("QueueNextAt(%s, %v) = %v, %v; want %v", c.q, c.now, at, ok, c.want)
+		}
+	}
+	if at, ok := next(store.QueueIncoming, t0.Add(3*time.Minute)); ok {
+		t.Errorf("QueueNextAt after every item is due = %v, want none", at)
 	}
 }
 

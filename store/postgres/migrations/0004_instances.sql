@@ -15,3 +15,8 @@ CREATE TABLE schedbot_lanes (
 	last_ns         bigint NOT NULL DEFAULT 0,
 	PRIMARY KEY (orchestrator_id, lane)
 );
+
+-- When the next waiting item is due (a retry's back-off, a delivery's
+-- lease): workers sleep until then instead of polling.
+CREATE INDEX schedbot_queue_waiting ON schedbot_queue (orchestrator_id, queue, not_before_ns)
+	WHERE not_before_ns IS NOT NULL AND queue IN ('incoming', 'outgoing');
