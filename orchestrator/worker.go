@@ -134,8 +134,8 @@ type Options struct {
 	MaxBackoff    time.Duration // default 5m
 	// Poll is the longest an idle loop sleeps: new items wake it (Wake),
 	// and waiting items when they become due; default 1m, a safety net.
-	Poll          time.Duration
-	KeepDone      time.Duration // how long done items are kept; default 24h
+	Poll     time.Duration
+	KeepDone time.Duration // how long done items are kept; default 24h
 	// DeliveryTimeout bounds one delivery; an attempt still going then is
 	// cancelled and retried. Default 30s.
 	DeliveryTimeout time.Duration
