@@ -184,6 +184,18 @@ type Tx interface {
 	// RequestPrune removes up to limit requests created before t, oldest
 	// first, and returns how many it removed.
 	RequestPrune(before time.Time, limit int) (int, error)
+
+	// ConversationGet returns the conversation recorded under key, or
+	// ErrNotFound.
+	ConversationGet(key string) (*Conversation, error)
+	// ConversationPut records c under c.Key, replacing what was there.
+	ConversationPut(c *Conversation) error
+	// ConversationDelete forgets the conversation under key; one never
+	// recorded is no error.
+	ConversationDelete(key string) error
+	// ConversationPrune removes up to limit conversations last updated
+	// before t, oldest first, and returns how many it removed.
+	ConversationPrune(before time.Time, limit int) (int, error)
 }
 
 // JobListParams filters and pages JobList.
