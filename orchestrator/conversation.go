@@ -89,11 +89,13 @@ func itKey(item *store.QueueItem, m *Message) string {
 	return "it|" + item.ChannelProfileID + "|" + m.ChannelID + "|" + m.SenderID
 }
 
-// remembered is what a message's conversation holds when it arrives.
+// remembered is what a message's conversation holds when it arrives, and
+// the keys it is stored under.
 type remembered struct {
-	pending    *selector.Pending // nil when none (or unreadable)
-	hadPending bool              // a record is stored under the key, even expired
-	lastJob    string
+	qKey, itKey string
+	pending     *selector.Pending // nil when none (or unreadable)
+	hadPending  bool              // a record is stored under qKey, even expired
+	lastJob     string
 }
 
 // read returns the jobs a message may name and what its conversation
@@ -104,7 +106,7 @@ func (c *Conversations) read(ctx context.Context, qKey, jobKey string) ([]select
 	var refs []selector.JobRef
 	var mem remembered
 	err := c.Store.View(ctx, func(tx store.Tx) error {
-		refs, mem = nil, remembered{}
+		refs, mem = nil, remembered{qKey: qKey, itKey: jobKey}
 		var err error
 		if refs, err = jobRefsTx(tx); err != nil {
 			return err
@@ -145,10 +147,18 @@ func (c *Conversations) conversation(tx store.Tx, key string) (*store.Conversati
 	return cv, err
 }
 
+// errAnsweredMeanwhile is a question that another message answered
+// between this one's reading it and its reply's commit (two instances, two
+// answers at once): the transaction rolls back, call and all, and the
+// message is decided again, without the question.
+var errAnsweredMeanwhile = errors.New("the question this message answers was answered meanwhile by another; it will be decided again")
+
 // save returns what writes a message's conversation after its decision:
-// the question asked (or its closing), and the job now spoken of when
-// jobID is set. It returns nil when nothing changes.
-func (c *Conversations) save(qKey string, mem remembered, ask *selector.Pending, itKey, jobID string, now time.Time) func(store.Tx) error {
+// the question asked (ask) or the closing of the open one, and the job
+// now spoken of when jobID is set. A message whose call answered the
+// question (answered) closes it only if it is still open then, so that
+// one question makes one job. It returns nil when nothing changes.
+func (c *Conversations) save(mem remembered, ask *selector.Pending, answered bool, jobID string, now time.Time) func(store.Tx) error {
 	var pending json.RawMessage
 	if ask != nil {
 		pending, _ = json.Marshal(ask) // plain strings and a time: it cannot fail
@@ -158,16 +168,23 @@ func (c *Conversations) save(qKey string, mem remembered, ask *selector.Pending,
 	}
 	return func(tx store.Tx) error {
 		if pending != nil {
-			if err := tx.ConversationPut(&store.Conversation{Key: qKey, Pending: pending, UpdatedAt: now}); err != nil {
+			if err := tx.ConversationPut(&store.Conversation{Key: mem.qKey, Pending: pending, UpdatedAt: now}); err != nil {
 				return err
 			}
 		} else if mem.hadPending {
-			if err := tx.ConversationDelete(qKey); err != nil {
+			err := tx.ConversationDelete(mem.qKey)
+			if errors.Is(err, store.ErrNotFound) {
+				if answered {
+					return errAnsweredMeanwhile
+				}
+				err = nil
+			}
+			if err != nil {
 				return err
 			}
 		}
 		if jobID != "" {
-			if err := tx.ConversationPut(&store.Conversation{Key: itKey, JobID: jobID, UpdatedAt: now}); err != nil {
+			if err := tx.ConversationPut(&store.Conversation{Key: mem.itKey, JobID: jobID, UpdatedAt: now}); err != nil {
 				return err
 			}
 		}
@@ -247,8 +264,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		// A renamed or removed profile is nobody's: never the CLI's authority.
 		return notSetUp(item.ChannelProfileID), nil, nil, nil
 	}
-	qKey, jobKey := conversationKey(item, m), itKey(item, m)
-	jobs, mem, err := c.read(ctx, qKey, jobKey)
+	jobs, mem, err := c.read(ctx, conversationKey(item, m), itKey(item, m))
 	if err != nil {
 		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, nil, nil
 	}
@@ -267,10 +283,10 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, nil, nil
 	}
 	// Any answer but another question closes the open one.
-	closed := c.save(qKey, mem, nil, jobKey, "", now)
+	closed := c.save(mem, nil, false, "", now)
 	switch {
 	case d.Clarify != "":
-		return d.Clarify, c.save(qKey, mem, d.Pending, jobKey, "", now), nil, nil
+		return d.Clarify, c.save(mem, d.Pending, false, "", now), nil, nil
 	case d.Unsupported != "":
 		return d.Unsupported, closed, nil, nil
 	case d.Reply != "":
@@ -298,7 +314,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		case *functions.RunNowResult:
 			spoken = r.Job.JobID
 		}
-		return Describe(d.Function, res), c.save(qKey, mem, nil, jobKey, spoken, now)
+		return Describe(d.Function, res), c.save(mem, nil, in.Pending != nil, spoken, now)
 	}
 }
 

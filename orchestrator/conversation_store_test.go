@@ -1,10 +1,13 @@
 package orchestrator_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +28,7 @@ type instance struct {
 	out *recorder
 }
 
-func newInstance(t *testing.T, st store.Store) *instance {
+func newInstance(t *testing.T, st store.Store, mod ...func(*orchestrator.Options)) *instance {
 	t.Helper()
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "America/New_York", MaxJobs: 100, Functions: []string{"schedule.*", "message.post"}},
@@ -33,15 +36,26 @@ func newInstance(t *testing.T, st store.Store) *instance {
 	c := &orchestrator.Conversations{Selector: rules.New(), Registry: reg, Store: st, Timezone: "America/New_York",
 		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}}}
 	out := &recorder{}
-	w := orchestrator.NewWorker(orchestrator.Options{OrchestratorID: "default", Store: st, Registry: reg,
+	opt := orchestrator.Options{OrchestratorID: "default", Store: st, Registry: reg,
 		Deliverers: map[string]orchestrator.Deliverer{"slack": out}, ProfileChannels: map[string]string{"team": "slack"},
-		Messages: c.Decide})
-	return &instance{st: st, w: w, out: out}
+		Messages: c.Decide}
+	for _, m := range mod {
+		m(&opt)
+	}
+	return &instance{st: st, w: orchestrator.NewWorker(opt), out: out}
 }
 
 // say sends Ana's message in #team (in the thread of thread, when set)
 // through this instance alone, and returns its reply.
 func (in *instance) say(t *testing.T, text, ts, thread string) string {
+	t.Helper()
+	before := len(in.out.texts())
+	in.send(t, text, ts, thread)
+	return in.reply(t, text, before)
+}
+
+// send queues Ana's message.
+func (in *instance) send(t *testing.T, text, ts, thread string) {
 	t.Helper()
 	payload, _ := json.Marshal(orchestrator.Message{Text: text, SenderID: "UANA", Sender: "ana", ChannelID: "C0TEAM",
 		MessageTS: ts, ThreadTS: thread, Timezone: "America/New_York"})
@@ -51,7 +65,12 @@ func (in *instance) say(t *testing.T, text, ts, thread string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := len(in.out.texts())
+}
+
+// reply runs this instance until the queue is idle and returns the one
+// reply it delivered after the first before.
+func (in *instance) reply(t *testing.T, text string, before int) string {
+	t.Helper()
 	for range 10 {
 		busy, err := in.w.Step(t.Context())
 		if err != nil {
@@ -197,5 +216,79 @@ func requireRemembered(t *testing.T, st store.Store, want map[string]bool) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Two answers to one question, reaching two instances at once: one makes
+// the job; the other, whose reply would commit second, finds the question
+// closed, rolls back and is decided again, so it asks instead of making a
+// second job.
+func TestConversation_TwoAnswersAtOnceMakeOneJob(t *testing.T) {
+	stores := map[string]func(t *testing.T) (store.Store, store.Store){
+		"bolt": func(t *testing.T) (store.Store, store.Store) {
+			st, err := bolt.Open(filepath.Join(t.TempDir(), "automation.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st, st // one process, one file: two workers over it
+		},
+		"postgres": func(t *testing.T) (store.Store, store.Store) {
+			dsn := pgtest.DSN(t)
+			var out [2]store.Store
+			for i, owner := range []string{"A", "B"} {
+				st, err := postgres.Open(t.Context(), dsn, "default", &postgres.Options{Owner: owner})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				out[i] = st
+			}
+			return out[0], out[1]
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			stA, stB := open(t)
+			decided, release := make(chan struct{}), make(chan struct{})
+			var later atomic.Int64 // A's clock, moved on past its retry delay
+			a := newInstance(t, stA, func(o *orchestrator.Options) {
+				decide := o.Messages
+				o.Messages = func(ctx context.Context, it *store.QueueItem, m *orchestrator.Message) orchestrator.Reply {
+					r := decide(ctx, it, m)
+					if m.Text == "every day at 3pm" && later.Load() == 0 {
+						close(decided) // decided with the question open; held before its commit
+						<-release
+					}
+					return r
+				}
+				o.Now = func() time.Time { return time.Now().Add(time.Duration(later.Load())) }
+			})
+			b := newInstance(t, stB)
+			if got := a.say(t, "remind me to stretch", "1700000000.000100", ""); !strings.HasPrefix(got, "When should I post “stretch”?") {
+				t.Fatalf("question = %q", got)
+			}
+			a.send(t, "every day at 3pm", "1700000000.000200", "1700000000.000100")
+			stepped := make(chan error)
+			go func() {
+				_, err := a.w.Step(context.Background())
+				stepped <- err
+			}()
+			<-decided
+			if got := b.say(t, "every day at 4pm", "1700000000.000300", "1700000000.000100"); !strings.HasPrefix(got, "OK — I'll post “stretch”") {
+				t.Fatalf("B's answer = %q", got)
+			}
+			close(release)
+			if err := <-stepped; !strings.Contains(fmt.Sprint(err), "answered meanwhile") {
+				t.Errorf("A's step = %v, want its commit refused", err)
+			}
+			later.Store(int64(time.Hour))
+			if got := a.reply(t, "every day at 3pm", 1); got != "What should I post every day at 3:00 PM?" {
+				t.Errorf("A's answer decided again = %q", got)
+			}
+			if j := requireJobs(t, stB, 1)[0]; j.Schedule.Cron != "0 16 * * *" {
+				t.Errorf("the job = %s, want B's 4pm", j.Schedule.Cron)
+			}
+		})
 	}
 }

@@ -190,8 +190,9 @@ type Tx interface {
 	ConversationGet(key string) (*Conversation, error)
 	// ConversationPut records c under c.Key, replacing what was there.
 	ConversationPut(c *Conversation) error
-	// ConversationDelete forgets the conversation under key; one never
-	// recorded is no error.
+	// ConversationDelete forgets the conversation under key, or returns
+	// ErrNotFound when none is recorded (another transaction may have
+	// just deleted it: a question is answered once).
 	ConversationDelete(key string) error
 	// ConversationPrune removes up to limit conversations last updated
 	// before t, oldest first, and returns how many it removed.

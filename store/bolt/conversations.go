@@ -60,8 +60,8 @@ func (t *tx) ConversationDelete(key string) (err error) {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if key == "" {
-		return nil
+	if key == "" || t.b.Bucket(bucketConversations).Get([]byte(key)) == nil {
+		return notFound("conversation", key)
 	}
 	return t.conversationDelete([]byte(key))
 }

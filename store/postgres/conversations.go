@@ -48,8 +48,14 @@ func (t *tx) ConversationDelete(key string) error {
 	if err := t.writable("delete conversation"); err != nil {
 		return err
 	}
-	if _, err := t.exec(`DELETE FROM schedbot_conversations WHERE orchestrator_id = $1 AND key = $2`, t.s.orch, bs(key)); err != nil {
+	// Under read committed, a delete racing another's waits for it to
+	// commit, then finds the row gone.
+	tag, err := t.exec(`DELETE FROM schedbot_conversations WHERE orchestrator_id = $1 AND key = $2`, t.s.orch, bs(key))
+	if err != nil {
 		return fmt.Errorf("delete conversation %s: %w", key, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound("conversation", key)
 	}
 	return nil
 }

@@ -1310,12 +1310,17 @@ func testConversations(t *testing.T, s store.Store) {
 	answered := &store.Conversation{Key: "q|team|C1|1.1|U1", JobID: "J3", UpdatedAt: t0.Add(3 * time.Hour)}
 	mustUpdate(t, s, func(tx store.Tx) error { return tx.ConversationPut(answered) })
 	requireConversations(answered, convs[1], convs[2])
-	// Deleting forgets one; deleting what is not there is no error.
+	// Deleting forgets one, once; what is not there is ErrNotFound.
 	mustUpdate(t, s, func(tx store.Tx) error {
 		if err := tx.ConversationDelete("it|team|C1|U2"); err != nil {
 			return err
 		}
-		return tx.ConversationDelete("never")
+		for _, key := range []string{"it|team|C1|U2", "never", ""} {
+			if err := tx.ConversationDelete(key); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("delete %q = %v, want ErrNotFound", key, err)
+			}
+		}
+		return nil
 	})
 	requireGone("it|team|C1|U2")
 	mustUpdate(t, s, func(tx store.Tx) error {
