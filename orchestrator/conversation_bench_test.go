@@ -12,18 +12,35 @@ import (
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/postgres"
+	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
 
 // BenchmarkConversation: a question and its closing through the worker and
-// the rules selector on a bolt store, fsync on: every message changes what
-// the conversation remembers, the worst case for keeping it in the store.
-// One op is two messages (asked "what time?", then "help" closes it).
+// the rules selector, on bolt (fsync on) and on postgres: every message
+// changes what the conversation remembers, the worst case for keeping it
+// in the store. One op is two messages (asked "what time?", then "help"
+// closes it).
 func BenchmarkConversation(b *testing.B) {
-	st, err := bolt.Open(filepath.Join(b.TempDir(), "c.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	b.Run("bolt", func(b *testing.B) {
+		st, err := bolt.Open(filepath.Join(b.TempDir(), "c.db"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		benchConversation(b, st)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		st, err := postgres.Open(b.Context(), pgtest.DSN(b), "default", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		benchConversation(b, st)
+	})
+}
+
+func benchConversation(b *testing.B, st store.Store) {
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "UTC", MaxJobs: 1000, Functions: []string{"schedule.*", "message.post"}}})
 	c := &orchestrator.Conversations{Selector: rules.New(), Registry: reg, Store: st, Timezone: "UTC",
