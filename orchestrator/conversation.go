@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schedbot/schedbot/functions"
@@ -26,6 +26,11 @@ type Profile struct {
 // remembers the question each conversation was asked, and answers with
 // what it understood. Who may change a job is the functions' to decide,
 // from the sender it passes as the call's actor.
+//
+// What a conversation remembers between messages (the open question, the
+// job last spoken of) is in the Store, written with the reply: an answer
+// that reaches another process sharing the store, or this one after a
+// restart, still completes the question.
 type Conversations struct {
 	Selector  selector.Selector
 	Registry  *functions.Registry
@@ -39,36 +44,24 @@ type Conversations struct {
 	// becomes the channel id, and a channel the bot cannot post to is an
 	// error whose text asks to invite it. nil: targets are kept as written.
 	ResolveTarget func(ctx context.Context, channelID string) (string, error)
+	// Keep is how long a conversation is remembered after its last change
+	// (an open question expires sooner, by its own time). Default
+	// DefaultKeepConversations.
+	Keep time.Duration
 
-	mu    sync.Mutex
-	state map[string]*conversation
-	jobs  map[string]string // "it": the job last spoken of, per channel and sender
+	lastPrune atomic.Int64 // Unix nanoseconds of the last prune, or 0
 }
 
-type conversation struct {
-	pending *selector.Pending
-	seen    time.Time
-}
+// DefaultKeepConversations is how long a conversation (above all "it")
+// is remembered after its last change when Keep is not set.
+const DefaultKeepConversations = 7 * 24 * time.Hour
 
-// lastJob returns the job a sender last spoke of in a channel and, when
-// set is not empty, makes it set.
-func (c *Conversations) lastJob(key, set string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.jobs == nil {
-		c.jobs = map[string]string{}
-	}
-	if set != "" {
-		if len(c.jobs) >= maxConversations {
-			clear(c.jobs) // a rare, harmless forgetting of "it"
-		}
-		c.jobs[key] = set
-	}
-	return c.jobs[key]
-}
-
-// maxConversations bounds the remembered conversations; the oldest go first.
-const maxConversations = 10000
+// Pruning: at most once a minute, as part of a reply's transaction, at
+// most pruneBatch old conversations.
+const (
+	pruneEvery = time.Minute
+	pruneBatch = 1000
+)
 
 func (c *Conversations) now() time.Time {
 	if c.Now != nil {
@@ -80,44 +73,138 @@ func (c *Conversations) now() time.Time {
 // conversationKey names the conversation a message belongs to: the
 // thread it starts or continues (an answer in the thread of a question
 // belongs with it), or the whole channel for a direct message or the
-// terminal, which have no threads to speak of.
+// terminal, which have no threads to speak of. Its open question is
+// stored under it.
 func conversationKey(item *store.QueueItem, m *Message) string {
 	root := m.ThreadTS
 	if root == "" && !strings.HasPrefix(m.ChannelID, "D") {
 		root = m.MessageTS
 	}
-	return item.ChannelProfileID + "|" + m.ChannelID + "|" + root + "|" + m.SenderID
+	return "q|" + item.ChannelProfileID + "|" + m.ChannelID + "|" + root + "|" + m.SenderID
 }
 
-func (c *Conversations) get(key string) *conversation {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state == nil {
-		c.state = map[string]*conversation{}
-	}
-	cv := c.state[key]
-	if cv == nil {
-		if len(c.state) >= maxConversations {
-			oldest, at := "", time.Time{}
-			for k, v := range c.state {
-				if oldest == "" || v.seen.Before(at) {
-					oldest, at = k, v.seen
+// itKey names "it": the job a sender last spoke of in a channel,
+// whichever thread that was in.
+func itKey(item *store.QueueItem, m *Message) string {
+	return "it|" + item.ChannelProfileID + "|" + m.ChannelID + "|" + m.SenderID
+}
+
+// remembered is what a message's conversation holds when it arrives, and
+// the keys it is stored under.
+type remembered struct {
+	qKey, itKey string
+	pending     *selector.Pending // nil when none (or unreadable)
+	hadPending  bool              // a record is stored under qKey, even expired
+	lastJob     string
+}
+
+// read returns the jobs a message may name and what its conversation
+// remembers, from one read transaction. A stored conversation that
+// cannot be read is taken as none (a new question replaces it, pruning
+// removes it), not an error.
+func (c *Conversations) read(ctx context.Context, qKey, jobKey string) ([]selector.JobRef, remembered, error) {
+	var refs []selector.JobRef
+	var mem remembered
+	err := c.Store.View(ctx, func(tx store.Tx) error {
+		refs, mem = nil, remembered{qKey: qKey, itKey: jobKey}
+		var err error
+		if refs, err = jobRefsTx(tx); err != nil {
+			return err
+		}
+		q, err := c.conversation(tx, qKey)
+		if err != nil {
+			return err
+		}
+		if q != nil {
+			mem.hadPending = true
+			if len(q.Pending) > 0 {
+				var p selector.Pending
+				if err := json.Unmarshal(q.Pending, &p); err != nil {
+					c.log().Warn("forgetting an unreadable question", slog.String("key", qKey), slog.Any("error", err))
+				} else {
+					mem.pending = &p
 				}
 			}
-			delete(c.state, oldest)
 		}
-		cv = &conversation{}
-		c.state[key] = cv
-	}
-	cv.seen = c.now()
-	copy := *cv
-	return &copy
+		it, err := c.conversation(tx, jobKey)
+		if it != nil {
+			mem.lastJob = it.JobID
+		}
+		return err
+	})
+	return refs, mem, err
 }
 
-func (c *Conversations) put(key string, cv *conversation) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.state[key] = cv
+func (c *Conversations) conversation(tx store.Tx, key string) (*store.Conversation, error) {
+	cv, err := tx.ConversationGet(key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil
+	case errors.Is(err, store.ErrCorrupt):
+		c.log().Warn("forgetting an unreadable conversation", slog.String("key", key), slog.Any("error", err))
+		return nil, nil
+	}
+	return cv, err
+}
+
+// errAnsweredMeanwhile is a question that another message answered
+// between this one's reading it and its reply's commit (two instances, two
+// answers at once): the transaction rolls back, call and all, and the
+// message is decided again, without the question.
+var errAnsweredMeanwhile = errors.New("the question this message answers was answered meanwhile by another; it will be decided again")
+
+// save returns what writes a message's conversation after its decision:
+// the question asked (ask) or the closing of the open one, and the job
+// now spoken of when jobID is set. A message whose call answered the
+// question (answered) closes it only if it is still open then, so that
+// one question makes one job. It returns nil when nothing changes.
+func (c *Conversations) save(mem remembered, ask *selector.Pending, answered bool, jobID string, now time.Time) func(store.Tx) error {
+	var pending json.RawMessage
+	if ask != nil {
+		pending, _ = json.Marshal(ask) // plain strings and a time: it cannot fail
+	}
+	if pending == nil && !mem.hadPending && jobID == "" {
+		return nil
+	}
+	return func(tx store.Tx) error {
+		if pending != nil {
+			if err := tx.ConversationPut(&store.Conversation{Key: mem.qKey, Pending: pending, UpdatedAt: now}); err != nil {
+				return err
+			}
+		} else if mem.hadPending {
+			err := tx.ConversationDelete(mem.qKey)
+			if errors.Is(err, store.ErrNotFound) {
+				if answered {
+					return errAnsweredMeanwhile
+				}
+				err = nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if jobID != "" {
+			if err := tx.ConversationPut(&store.Conversation{Key: mem.itKey, JobID: jobID, UpdatedAt: now}); err != nil {
+				return err
+			}
+		}
+		return c.prune(tx, now)
+	}
+}
+
+// prune forgets conversations unchanged for Keep, at most once a minute:
+// only a write makes them, so a write's transaction is the place.
+func (c *Conversations) prune(tx store.Tx, now time.Time) error {
+	last := c.lastPrune.Load()
+	if now.UnixNano()-last < int64(pruneEvery) || !c.lastPrune.CompareAndSwap(last, now.UnixNano()) {
+		return nil
+	}
+	keep := c.Keep
+	if keep <= 0 {
+		keep = DefaultKeepConversations
+	}
+	_, err := tx.ConversationPrune(now.Add(-keep), pruneBatch)
+	return err
 }
 
 // Handle answers one message, making the decided call at once in its own
@@ -125,24 +212,29 @@ func (c *Conversations) put(key string, cv *conversation) {
 // transaction that also queues the reply and completes the message.
 func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) Reply {
 	r := c.Decide(ctx, item, m)
-	if r.Call == nil {
-		return r
+	if r.Call != nil {
+		res, err := c.Registry.Call(ctx, *r.Call)
+		r = r.Done(res, err)
 	}
-	res, err := c.Registry.Call(ctx, *r.Call)
-	return r.Done(res, err)
+	if r.SaveFunc != nil {
+		if err := c.Store.Update(ctx, r.SaveFunc); err != nil {
+			c.log().Error("remember conversation", slog.Any("error", err))
+		}
+	}
+	return r
 }
 
 // Decide answers one message. When the answer is a call, the reply holds
 // it and Done turns its result into the answer. It is the worker's
 // MessageHandler.
 func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Message) Reply {
-	text, req, finish := c.handle(ctx, item, m)
+	text, save, req, finish := c.handle(ctx, item, m)
 	if req == nil {
-		return Reply{Text: text}
+		return Reply{Text: text, SaveFunc: save}
 	}
 	return Reply{Call: req, Done: func(res any, err error) Reply {
-		text := finish(res, err)
-		r := Reply{Text: text}
+		text, save := finish(res, err)
+		r := Reply{Text: text, SaveFunc: save}
 		if err != nil {
 			return r
 		}
@@ -163,80 +255,66 @@ func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Me
 }
 
 // handle decides what a message asks for: an answer, or a call and how to
-// answer once it has run.
-func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, *functions.Request, func(any, error) string) {
+// answer once it has run. Each answer comes with what writes the
+// conversation's new state (nil when it does not change).
+func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, func(store.Tx) error, *functions.Request, func(any, error) (string, func(store.Tx) error)) {
 	prof, ok := c.Profiles[item.ChannelProfileID]
 	via := viaOf(prof.Channel)
 	if !ok || via == "" {
 		// A renamed or removed profile is nobody's: never the CLI's authority.
-		return notSetUp(item.ChannelProfileID), nil, nil
+		return notSetUp(item.ChannelProfileID), nil, nil, nil
 	}
-	key := conversationKey(item, m)
-	cv := c.get(key)
-	// "It" is the job this sender last spoke of in this channel, whichever
-	// thread that was in.
-	ctxKey := item.ChannelProfileID + "|" + m.ChannelID + "|" + m.SenderID
-	lastJob := c.lastJob(ctxKey, "")
+	jobs, mem, err := c.read(ctx, conversationKey(item, m), itKey(item, m))
+	if err != nil {
+		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, nil, nil
+	}
 	now := c.now()
 	in := selector.Input{
 		Text: m.Text, SenderID: m.SenderID, Sender: m.Sender, ProfileID: prof.ID, Channel: prof.Channel,
 		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, Timezone: c.zone(m, prof), Now: now,
-		ContextJobID: lastJob, Workflows: c.Workflows, Functions: c.Registry.Allowed(),
+		ContextJobID: mem.lastJob, Workflows: c.Workflows, Functions: c.Registry.Allowed(), Jobs: jobs,
 	}
-	if cv.pending != nil && now.Before(cv.pending.Expires) {
-		in.Pending = cv.pending
+	if mem.pending != nil && now.Before(mem.pending.Expires) {
+		in.Pending = mem.pending
 	}
-	jobs, err := c.jobRefs(ctx)
-	if err != nil {
-		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, nil
-	}
-	in.Jobs = jobs
 	d, err := c.Selector.Select(ctx, in)
 	if err != nil {
 		c.log().Error("select", slog.Any("error", err))
-		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, nil
+		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, nil, nil
 	}
+	// Any answer but another question closes the open one.
+	closed := c.save(mem, nil, false, "", now)
 	switch {
 	case d.Clarify != "":
-		cv.pending = d.Pending
-		c.put(key, cv)
-		return d.Clarify, nil, nil
+		return d.Clarify, c.save(mem, d.Pending, false, "", now), nil, nil
 	case d.Unsupported != "":
-		cv.pending = nil
-		c.put(key, cv)
-		return d.Unsupported, nil, nil
+		return d.Unsupported, closed, nil, nil
 	case d.Reply != "":
-		cv.pending = nil
-		c.put(key, cv)
-		return d.Reply, nil, nil
+		return d.Reply, closed, nil, nil
 	case !d.IsCall():
-		return "Sorry, I couldn't work that out.", nil, nil
+		return "Sorry, I couldn't work that out.", nil, nil, nil
 	}
-	cv.pending = nil
 	if args, err := c.resolve(ctx, d); err != nil {
-		c.put(key, cv)
-		return err.Error(), nil, nil
+		return err.Error(), closed, nil, nil
 	} else {
 		d.Args = args
 	}
 	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
 	req := &functions.Request{Function: d.Function, Args: d.Args, Actor: actor}
-	return "", req, func(res any, err error) string {
+	return "", nil, req, func(res any, err error) (string, func(store.Tx) error) {
 		if errors.Is(err, functions.ErrForbidden) {
-			c.put(key, cv)
-			return "Sorry — " + err.Error() + "."
+			return "Sorry — " + err.Error() + ".", closed
 		} else if err != nil {
-			c.put(key, cv)
-			return "I couldn't do that: " + err.Error()
+			return "I couldn't do that: " + err.Error(), closed
 		}
+		spoken := ""
 		switch r := res.(type) {
 		case *functions.JobResult:
-			c.lastJob(ctxKey, r.Job.JobID)
+			spoken = r.Job.JobID
 		case *functions.RunNowResult:
-			c.lastJob(ctxKey, r.Job.JobID)
+			spoken = r.Job.JobID
 		}
-		c.put(key, cv)
-		return Describe(d.Function, res)
+		return Describe(d.Function, res), c.save(mem, nil, in.Pending != nil, spoken, now)
 	}
 }
 
@@ -321,26 +399,27 @@ func (c *Conversations) log() *slog.Logger {
 	return c.Logger
 }
 
-// jobRefs are the jobs a message may name by words.
-func (c *Conversations) jobRefs(ctx context.Context) ([]selector.JobRef, error) {
-	return JobRefs(ctx, c.Store)
-}
-
 // JobRefs are an orchestrator's jobs as the selector sees them, so that
 // chat and parse resolve "the standup job" alike.
 func JobRefs(ctx context.Context, st store.Store) ([]selector.JobRef, error) {
 	var out []selector.JobRef
-	err := st.View(ctx, func(tx store.Tx) error {
-		page, err := tx.JobList(&store.JobListParams{Limit: store.MaxListLimit})
-		if err != nil {
-			return err
-		}
-		for _, j := range page.Jobs {
-			out = append(out, selector.RefOf(j))
-		}
-		return nil
+	err := st.View(ctx, func(tx store.Tx) (err error) {
+		out, err = jobRefsTx(tx)
+		return err
 	})
 	return out, err
+}
+
+func jobRefsTx(tx store.Tx) ([]selector.JobRef, error) {
+	page, err := tx.JobList(&store.JobListParams{Limit: store.MaxListLimit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]selector.JobRef, 0, len(page.Jobs))
+	for _, j := range page.Jobs {
+		out = append(out, selector.RefOf(j))
+	}
+	return out, nil
 }
 
 func actionWords(a store.TargetAction) string {

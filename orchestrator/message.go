@@ -82,9 +82,14 @@ func callSafely(ctx context.Context, reg *functions.Registry, tx store.Tx, req f
 	return reg.CallTx(ctx, tx, req)
 }
 
-// finishMessage queues r to the conversation it answers and moves the
-// message item to done.
+// finishMessage writes what the conversation remembers, queues r to the
+// conversation it answers and moves the message item to done.
 func (w *Worker) finishMessage(tx store.Tx, it *store.QueueItem, m *Message, r Reply) error {
+	if r.SaveFunc != nil {
+		if err := r.SaveFunc(tx); err != nil {
+			return err
+		}
+	}
 	if r.Text != "" {
 		target := w.replyTarget(it, m)
 		payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: r.Text, TargetRef: &target},

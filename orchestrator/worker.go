@@ -103,6 +103,10 @@ type Reply struct {
 	// its error, after a rollback).
 	Call *functions.Request     `json:"-"`
 	Done func(any, error) Reply `json:"-"`
+	// SaveFunc, when set, writes what the conversation remembers (the
+	// question asked, the job spoken of) in the transaction that queues
+	// the reply, so the next message finds it whichever process takes it.
+	SaveFunc func(store.Tx) error `json:"-"`
 }
 
 // ReplyPayload is an outgoing reply item's payload: message.post's

@@ -268,6 +268,18 @@ type Request struct {
 	CreatedAt time.Time       `json:"createdAt"`
 }
 
+// Conversation is what schedbot remembers of a conversation between two
+// messages, kept in the store so that the next message may reach any
+// process sharing it, or one started since: the question it asked and
+// waits an answer to (Pending, as the selector wrote it), or the job last
+// spoken of ("it", JobID). Keys are the orchestrator's to choose.
+type Conversation struct {
+	Key       string          `json:"key"`
+	Pending   json.RawMessage `json:"pending,omitzero"`
+	JobID     string          `json:"jobId,omitempty"`
+	UpdatedAt time.Time       `json:"updatedAt"`
+}
+
 // AuditEvent is one append-only record of who did what.
 type AuditEvent struct {
 	Seq            uint64          `json:"seq"`

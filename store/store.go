@@ -188,6 +188,19 @@ type Tx interface {
 	// RequestPrune removes up to limit requests created before t, oldest
 	// first, and returns how many it removed.
 	RequestPrune(before time.Time, limit int) (int, error)
+
+	// ConversationGet returns the conversation recorded under key, or
+	// ErrNotFound.
+	ConversationGet(key string) (*Conversation, error)
+	// ConversationPut records c under c.Key, replacing what was there.
+	ConversationPut(c *Conversation) error
+	// ConversationDelete forgets the conversation under key, or returns
+	// ErrNotFound when none is recorded (another transaction may have
+	// just deleted it: a question is answered once).
+	ConversationDelete(key string) error
+	// ConversationPrune removes up to limit conversations last updated
+	// before t, oldest first, and returns how many it removed.
+	ConversationPrune(before time.Time, limit int) (int, error)
 }
 
 // JobListParams filters and pages JobList.

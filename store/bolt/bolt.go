@@ -282,8 +282,9 @@ func (s *Store) init(readOnly bool) error {
 			return fmt.Errorf("upgrade schema: %w", err)
 		}
 		// Added after schema 2, in place: a store without them reads as
-		// having recorded no request (and no lane as having delivered).
-		for _, b := range [][]byte{bucketRequests, bucketRequestsAt, bucketLanes} {
+		// having recorded no request, no lane as having delivered, and no
+		// conversation.
+		for _, b := range [][]byte{bucketRequests, bucketRequestsAt, bucketLanes, bucketConversations, bucketConversationsAt} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -95,6 +95,9 @@ func fill(t *testing.T, s store.Store, jobID string) []string {
 		if err := tx.RequestPut(&store.Request{Key: "req-" + jobID, Function: "schedule.create", CreatedAt: t0}); err != nil {
 			return err
 		}
+		if err := tx.ConversationPut(&store.Conversation{Key: "conv-" + jobID, JobID: jobID, UpdatedAt: t0}); err != nil {
+			return err
+		}
 		for range 2 {
 			if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "x", Action: store.AuditJobCreated, JobID: jobID,
 				Actor: store.Actor{SenderID: "U1", Sender: "ada", Via: store.ViaCLI}}); err != nil {
@@ -159,12 +162,22 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 		if _, err := tx.RequestGet("req-" + jobID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("RequestGet = %v, want not found", err)
 		}
+		if _, err := tx.ConversationGet("conv-" + jobID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("ConversationGet = %v, want not found", err)
+		}
 		return nil
 	})
 	var pruned int
 	mustUpdate(t, s, func(tx store.Tx) (err error) { pruned, err = tx.RequestPrune(t0.Add(time.Hour), 10); return })
 	if pruned != 0 {
 		t.Errorf("RequestPrune removed %d of another orchestrator's requests", pruned)
+	}
+	mustUpdate(t, s, func(tx store.Tx) (err error) { pruned, err = tx.ConversationPrune(t0.Add(time.Hour), 10); return })
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.ConversationDelete("conv-" + jobID) }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ConversationDelete = %v, want not found", err)
+	}
+	if pruned != 0 {
+		t.Errorf("ConversationPrune removed %d of another orchestrator's conversations", pruned)
 	}
 	// Writes by id reach nothing of the other orchestrator's either.
 	for _, id := range items {
@@ -196,7 +209,14 @@ func TestOrchestratorsCannotReadEachOther(t *testing.T) {
 	itemsA := fill(t, a, "JA")
 	requireEmpty(t, b, "JA", itemsA)
 	itemsB := fill(t, b, "JA") // the same id and name, in the other scope
+	mustUpdate(t, b, func(tx store.Tx) error {
+		return tx.ConversationPut(&store.Conversation{Key: "conv-JA", JobID: "JB", UpdatedAt: t0.Add(time.Hour)})
+	})
 	mustView(t, a, func(tx store.Tx) error {
+		// Neither the other's delete nor its put of the same key reached it.
+		if c, err := tx.ConversationGet("conv-JA"); err != nil || c.JobID != "JA" {
+			t.Errorf("ops ConversationGet = %+v, %v; want its own, of JA", c, err)
+		}
 		if n, err := tx.AuditVerify(); n != 2 || err != nil {
 			t.Errorf("ops AuditVerify = %d, %v; want its own 2 events", n, err)
 		}

@@ -109,6 +109,7 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 	var items []pair[store.QueueItem]
 	var events []pair[store.AuditEvent]
 	var requests []pair[store.Request]
+	var convs []pair[store.Conversation]
 	for i := range n {
 		j := &store.Job{}
 		fill(t, rng, reflect.ValueOf(j).Elem())
@@ -142,11 +143,16 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 		fill(t, rng, reflect.ValueOf(req).Elem())
 		req.Key = fmt.Sprintf("request-%03d", i)
 		requests = append(requests, pair[store.Request]{put: req})
+
+		cv := &store.Conversation{}
+		fill(t, rng, reflect.ValueOf(cv).Elem())
+		cv.Key = fmt.Sprintf("conversation-%03d", i)
+		convs = append(convs, pair[store.Conversation]{put: cv})
 	}
 	mustUpdate(t, s, func(tx store.Tx) error {
 		for i := range n {
 			for _, err := range []error{tx.JobPut(jobs[i].put), tx.RunPut(runs[i].put), tx.QueueAdd(items[i].put),
-				tx.AuditAppend(events[i].put), tx.RequestPut(requests[i].put)} {
+				tx.AuditAppend(events[i].put), tx.RequestPut(requests[i].put), tx.ConversationPut(convs[i].put)} {
 				if err != nil {
 					return err
 				}
@@ -163,11 +169,12 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 			return fmt.Errorf("AuditList = %d events, want %d", len(evs), n)
 		}
 		for i := range n {
-			var errs [4]error
+			var errs [5]error
 			jobs[i].got, errs[0] = tx.JobGet(jobs[i].put.JobID)
 			runs[i].got, errs[1] = tx.RunGet(runs[i].put.ExecutionID)
 			items[i].got, errs[2] = tx.QueueGet(items[i].put.ItemID)
 			requests[i].got, errs[3] = tx.RequestGet(requests[i].put.Key)
+			convs[i].got, errs[4] = tx.ConversationGet(convs[i].put.Key)
 			events[i].got = evs[i]
 			if err := errors.Join(errs[:]...); err != nil {
 				return err
@@ -177,7 +184,8 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 	})
 	for i := range n {
 		for _, d := range []string{cmp.Diff(jobs[i].put, jobs[i].got), cmp.Diff(runs[i].put, runs[i].got),
-			cmp.Diff(items[i].put, items[i].got), cmp.Diff(events[i].put, events[i].got), cmp.Diff(requests[i].put, requests[i].got)} {
+			cmp.Diff(items[i].put, items[i].got), cmp.Diff(events[i].put, events[i].got), cmp.Diff(requests[i].put, requests[i].got),
+			cmp.Diff(convs[i].put, convs[i].got)} {
 			if d != "" {
 				t.Fatalf("record %d after a round trip (-put +got):\n%s", i, d)
 			}

@@ -48,6 +48,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ViewRejectsWrites", testViewRejectsWrites},
 		{"CanceledContextDoesNothing", testCanceled},
 		{"RequestsRecordOnceAndPrune", testRequests},
+		{"ConversationsPutReplaceDeleteAndPrune", testConversations},
 		{"RecordsRoundTripExactly", testRecordsRoundTrip},
 		{"InvalidUTF8IsStoredReplaced", testInvalidUTF8},
 		{"JobsDueSeesEarlierWritesInItsTransaction", testJobsDueSeesEarlierWrites},
@@ -912,6 +913,14 @@ func testViewRejectsWrites(t *testing.T, s store.Store) {
 		"AuditAppend": func(tx store.Tx) error {
 			return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: "x"})
 		},
+		"ConversationPut": func(tx store.Tx) error {
+			return tx.ConversationPut(&store.Conversation{Key: "c", JobID: "J", UpdatedAt: t0})
+		},
+		"ConversationDelete": func(tx store.Tx) error { return tx.ConversationDelete("c") },
+		"ConversationPrune": func(tx store.Tx) error {
+			_, err := tx.ConversationPrune(t0.Add(time.Hour), 10)
+			return err
+		},
 	} {
 		if err := s.View(t.Context(), write); err == nil {
 			t.Errorf("%s in a View succeeded", name)
@@ -920,6 +929,9 @@ func testViewRejectsWrites(t *testing.T, s store.Store) {
 	mustView(t, s, func(tx store.Tx) error {
 		if _, err := tx.JobGet("J"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("write in a View is visible: %v", err)
+		}
+		if _, err := tx.ConversationGet("c"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("conversation written in a View is visible: %v", err)
 		}
 		return nil
 	})
@@ -1265,4 +1277,119 @@ func testRequests(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+}
+
+// testConversations: a conversation is recorded under its key, replaced
+// whole by the next put (its place in the pruning order with it), deleted,
+// and pruned oldest first; a rolled-back put records nothing.
+func testConversations(t *testing.T, s store.Store) {
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.ConversationGet("q|team|C1|1.1|U1"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("get a key never recorded = %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	convs := []*store.Conversation{
+		{Key: "q|team|C1|1.1|U1", Pending: json.RawMessage(`{"text":"post hello every friday","missing":"time","expires":"2026-11-27T14:15:00Z"}`), UpdatedAt: t0},
+		{Key: "it|team|C1|U1", JobID: "J1", UpdatedAt: t0.Add(time.Hour)},
+		{Key: "it|team|C1|U2", JobID: "J2", UpdatedAt: t0.Add(2 * time.Hour)},
+	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, c := range convs {
+			if err := tx.ConversationPut(c); err != nil {
+				return err
+			}
+		}
+		if err := tx.ConversationPut(&store.Conversation{UpdatedAt: t0}); err == nil {
+			t.Error("put with an empty key succeeded")
+		}
+		return nil
+	})
+	requireConversations := func(want ...*store.Conversation) {
+		t.Helper()
+		mustView(t, s, func(tx store.Tx) error {
+			for _, w := range want {
+				got, err := tx.ConversationGet(w.Key)
+				if err != nil {
+					return err
+				}
+				if d := cmp.Diff(w, got); d != "" {
+					t.Errorf("conversation %s (-want +got):\n%s", w.Key, d)
+				}
+			}
+			return nil
+		})
+	}
+	requireGone := func(keys ...string) {
+		t.Helper()
+		mustView(t, s, func(tx store.Tx) error {
+			for _, k := range keys {
+				if _, err := tx.ConversationGet(k); !errors.Is(err, store.ErrNotFound) {
+					t.Errorf("conversation %s = %v, want ErrNotFound", k, err)
+				}
+			}
+			return nil
+		})
+	}
+	requireConversations(convs...)
+	// A failed transaction records nothing and replaces nothing.
+	err := s.Update(context.Background(), func(tx store.Tx) error {
+		if err := tx.ConversationPut(&store.Conversation{Key: "it|team|C1|U1", JobID: "JX", UpdatedAt: t0.Add(3 * time.Hour)}); err != nil {
+			return err
+		}
+		if err := tx.ConversationPut(&store.Conversation{Key: "k4", UpdatedAt: t0}); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatal(err)
+	}
+	requireConversations(convs...)
+	requireGone("k4")
+	// A put replaces the whole record: the question is answered, "it" set.
+	// The replaced record is newer now, so pruning passes it over.
+	answered := &store.Conversation{Key: "q|team|C1|1.1|U1", JobID: "J3", UpdatedAt: t0.Add(3 * time.Hour)}
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.ConversationPut(answered) })
+	requireConversations(answered, convs[1], convs[2])
+	// Deleting forgets one, once; what is not there is ErrNotFound.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if err := tx.ConversationDelete("it|team|C1|U2"); err != nil {
+			return err
+		}
+		for _, key := range []string{"it|team|C1|U2", "never", ""} {
+			if err := tx.ConversationDelete(key); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("delete %q = %v, want ErrNotFound", key, err)
+			}
+		}
+		return nil
+	})
+	requireGone("it|team|C1|U2")
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.ConversationPut(&store.Conversation{Key: "it|team|C2|U1", JobID: "J4", UpdatedAt: t0.Add(30 * time.Minute)})
+	})
+	// Pruning removes the oldest first, at most limit, and only before t;
+	// neither the replaced nor the deleted record is counted again.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if n, err := tx.ConversationPrune(t0.Add(90*time.Minute), 1); n != 1 || err != nil {
+			t.Errorf("prune limit 1 = %d, %v", n, err)
+		}
+		return nil
+	})
+	requireGone("it|team|C2|U1") // at t0+30m, the oldest left
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if n, err := tx.ConversationPrune(t0.Add(150*time.Minute), 10); n != 1 || err != nil {
+			t.Errorf("prune the rest before t0+150m = %d, %v", n, err)
+		}
+		return nil
+	})
+	requireGone("it|team|C1|U1")
+	requireConversations(answered)
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if n, err := tx.ConversationPrune(t0.Add(24*time.Hour), 10); n != 1 || err != nil {
+			t.Errorf("prune the replaced record = %d, %v", n, err)
+		}
+		return nil
+	})
+	requireGone("q|team|C1|1.1|U1")
 }
