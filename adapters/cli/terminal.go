@@ -1,6 +1,7 @@
 // Package cli is the terminal channel: it delivers outgoing messages by
 // printing them, optionally recording each in a delivery log so that a
-// message is never printed twice for one item, even across a crash.
+// message is never printed twice for one item, even across a crash, and
+// even when several serve processes on one host share the log.
 package cli
 
 import (
@@ -13,6 +14,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/schedbot/schedbot/orchestrator"
@@ -22,8 +24,11 @@ import (
 // for appending, or a test's wrapper that fails like a full disk.
 type logFile interface {
 	io.Writer
+	io.ReaderAt
 	Sync() error
 	Truncate(size int64) error
+	Stat() (os.FileInfo, error)
+	Fd() uintptr
 	Close() error
 }
 
@@ -32,8 +37,7 @@ type Terminal struct {
 	mu      sync.Mutex
 	out     io.Writer
 	log     logFile
-	size    int64 // the log's length up to its last complete, synced line
-	damaged bool  // a failed append could not be trimmed yet
+	scanned int64 // the log is read into sent up to here (a line's end)
 	sent    map[string]bool
 }
 
@@ -48,7 +52,8 @@ type LogEntry struct {
 
 // NewTerminal returns a deliverer printing to out. With a logPath, every
 // delivery is appended (and fsync'd) there first, and items already in the
-// log are not delivered again.
+// log are not delivered again. Several processes may share one logPath:
+// each append holds an flock on it.
 func NewTerminal(out io.Writer, logPath string) (*Terminal, error) {
 	return newTerminal(out, logPath, nil)
 }
@@ -58,43 +63,102 @@ func newTerminal(out io.Writer, logPath string, wrap func(*os.File) logFile) (*T
 	if logPath == "" {
 		return t, nil
 	}
-	entries, err := ReadLog(logPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	for _, e := range entries {
-		t.sent[e.ItemID] = true
-	}
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open delivery log: %w", err)
 	}
-	// A crash mid-line leaves a partial last line, whose item was never
-	// printed (printing follows the sync): trim it.
-	size, err := completeLength(f)
-	if err == nil {
-		err = f.Truncate(size)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("repair delivery log: %w", err)
-	}
-	t.size = size
 	t.log = f
 	if wrap != nil {
 		t.log = wrap(f)
 	}
+	err = t.locked(func() error {
+		size, err := t.repair()
+		if err != nil {
+			return err
+		}
+		return t.catchUp(size)
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	return t, nil
 }
 
-// completeLength is the length of f up to and including its last newline.
-func completeLength(f *os.File) (int64, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
+// locked runs fn holding the log's flock, which every process appending
+// to the same file takes (it is per open file, so two Terminals in one
+// process exclude each other too).
+func (t *Terminal) locked(fn func() error) error {
+	fd := int(t.log.Fd())
+	if err := flock(fd, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock delivery log: %w", err)
 	}
+	defer flock(fd, syscall.LOCK_UN)
+	return fn()
+}
+
+func flock(fd, how int) error {
+	for {
+		if err := syscall.Flock(fd, how); !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// repair measures the log under the lock and cuts a partial last line: a
+// process that died mid-append (or whose append failed and could not be
+// trimmed) never printed that item, since printing follows the sync.
+func (t *Terminal) repair() (int64, error) {
+	st, err := t.log.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("measure delivery log: %w", err)
+	}
+	size := st.Size()
+	last := make([]byte, 1)
+	if size == 0 {
+		return 0, nil
+	}
+	if _, err := t.log.ReadAt(last, size-1); err != nil {
+		return 0, fmt.Errorf("read delivery log: %w", err)
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	n, err := completeLength(t.log, size)
+	if err == nil {
+		err = t.log.Truncate(n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("repair delivery log: %w", err)
+	}
+	return n, nil
+}
+
+// catchUp reads the entries other processes appended since the last read,
+// up to size (a line's end, measured under the lock).
+func (t *Terminal) catchUp(size int64) error {
+	if size < t.scanned {
+		t.scanned = 0 // the file was replaced or cut: read it all again
+	}
+	if size == t.scanned {
+		return nil
+	}
+	entries, err := readEntries(io.NewSectionReader(t.log, t.scanned, size-t.scanned))
+	if err != nil {
+		return fmt.Errorf("read delivery log: %w", err)
+	}
+	for _, e := range entries {
+		t.sent[e.ItemID] = true
+	}
+	t.scanned = size
+	return nil
+}
+
+// completeLength is the length of f's first size bytes up to and
+// including their last newline.
+func completeLength(f io.ReaderAt, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
-	for end := st.Size(); end > 0; {
+	for end := size; end > 0; {
 		start := max(end-int64(len(buf)), 0)
 		n, err := f.ReadAt(buf[:end-start], start)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -121,8 +185,12 @@ func ReadLog(path string) ([]LogEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readEntries(f)
+}
+
+func readEntries(r io.Reader) ([]LogEntry, error) {
 	var out []LogEntry
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		var e LogEntry
@@ -153,7 +221,9 @@ func salvage(line []byte) []LogEntry {
 
 // Deliver prints d once. A failed append (a full disk) is trimmed at once,
 // so that the next append starts on a clean line; d is then not printed
-// and the error asks for a retry.
+// and the error asks for a retry. A retry (Attempt > 1) first reads what
+// other processes appended to the log since: an earlier attempt, maybe in
+// another process, may have printed d already.
 func (t *Terminal) Deliver(_ context.Context, d *orchestrator.Delivery) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -165,7 +235,29 @@ func (t *Terminal) Deliver(_ context.Context, d *orchestrator.Delivery) error {
 		if err != nil {
 			return err
 		}
-		if err := t.append(append(b, '\n')); err != nil {
+		printed := false
+		err = t.locked(func() error {
+			size, err := t.repair()
+			if err != nil {
+				return err
+			}
+			if d.Attempt > 1 {
+				if err := t.catchUp(size); err != nil {
+					return err
+				}
+				if printed = t.sent[d.ItemID]; printed {
+					return nil
+				}
+			}
+			if err := t.append(append(b, '\n'), size); err != nil {
+				return err
+			}
+			if t.scanned == size {
+				t.scanned = size + int64(len(b)) + 1 // our own line: nothing to read
+			}
+			return nil
+		})
+		if err != nil || printed {
 			return err
 		}
 	}
@@ -178,18 +270,11 @@ func (t *Terminal) Deliver(_ context.Context, d *orchestrator.Delivery) error {
 	return err
 }
 
-// append writes one line and syncs it; on failure it cuts the log back to
-// its last complete line.
-func (t *Terminal) append(line []byte) error {
-	// A trim that failed before is retried first: nothing is appended to a
-	// damaged log.
-	if t.damaged {
-		if err := t.log.Truncate(t.size); err != nil {
-			return fmt.Errorf("repair delivery log: %w", err)
-		}
-		t.damaged = false
-	}
-	_, err := t.log.Write(line)
+// append writes one line at the end of the log, size bytes long when
+// measured under the lock, and syncs it; on failure it cuts the log back
+// to size, which holds every other process's lines.
+func (t *Terminal) append(line []byte, size int64) error {
+	n, err := t.log.Write(line)
 	if err == nil {
 		if err = t.log.Sync(); err != nil {
 			err = fmt.Errorf("sync delivery log: %w", err)
@@ -197,15 +282,19 @@ func (t *Terminal) append(line []byte) error {
 	} else {
 		err = fmt.Errorf("write delivery log: %w", err)
 	}
-	if err != nil {
-		if terr := t.log.Truncate(t.size); terr != nil {
-			t.damaged = true
-			return fmt.Errorf("%w (and trimming it failed: %v)", err, terr)
-		}
-		return err
+	if err == nil {
+		return nil
 	}
-	t.size += int64(len(line))
-	return nil
+	if terr := t.log.Truncate(size); terr != nil {
+		if n == len(line) {
+			// The whole line stays in the log, where a retry would find it:
+			// it counts as delivered, so print it.
+			return nil
+		}
+		// A partial line is cut by the next append, in any process.
+		return fmt.Errorf("%w (and trimming it failed: %v)", err, terr)
+	}
+	return err
 }
 
 // Close closes the delivery log.
