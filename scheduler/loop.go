@@ -164,12 +164,13 @@ const firstBackoff = time.Second
 // round fires what is due and returns how long to wait for the next window
 // (at most MaxWait).
 func (s *Scheduler) round(ctx context.Context) (time.Duration, error) {
-	if _, err := s.FireDue(ctx, time.Now()); err != nil {
+	fired, err := s.FireDue(ctx, time.Now())
+	if err != nil {
 		return 0, fmt.Errorf("fire due jobs: %w", err)
 	}
 	var next time.Time
 	var ok bool
-	err := s.st.View(ctx, func(tx store.Tx) (err error) {
+	err = s.st.View(ctx, func(tx store.Tx) (err error) {
 		next, ok, err = tx.JobNextRunAt()
 		return err
 	})
@@ -179,8 +180,18 @@ func (s *Scheduler) round(ctx context.Context) (time.Duration, error) {
 	if !ok {
 		return s.opt.MaxWait, nil
 	}
-	return min(max(time.Until(next), 0), s.opt.MaxWait), nil
+	wait := min(max(time.Until(next), 0), s.opt.MaxWait)
+	if wait == 0 && fired == 0 {
+		// Due, yet none fired: another process holds them (it is changing
+		// or dispatching them, on a shared database). Look again soon,
+		// not at once.
+		wait = heldRetry
+	}
+	return wait, nil
 }
+
+// heldRetry is how soon a round looks again at due jobs it could not take.
+const heldRetry = 50 * time.Millisecond
 
 func (s *Scheduler) auditLifecycle(ctx context.Context, action string) error {
 	return s.st.Update(ctx, func(tx store.Tx) error {

@@ -221,6 +221,40 @@ func TestScheduler_Run_SafetyWakeAtLeastEveryMinute(t *testing.T) {
 	})
 }
 
+// heldStore passes over every due job, as a database does whose due rows
+// another process holds.
+type heldStore struct{ store.Store }
+
+type heldTx struct{ store.Tx }
+
+func (h heldStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return h.Store.Update(ctx, func(tx store.Tx) error { return fn(heldTx{tx}) })
+}
+
+func (heldTx) JobsDue(time.Time, int, func(*store.Job) error) error { return nil }
+
+// A due job another process holds is looked at again soon, not in a spin.
+func TestScheduler_Run_DueJobsHeldElsewhereAreNotSpunOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		mustCreateJob(t, st, "* * * * *", "UTC")
+		time.Sleep(time.Minute) // due
+		rounds := 0
+		s := scheduler.New(heldStore{st}, &scheduler.Options{ArmedFunc: func(time.Time) {
+			if rounds++; rounds > 100 {
+				time.Sleep(time.Millisecond) // a spin: let the fake second end
+			}
+		}})
+		stop := startLoop(t, s)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		stop()
+		if rounds < 5 || rounds > 40 {
+			t.Errorf("%d rounds in a second with the due job held elsewhere; want one every %s or so", rounds, 50*time.Millisecond)
+		}
+	})
+}
+
 func TestFireDue_MisfireFireOnceOnRecovery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newTestStore(t)

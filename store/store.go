@@ -172,8 +172,9 @@ type Tx interface {
 	// whatever their ids, and returns how many it deleted.
 	QueuePrune(t time.Time, limit int) (int, error)
 
-	// AuditAppend appends ev, assigning Seq (and At when zero) at once, and
-	// PrevHash and Hash by the time the transaction commits.
+	// AuditAppend appends ev, assigning At when zero at once, and Seq,
+	// PrevHash and Hash by the time the transaction commits (a store
+	// shared by processes learns the chain's head only then).
 	AuditAppend(ev *AuditEvent) error
 	// AuditList returns events matching p, oldest first.
 	AuditList(p *AuditListParams) ([]*AuditEvent, error)

@@ -25,6 +25,9 @@ type pendingEvent struct {
 // head reads the chain head once per transaction and locks its row until
 // commit: concurrent writers of one orchestrator append one after another,
 // so its chain stays one chain. Other orchestrators' heads are other rows.
+// It is taken when the events are written (at commit, or before a read of
+// the log), after the transaction's other rows: the head is the last lock
+// a writer waits for, so it closes no deadlock, and is held briefly.
 func (t *tx) head() error {
 	if t.headRead {
 		return nil
@@ -44,11 +47,6 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) error {
 	if err := t.writable("append audit event"); err != nil {
 		return err
 	}
-	if err := t.head(); err != nil {
-		return err
-	}
-	t.headSeq++
-	ev.Seq = t.headSeq
 	if ev.At.IsZero() {
 		ev.At = time.Now().UTC()
 	}
@@ -64,9 +62,14 @@ func (t *tx) flushAudit() error {
 	if len(t.pending) == 0 {
 		return nil
 	}
+	if err := t.head(); err != nil {
+		return err
+	}
 	rows := make([][]any, 0, len(t.pending))
 	prev := t.headHash
 	for _, p := range t.pending {
+		t.headSeq++
+		p.ev.Seq = t.headSeq
 		p.ev.PrevHash, p.ev.Hash = hex.EncodeToString(prev), ""
 		body, err := encode(&p.ev)
 		if err != nil {
@@ -96,7 +99,7 @@ func (t *tx) flushAudit() error {
 // committed.
 func (t *tx) done() {
 	for _, p := range t.chained {
-		p.caller.PrevHash, p.caller.Hash = p.ev.PrevHash, p.ev.Hash
+		p.caller.Seq, p.caller.PrevHash, p.caller.Hash = p.ev.Seq, p.ev.PrevHash, p.ev.Hash
 	}
 }
 

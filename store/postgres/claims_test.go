@@ -555,3 +555,76 @@ func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 		t.Errorf("quarantined record = %q, %v; want its bytes kept", body, err)
 	}
 }
+
+// TestChangingAJobWhileAnotherProcessDispatchesIt: one process changes a
+// due job (read, written, audited) while another dispatches due jobs. The
+// dispatch neither waits for the change nor deadlocks with it, and neither
+// write is lost: the job is passed over while it is being changed, then
+// dispatched as changed.
+func TestChangingAJobWhileAnotherProcessDispatchesIt(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	now := time.Now().UTC()
+	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J", now.Add(-time.Minute))) })
+	read, release := make(chan struct{}), make(chan struct{})
+	errA := make(chan error, 1)
+	go func() {
+		errA <- a.Update(t.Context(), func(tx store.Tx) error {
+			j, err := tx.JobGet("J")
+			if err != nil {
+				return err
+			}
+			close(read)
+			j.Description = "changed"
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+			if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "ops", Action: store.AuditJobUpdated, JobID: "J"}); err != nil {
+				return err
+			}
+			<-release
+			return nil
+		})
+	}()
+	<-read
+	dispatch := func() (fired []string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		err := b.Update(ctx, func(tx store.Tx) error {
+			fired = nil
+			return tx.JobsDue(now, 10, func(j *store.Job) error {
+				fired = append(fired, j.Description)
+				j.NextRunAt, j.RunCount = now.Add(time.Hour), j.RunCount+1
+				if err := tx.JobStatusPut(j); err != nil {
+					return err
+				}
+				return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "ops", Action: store.AuditTriggerDispatched, JobID: j.JobID})
+			})
+		})
+		if err != nil {
+			t.Fatalf("dispatch: %v", err)
+		}
+		return fired
+	}
+	if got := dispatch(); len(got) != 0 {
+		t.Errorf("dispatched %q while another process was changing it", got)
+	}
+	close(release)
+	if err := <-errA; err != nil {
+		t.Fatalf("the change: %v", err)
+	}
+	if got := dispatch(); len(got) != 1 || got[0] != "changed" {
+		t.Errorf("dispatched %q after the change, want the job as changed", got)
+	}
+	mustView(t, a, func(tx store.Tx) error {
+		j, err := tx.JobGet("J")
+		if err != nil {
+			return err
+		}
+		if j.Description != "changed" || j.RunCount != 1 || !j.NextRunAt.Equal(now.Add(time.Hour)) {
+			t.Errorf("job = %q, %d runs, next %v; want the change and the dispatch both kept", j.Description, j.RunCount, j.NextRunAt)
+		}
+		return nil
+	})
+}

@@ -114,12 +114,23 @@ func stateRank(s store.JobState) int {
 	return len(store.JobStates)
 }
 
+// forUpdate locks a job read in a write transaction until commit: what
+// is read there is read to be changed, and another process's change
+// (a dispatch, which takes due rows SKIP LOCKED, passes it over) must
+// wait for this one rather than be overwritten by it.
+func (t *tx) forUpdate() string {
+	if t.write {
+		return ` FOR UPDATE`
+	}
+	return ""
+}
+
 func (t *tx) JobGet(id string) (*store.Job, error) {
 	if p := t.w.jobs[id]; p != nil {
 		return decode[store.Job]("job", id, p.body)
 	}
 	var body []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id)).Scan(&body)
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`+t.forUpdate(), t.s.orch, bs(id)).Scan(&body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("job", id)
 	} else if err != nil {
@@ -137,7 +148,7 @@ func (t *tx) JobGetByName(name string) (*store.Job, error) {
 		return nil, err
 	}
 	var id, body []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND name = $2`, t.s.orch, bs(name)).Scan(&id, &body)
+	err := t.tx.QueryRow(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND name = $2`+t.forUpdate(), t.s.orch, bs(name)).Scan(&id, &body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("job named %q: %w", name, store.ErrNotFound)
 	} else if err != nil {
@@ -432,7 +443,7 @@ func (t *tx) JobQuarantine(id string) error {
 		return err
 	}
 	var body []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id)).Scan(&body)
+	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`+t.forUpdate(), t.s.orch, bs(id)).Scan(&body)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("job", id)
 	} else if err != nil {
