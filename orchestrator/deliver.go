@@ -19,9 +19,10 @@ type outcome struct {
 	ch   string
 }
 
-// leaseMargin is how long past its deadline an attempt's item stays
-// reserved, so that a crash mid-delivery retries it soon, but a live
-// attempt is never picked again while it may still be running.
+// leaseMargin is how long past its items' deadlines a lane stays its
+// process's (in the store): a live attempt is never picked again while it
+// may still be running. A crash frees the lane at once (a dead process's
+// lanes are anyone's), and its attempts go again, each known uncertain.
 const leaseMargin = 5 * time.Second
 
 // lane is one channel's deliveries: they go one at a time, in order.
@@ -63,8 +64,9 @@ func (w *Worker) deliverLoop(ctx context.Context) {
 
 // deliverOutgoing starts the due outgoing items of every channel that has
 // no delivery in flight, each channel on a lane of its own. It first
-// records the intent (the attempt and a lease) in one transaction, so
-// that an attempt cut short by a crash is known to be uncertain; each lane
+// takes the lanes (in the store, so that no other process delivers on
+// them meanwhile) and records the intent (the attempt) in one transaction,
+// so that an attempt cut short by a crash is known to be uncertain; each lane
 // records each outcome as it comes: delivered, retry later (backoff), or
 // dead. It returns how many items it started.
 func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
@@ -88,7 +90,6 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	if len(lanes) == 0 {
 		return 0, nil
 	}
-	lease := w.now().Add(w.opt.DeliveryTimeout + leaseMargin)
 	var taken []*lane
 	err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		taken = taken[:0]
@@ -123,7 +124,7 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 			for i, it := range l.items {
 				next := *it
 				next.Attempts++
-				next.NotBefore, next.UpdatedAt = lease, w.now()
+				next.UpdatedAt = w.now()
 				if err := tx.QueuePut(&next); err != nil {
 					return err
 				}
