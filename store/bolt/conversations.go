@@ -86,20 +86,5 @@ func (t *tx) ConversationPrune(before time.Time, limit int) (_ int, err error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
-	b, at := t.b.Bucket(bucketConversations), t.b.Bucket(bucketConversationsAt)
-	end := timeKey(before)
-	var keys [][]byte
-	c := at.Cursor()
-	for k, _ := c.First(); k != nil && bytes.Compare(k[:8], end) < 0 && len(keys) < limit; k, _ = c.Next() {
-		keys = append(keys, bytes.Clone(k))
-	}
-	for _, k := range keys {
-		if err := at.Delete(k); err != nil {
-			return 0, err
-		}
-		if err := b.Delete(k[8:]); err != nil {
-			return 0, err
-		}
-	}
-	return len(keys), nil
+	return pruneByTime(t.b.Bucket(bucketConversations), t.b.Bucket(bucketConversationsAt), before, limit)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -55,7 +57,12 @@ func (t *tx) RequestPrune(before time.Time, limit int) (_ int, err error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
-	b, at := t.b.Bucket(bucketRequests), t.b.Bucket(bucketRequestsAt)
+	return pruneByTime(t.b.Bucket(bucketRequests), t.b.Bucket(bucketRequestsAt), before, limit)
+}
+
+// pruneByTime deletes up to limit records of b older than before, oldest
+// first, through their time index at (time(8) + key -> nil).
+func pruneByTime(b, at *bolt.Bucket, before time.Time, limit int) (int, error) {
 	end := timeKey(before)
 	var keys [][]byte
 	c := at.Cursor()
