@@ -493,6 +493,17 @@ func (w *Worker) runTriggers(ctx context.Context, items []*store.QueueItem) erro
 	var done []finished
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		done = done[:0]
+		if ra, ok := tx.(store.ReadAheader); ok {
+			// A database across a network: each trigger's job and run in
+			// two queries, not two round trips a trigger.
+			var jobs, execs []string
+			for _, it := range items {
+				jobs, execs = append(jobs, it.JobID), append(execs, it.ExecutionID)
+			}
+			if err := ra.ReadAhead(jobs, execs); err != nil {
+				return err
+			}
+		}
 		for _, it := range items {
 			f, err := w.runTrigger(ctx, tx, it)
 			if err != nil {

@@ -204,6 +204,14 @@ type Tx interface {
 	ConversationPrune(before time.Time, limit int) (int, error)
 }
 
+// ReadAheader is a Tx of a store across a network: it reads, in one round
+// trip, jobs and runs its caller is about to read one by one (in a write
+// transaction locking the jobs, as JobGet does there). A local store needs
+// none; callers test for it.
+type ReadAheader interface {
+	ReadAhead(jobIDs, executionIDs []string) error
+}
+
 // JobListParams filters and pages JobList.
 type JobListParams struct {
 	States    []JobState // empty: every state but deleted

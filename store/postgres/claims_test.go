@@ -628,3 +628,57 @@ func TestChangingAJobWhileAnotherProcessDispatchesIt(t *testing.T) {
 		return nil
 	})
 }
+
+// TestReadAheadLocksTheJobsAndSeesLaterWrites: jobs read ahead (the
+// worker's batch of triggers) are locked as JobGet locks them, so another
+// process's dispatch passes them over, and a job written after it was read
+// ahead reads as written.
+func TestReadAheadLocksTheJobsAndSeesLaterWrites(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	now := time.Now().UTC()
+	mustUpdate(t, a, func(tx store.Tx) error {
+		for _, id := range []string{"J1", "J2"} {
+			if err := tx.JobPut(storetest.NewJob(id, now.Add(-time.Minute))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	release := holding(t, a, func(tx store.Tx) error {
+		return tx.(store.ReadAheader).ReadAhead([]string{"J1", "nope"}, []string{"J1@x"})
+	})
+	var due []string
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	err := b.Update(ctx, func(tx store.Tx) error {
+		return tx.JobsDue(now, 10, func(j *store.Job) error { due = append(due, j.JobID); return nil })
+	})
+	release()
+	if err != nil || fmt.Sprint(due) != "[J2]" {
+		t.Errorf("another process's dispatch = %v, %v; want J2 only (J1 is read ahead and held)", due, err)
+	}
+	mustUpdate(t, a, func(tx store.Tx) error {
+		if err := tx.(store.ReadAheader).ReadAhead([]string{"J1", "nope"}, nil); err != nil {
+			return err
+		}
+		j, err := tx.JobGet("J1")
+		if err != nil {
+			return err
+		}
+		j.Description = "changed"
+		if err := tx.JobPut(j); err != nil {
+			return err
+		}
+		if _, err := tx.JobCount(); err != nil { // a range read: sends the write
+			return err
+		}
+		if again, err := tx.JobGet("J1"); err != nil || again.Description != "changed" {
+			t.Errorf("J1 after its write reads %q, %v; want it as written", again.Description, err)
+		}
+		if _, err := tx.JobGet("nope"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a job read ahead and absent: %v", err)
+		}
+		return nil
+	})
+}

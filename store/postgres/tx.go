@@ -129,6 +129,16 @@ func (t *tx) JobGet(id string) (*store.Job, error) {
 	if p := t.w.jobs[id]; p != nil {
 		return decode[store.Job]("job", id, p.body)
 	}
+	if b, ok := t.w.written[id]; ok {
+		return decode[store.Job]("job", id, b)
+	}
+	if b, ok := t.w.locked[id]; ok { // read (and locked) ahead
+		j, err := decode[store.Job]("job", id, b)
+		if err == nil {
+			t.w.sawName(id, j)
+		}
+		return j, err
+	}
 	var body []byte
 	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`+t.forUpdate(), t.s.orch, bs(id)).Scan(&body)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -287,6 +288,53 @@ func (t *tx) flush() error {
 			return fmt.Errorf("write: a job name is taken: %w", store.ErrExists)
 		}
 		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// ReadAhead reads the jobs (locked, in a write transaction) and runs a
+// caller is about to read one by one, in two queries: the worker's batch
+// of triggers reads each one's job and run.
+func (t *tx) ReadAhead(jobIDs, executionIDs []string) error {
+	var runs []string
+	for _, id := range executionIDs {
+		if _, ok := t.w.runsAhead[id]; !ok && t.w.runs[id] == nil {
+			runs = append(runs, id)
+		}
+	}
+	if err := t.readAhead(runs); err != nil {
+		return err
+	}
+	var jobs []string
+	for _, id := range jobIDs {
+		_, locked := t.w.locked[id]
+		_, written := t.w.written[id]
+		if !locked && !written && t.w.jobs[id] == nil {
+			jobs = append(jobs, id)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	// In id order, so that two transactions lock their jobs in one order.
+	rows, err := t.tx.Query(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = ANY($2)
+		ORDER BY job_id`+t.forUpdate(), t.s.orch, bss(jobs))
+	if err != nil {
+		return fmt.Errorf("read jobs ahead: %w", err)
+	}
+	if t.w.locked == nil {
+		t.w.locked = make(map[string][]byte, len(jobs))
+	}
+	var id, body []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		t.w.locked[string(id)] = slices.Clone(body)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read jobs ahead: %w", err)
 	}
 	return nil
 }
