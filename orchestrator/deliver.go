@@ -1,12 +1,15 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +27,12 @@ type outcome struct {
 // may still be running. A crash frees the lane at once (a dead process's
 // lanes are anyone's), and its attempts go again, each known uncertain.
 const leaseMargin = 5 * time.Second
+
+// laneLease is how long a lane of n items stays its process's: to the
+// last one's deadline, and a margin.
+func laneLease(timeout time.Duration, n int) time.Duration {
+	return time.Duration(n)*timeout + leaseMargin
+}
 
 // lane is one channel's deliveries: they go one at a time, in order.
 type lane struct {
@@ -94,11 +103,12 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
 		taken = taken[:0]
 		held := map[string]time.Time{} // the lanes taken, and their last delivery
+		// In key order: processes take shared lanes in one order.
+		slices.SortFunc(lanes, func(a, b *lane) int { return strings.Compare(a.key, b.key) })
 		for _, l := range lanes {
 			// The lane is this process's until its last item's deadline,
 			// unless another process delivers on the channel now.
-			until := t.Add(time.Duration(len(l.items)) * (w.opt.DeliveryTimeout + leaseMargin))
-			ok, last, err := tx.LaneTake(l.key, t, until)
+			ok, last, err := tx.LaneTake(l.key, t, t.Add(laneLease(w.opt.DeliveryTimeout, len(l.items))))
 			if err != nil {
 				return err
 			}
@@ -121,6 +131,10 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 				continue
 			}
 			delete(held, l.key)
+			// Held until the deadline of the last of its items as read now.
+			if ok, _, err := tx.LaneTake(l.key, t, t.Add(laneLease(w.opt.DeliveryTimeout, len(l.items)))); err != nil || !ok {
+				return cmp.Or(err, fmt.Errorf("lane %s: lost within its own transaction", l.key))
+			}
 			for i, it := range l.items {
 				next := *it
 				next.Attempts++
@@ -222,25 +236,26 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 	var mu sync.Mutex
 	var pending []outcome
 	var delivered time.Time // the lane's last delivery
+	attempted := 0
 	flush := func(release bool) {
 		mu.Lock()
 		outs := pending
 		pending = nil
-		last := delivered
+		end := &laneEnd{key: l.key, last: delivered, release: release, left: len(l.items) - attempted}
 		mu.Unlock()
 		if len(outs) == 0 && !release {
 			return
 		}
-		lr := &laneEnd{key: l.key, last: last}
-		if !release {
-			lr = nil
-		}
 		// A transient failure (a connection reset) is tried again at
-		// once: unrecorded, these deliveries would be retried at their
-		// lease's end, each with a check that it was not sent already.
+		// once: unrecorded, these deliveries would go again, each with a
+		// check that it was not sent already.
 		var err error
 		for try := range recordTries {
-			if err = w.record(context.WithoutCancel(ctx), outs, lr); err == nil {
+			if err = w.record(context.WithoutCancel(ctx), outs, end); err == nil {
+				return
+			} else if errors.Is(err, errLaneLost) {
+				w.log.Warn("delivery lane taken over by another process: its outcomes are left to it",
+					slog.String("lane", l.key), slog.Int("items", len(outs)))
 				return
 			}
 			if try < recordTries-1 {
@@ -278,6 +293,7 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		}
 		mu.Lock()
 		pending = append(pending, outcome{item: it, err: err, ch: ch})
+		attempted++
 		if err == nil {
 			delivered = w.now()
 		}
@@ -292,17 +308,31 @@ const recordTries = 3
 // lane's earlier deliveries are recorded without waiting for it.
 const recordAfter = 50 * time.Millisecond
 
-// laneEnd lets go of a lane, noting its last delivery.
+// laneEnd is where a lane stands when outcomes are recorded.
 type laneEnd struct {
-	key  string
-	last time.Time
+	key     string
+	last    time.Time // its last delivery
+	release bool      // all its items are attempted: let it go
+	left    int       // its items not attempted yet
 }
 
-// record commits the outcomes of a lane's attempts, and the lane's release
-// when end is set, and reports failures.
+// errLaneLost: another process holds the lane now (this one's lease ran
+// out, or its session was lost); the outcomes are its to record.
+var errLaneLost = errors.New("delivery lane lost to another process")
+
+// record commits the outcomes of a lane's attempts, if the lane is still
+// this process's (keeping it for the items left, or letting it go), and
+// reports failures.
 func (w *Worker) record(ctx context.Context, outs []outcome, end *laneEnd) error {
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		if end != nil {
+		now := w.now()
+		ok, _, err := tx.LaneTake(end.key, now, now.Add(laneLease(w.opt.DeliveryTimeout, end.left)))
+		if err != nil {
+			return err
+		} else if !ok {
+			return errLaneLost
+		}
+		if end.release {
 			if err := tx.LaneRelease(end.key, end.last); err != nil {
 				return err
 			}

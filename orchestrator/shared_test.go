@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -147,4 +148,74 @@ func TestWorkers_ProcessesDeliverEachItemOnceAChannelAtATime(t *testing.T) {
 	if watch.blind != 0 {
 		t.Errorf("%d posts followed another process's post on their channel without its time (LastPost)", watch.blind)
 	}
+}
+
+// gate is a channel whose posts wait until it opens, then fail.
+type gate struct {
+	started chan struct{}
+	open    chan struct{}
+}
+
+func (g *gate) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
+	close(g.started)
+	<-g.open
+	return errors.New("connection reset")
+}
+
+// TestWorker_ALaneTakenOverLeavesItsOutcomesToTheNewHolder: a process
+// whose lane another process took over (its lease ran out mid-post) does
+// not record its late outcome over what the new holder recorded.
+func TestWorker_ALaneTakenOverLeavesItsOutcomesToTheNewHolder(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	var stores []*postgres.Store
+	for range 2 {
+		st, err := postgres.Open(t.Context(), dsn, "default", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores = append(stores, st)
+	}
+	a, b := stores[0], stores[1]
+	p, _ := json.Marshal(orchestrator.ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: "hi",
+		TargetRef: &store.TargetRef{Channel: "test", ChannelID: "C1"}}})
+	it := &store.QueueItem{Kind: store.KindMessage, OrchestratorID: "default", Queue: store.QueueOutgoing, Payload: p}
+	if err := a.Update(t.Context(), func(tx store.Tx) error { return tx.QueueAdd(it) }); err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{started: make(chan struct{}), open: make(chan struct{})}
+	w := orchestrator.NewWorker(orchestrator.Options{OrchestratorID: "default", Store: a,
+		Registry: functions.NewRegistry(functions.Deps{Store: a}), Deliverers: map[string]orchestrator.Deliverer{"test": g}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.Step(t.Context())
+	}()
+	<-g.started
+	// Another process takes the lane once its lease has run out, and
+	// records the item delivered.
+	err := b.Update(t.Context(), func(tx store.Tx) error {
+		ok, _, err := tx.LaneTake("test||C1", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
+		if err != nil || !ok {
+			return fmt.Errorf("take the lane: %v, %v", ok, err)
+		}
+		cur, err := tx.QueueGet(it.ItemID)
+		if err != nil {
+			return err
+		}
+		cur.Queue = store.QueueDone
+		return tx.QueuePut(cur)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(g.open)
+	<-done
+	a.View(t.Context(), func(tx store.Tx) error {
+		cur, err := tx.QueueGet(it.ItemID)
+		if err != nil || cur.Queue != store.QueueDone {
+			t.Errorf("item after the late failure = %v, %v; want done, as the lane's new holder left it", cur.Queue, err)
+		}
+		return nil
+	})
 }

@@ -116,12 +116,20 @@ func (t *tx) LaneTake(key string, now, until time.Time) (bool, time.Time, error)
 		WHERE l.orchestrator_id = $1 AND l.lane = c.lane
 		RETURNING l.last_ns`, t.s.orch, bs(key), me, until.UnixNano(), now.UnixNano(), int64(orchKey(t.s.orch))).Scan(&last)
 	if err == pgx.ErrNoRows {
-		// Held, busy, or new: a new lane is inserted (a lane is made once).
-		var tag pgconn.CommandTag
-		tag, err = t.exec(`INSERT INTO schedbot_lanes (orchestrator_id, lane, owner_key, lease_until_ns) VALUES ($1, $2, $3, $4)
-			ON CONFLICT DO NOTHING`, t.s.orch, bs(key), me, until.UnixNano())
-		if err == nil && tag.RowsAffected() == 0 {
+		// Held, busy, or new. Only a lane with no row yet is inserted (an
+		// insert would wait for a transaction that has the row locked).
+		var exists bool
+		if err = t.tx.QueryRow(t.ctx, `SELECT EXISTS (SELECT 1 FROM schedbot_lanes WHERE orchestrator_id = $1 AND lane = $2)`,
+			t.s.orch, bs(key)).Scan(&exists); err == nil && exists {
 			return false, time.Time{}, nil // another live process delivers on it
+		}
+		var tag pgconn.CommandTag
+		if err == nil {
+			tag, err = t.exec(`INSERT INTO schedbot_lanes (orchestrator_id, lane, owner_key, lease_until_ns) VALUES ($1, $2, $3, $4)
+				ON CONFLICT DO NOTHING`, t.s.orch, bs(key), me, until.UnixNano())
+		}
+		if err == nil && tag.RowsAffected() == 0 {
+			return false, time.Time{}, nil // made by another process just now
 		}
 	}
 	if err != nil {
