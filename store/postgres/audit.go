@@ -101,6 +101,7 @@ func (t *tx) done() {
 	for _, p := range t.chained {
 		p.caller.Seq, p.caller.PrevHash, p.caller.Hash = p.ev.Seq, p.ev.PrevHash, p.ev.Hash
 	}
+	t.commitClaims()
 }
 
 func (t *tx) AuditList(p *store.AuditListParams) ([]*store.AuditEvent, error) {

@@ -504,6 +504,17 @@ func TestExpiredLeasesComeBack(t *testing.T) {
 	if got := claim(dead, t0.Add(time.Hour)); len(got) != 0 {
 		t.Errorf("an outgoing item was claimed: %+v", got)
 	}
+	// Moved on by its new holder, the item is still not the first
+	// process's to write: its claim was taken over (a put back to incoming
+	// would run it again).
+	err := dead.Update(t.Context(), func(tx store.Tx) error {
+		stale := *got[0]
+		stale.Queue = store.QueueIncoming
+		return tx.QueuePut(&stale)
+	})
+	if !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("putting back an item another process took over and moved on = %v, want ErrLeaseLost", err)
+	}
 }
 
 // TestUnreadableDueJobIsPassedOverAndQuarantined: a due job whose stored

@@ -21,20 +21,90 @@ func abandoned(now, orchKey int) string {
 }
 
 // fenced is the condition under which this process may rewrite a queue
-// row: it is not a processing item another live process holds ($key is
-// this process's key, $orchKey the orchestrator's).
-// alias is the row's table alias with its dot, or "".
-func fenced(alias string, key, orchKey int) string {
-	return fmt.Sprintf(`(%[1]squeue <> 'processing' OR %[1]slease_key IS NULL OR %[1]slease_key = $%[2]d OR %[1]slease_until < now() OR %[1]slease_key NOT IN %[3]s)`,
-		alias, key, liveKeys(orchKey))
+// row. An item it claimed (claim, the expression of the claim's stamp,
+// not NULL) must still be in processing under that very claim: not taken
+// over since, whatever the new holder did with it. Any other row must not
+// be a processing item another live process holds. $key is this
+// process's key, $orchKey the orchestrator's; alias is the row's table
+// alias with its dot, or "".
+func fenced(alias, claim string, key, orchKey int) string {
+	return fmt.Sprintf(`(CASE WHEN %[4]s::bigint IS NULL THEN
+		%[1]squeue <> 'processing' OR %[1]slease_key IS NULL OR %[1]slease_key = $%[2]d OR %[1]slease_until < now() OR %[1]slease_key NOT IN %[3]s
+		ELSE %[1]squeue = 'processing' AND %[1]slease_key = $%[2]d AND %[1]supdated_ns = %[4]s END)`,
+		alias, key, liveKeys(orchKey), claim)
+}
+
+// claim notes this transaction's claim on item id, stamped stamp (its
+// updated_ns).
+func (t *tx) claim(id string, stamp int64) {
+	if t.claimed == nil {
+		t.claimed = map[string]int64{}
+	}
+	t.claimed[id] = stamp
+}
+
+// claimOf is the stamp of this process's claim on item id, nil when it
+// holds none.
+func (t *tx) claimOf(id string) *int64 {
+	if v, ok := t.claimed[id]; ok {
+		if v == 0 {
+			return nil
+		}
+		return &v
+	}
+	t.s.claimMu.Lock()
+	defer t.s.claimMu.Unlock()
+	if v, ok := t.s.claims[id]; ok {
+		return &v
+	}
+	return nil
+}
+
+// wroteItem notes that a claimed item was rewritten: still in processing
+// under a new stamp, or out of it (the claim ends).
+func (t *tx) wroteItem(id string, p *pendingItem) {
+	if t.claimOf(id) == nil {
+		return
+	}
+	if p.queue == string(store.QueueProcessing) {
+		t.claim(id, p.updated)
+	} else {
+		t.claim(id, 0)
+	}
+}
+
+// commitClaims makes the committed transaction's claims the store's.
+func (t *tx) commitClaims() {
+	if len(t.claimed) == 0 {
+		return
+	}
+	t.s.claimMu.Lock()
+	defer t.s.claimMu.Unlock()
+	if t.s.claims == nil {
+		t.s.claims = map[string]int64{}
+	}
+	for id, v := range t.claimed {
+		if v == 0 {
+			delete(t.s.claims, id)
+		} else {
+			t.s.claims[id] = v
+		}
+	}
 }
 
 // whyNotWritten explains queue rows an update did not reach: claimed by
 // another live process since (ErrLeaseLost), or gone (ErrNotFound).
 func (t *tx) whyNotWritten(ids []string) error {
+	for _, id := range ids {
+		if t.claimOf(id) != nil {
+			// A claimed item is not deleted while in processing: it was
+			// taken over.
+			return fmt.Errorf("queue item %s: %w", id, store.ErrLeaseLost)
+		}
+	}
 	var held []byte
 	err := t.tx.QueryRow(t.ctx, `SELECT item_id FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = ANY($2)
-		AND NOT `+fenced("", 3, 4)+` LIMIT 1`, t.s.orch, bss(ids), t.s.currentKey(), int64(orchKey(t.s.orch))).Scan(&held)
+		AND NOT `+fenced("", "NULL", 3, 4)+` LIMIT 1`, t.s.orch, bss(ids), t.s.currentKey(), int64(orchKey(t.s.orch))).Scan(&held)
 	switch {
 	case err == nil:
 		return fmt.Errorf("queue item %s: %w", held, store.ErrLeaseLost)

@@ -52,6 +52,9 @@ type Store struct {
 
 	listening func() // called once LISTEN is in place (tests)
 
+	claimMu sync.Mutex
+	claims  map[string]int64 // item id -> the stamp (updated_ns) of this process's committed claim on it
+
 	instMu sync.Mutex
 	inst   *pgx.Conn    // holds this process's instance lock (Join) while set
 	key    atomic.Int32 // the instance lock's second key, 0 before Join

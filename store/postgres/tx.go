@@ -36,6 +36,10 @@ type tx struct {
 
 	w writes // puts kept to be sent together (writes.go)
 
+	// Claims this transaction made or ended (0), for the store's at
+	// commit (leases.go).
+	claimed map[string]int64
+
 	// What committing tells other processes (notify.go).
 	jobsChanged, itemsAdded bool
 }
@@ -689,14 +693,15 @@ func (t *tx) QueuePut(item *store.QueueItem) error {
 		lease_owner = CASE WHEN $3 = 'processing' THEN lease_owner END,
 		lease_until = CASE WHEN $3 = 'processing' THEN lease_until END,
 		lease_key = CASE WHEN $3 = 'processing' THEN lease_key END
-		WHERE orchestrator_id = $1 AND item_id = $2 AND `+fenced("", 7, 8),
-		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body, t.s.currentKey(), int64(orchKey(t.s.orch)))
+		WHERE orchestrator_id = $1 AND item_id = $2 AND `+fenced("", "$9", 7, 8),
+		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body, t.s.currentKey(), int64(orchKey(t.s.orch)), t.claimOf(item.ItemID))
 	if err != nil {
 		return fmt.Errorf("put queue item %s: %w", item.ItemID, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return t.whyNotWritten([]string{item.ItemID})
 	}
+	t.wroteItem(item.ItemID, p)
 	t.w.sawItem(item.ItemID)
 	return nil
 }
@@ -742,6 +747,7 @@ func (t *tx) QueueClaim(now time.Time, limit int) ([]*store.QueueItem, error) {
 		if was == string(store.QueueProcessing) {
 			t.s.count.expired.Add(1)
 		}
+		t.claim(string(id), updated)
 		t.w.sawItem(string(id))
 		items = append(items, it)
 		return nil

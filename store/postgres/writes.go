@@ -167,6 +167,11 @@ func (t *tx) flush() error {
 	// Updates must reach every row they name: statement index -> rows.
 	expect := map[int]int64{}
 	itemUpdate, itemIDs := -1, []string(nil)
+	type wroteItem struct {
+		id string
+		p  *pendingItem
+	}
+	var wrote []wroteItem
 	if len(w.jobs) > 0 {
 		var ins, upd []string
 		for _, id := range last(w.jobOrder) {
@@ -245,6 +250,11 @@ func (t *tx) flush() error {
 		}
 		if len(upd) > 0 {
 			qs, nbs, ups, bodies := cols(upd)
+			claims := make([]*int64, len(upd))
+			for i, id := range upd {
+				claims[i] = t.claimOf(id)
+				wrote = append(wrote, wroteItem{id, w.items[id]})
+			}
 			expect[b.Len()] = int64(len(upd))
 			itemUpdate, itemIDs = b.Len(), upd
 			// An item put anywhere but processing is nobody's any more; one
@@ -253,9 +263,9 @@ func (t *tx) flush() error {
 				lease_owner = CASE WHEN u.queue = 'processing' THEN q.lease_owner END,
 				lease_until = CASE WHEN u.queue = 'processing' THEN q.lease_until END,
 				lease_key = CASE WHEN u.queue = 'processing' THEN q.lease_key END
-				FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[]) AS u(item_id, queue, not_before_ns, updated_ns, body)
-				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id AND `+fenced("q.", 7, 8),
-				t.s.orch, bss(upd), qs, nbs, ups, bodies, t.s.currentKey(), int64(orchKey(t.s.orch)))
+				FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[], $9::bigint[]) AS u(item_id, queue, not_before_ns, updated_ns, body, claim_ns)
+				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id AND `+fenced("q.", "u.claim_ns", 7, 8),
+				t.s.orch, bss(upd), qs, nbs, ups, bodies, t.s.currentKey(), int64(orchKey(t.s.orch)), claims)
 		}
 	}
 	// What was kept is in the transaction now, or the transaction failed.
@@ -282,6 +292,11 @@ func (t *tx) flush() error {
 	}
 	if len(errs) == 0 && missed != nil {
 		errs = append(errs, t.whyNotWritten(missed))
+	}
+	if len(errs) == 0 {
+		for _, w := range wrote {
+			t.wroteItem(w.id, w.p)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		if isUniqueViolation(err) {
