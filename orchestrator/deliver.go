@@ -64,6 +64,9 @@ func (w *Worker) deliverLoop(ctx context.Context) {
 		if err == nil {
 			wait, err = w.idle(ctx, store.QueueOutgoing)
 		}
+		if ctx.Err() != nil {
+			return // a shutdown, not a failing store
+		}
 		wait = pace.after(err, wait)
 		if !sleep(ctx, timer, wait, w.wakeDeliver) {
 			return
@@ -132,7 +135,7 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 			}
 			delete(held, l.key)
 			// Held until the deadline of the last of its items as read now.
-			if ok, _, err := tx.LaneTake(l.key, t, t.Add(laneLease(w.opt.DeliveryTimeout, len(l.items)))); err != nil || !ok {
+			if ok, err := tx.LaneKeep(l.key, t.Add(laneLease(w.opt.DeliveryTimeout, len(l.items)))); err != nil || !ok {
 				return cmp.Or(err, fmt.Errorf("lane %s: lost within its own transaction", l.key))
 			}
 			for i, it := range l.items {
@@ -325,8 +328,7 @@ var errLaneLost = errors.New("delivery lane lost to another process")
 // reports failures.
 func (w *Worker) record(ctx context.Context, outs []outcome, end *laneEnd) error {
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		now := w.now()
-		ok, _, err := tx.LaneTake(end.key, now, now.Add(laneLease(w.opt.DeliveryTimeout, end.left)))
+		ok, err := tx.LaneKeep(end.key, w.now().Add(laneLease(w.opt.DeliveryTimeout, end.left)))
 		if err != nil {
 			return err
 		} else if !ok {

@@ -159,6 +159,10 @@ type Tx interface {
 	// process holds it at now: ok is false then. last is when the lane
 	// last delivered (zero: never), whichever process did.
 	LaneTake(key string, now, until time.Time) (ok bool, last time.Time, err error)
+	// LaneKeep renews this process's hold on a lane it took, until until;
+	// ok is false when it no longer holds it (another process took it
+	// over), and the caller must leave the lane's items alone.
+	LaneKeep(key string, until time.Time) (ok bool, err error)
 	// LaneRelease lets go of a lane this process holds, noting when it last
 	// delivered (zero: unchanged).
 	LaneRelease(key string, last time.Time) error

@@ -75,6 +75,14 @@ func (t *tx) LaneTake(key string, now, until time.Time) (ok bool, last time.Time
 	return true, last, nil
 }
 
+func (t *tx) LaneKeep(key string, until time.Time) (_ bool, err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return false, err
+	}
+	return true, nil // one process: its lanes are its own
+}
+
 func (t *tx) LaneRelease(key string, last time.Time) (err error) {
 	defer guard(&err)
 	if err := t.writable(); err != nil {

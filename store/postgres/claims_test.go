@@ -353,6 +353,15 @@ func TestLaneReleaseKeepsThePaceForTheNext(t *testing.T) {
 	if !ok || !last.Equal(delivered) {
 		t.Errorf("b's LaneTake = %v, last %v; want ok, %v", ok, last, delivered)
 	}
+	// The process that let it go does not keep it; the one that took it does.
+	mustUpdate(t, a, func(tx store.Tx) (err error) { ok, err = tx.LaneKeep("L", t0.Add(time.Hour)); return })
+	if ok {
+		t.Error("LaneKeep by the process that let the lane go succeeded")
+	}
+	mustUpdate(t, b, func(tx store.Tx) (err error) { ok, err = tx.LaneKeep("L", t0.Add(time.Hour)); return })
+	if !ok {
+		t.Error("LaneKeep by the lane's holder failed")
+	}
 	// A release by a process that does not hold the lane changes nothing.
 	mustUpdate(t, a, func(tx store.Tx) error { return tx.LaneRelease("L", t0.Add(time.Hour)) })
 	mustUpdate(t, a, func(tx store.Tx) (err error) {

@@ -211,6 +211,20 @@ func (t *tx) LaneTake(key string, now, until time.Time) (bool, time.Time, error)
 	return true, fromNS(last), nil
 }
 
+func (t *tx) LaneKeep(key string, until time.Time) (bool, error) {
+	if err := t.writable("keep lane"); err != nil {
+		return false, err
+	}
+	// Waits for a transaction that has the row locked (unlike LaneTake):
+	// the answer must be the truth, not "busy".
+	tag, err := t.exec(`UPDATE schedbot_lanes SET lease_until_ns = $4 WHERE orchestrator_id = $1 AND lane = $2 AND owner_key = $3`,
+		t.s.orch, bs(key), t.s.currentKey(), until.UnixNano())
+	if err != nil {
+		return false, fmt.Errorf("keep lane: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 func (t *tx) LaneRelease(key string, last time.Time) error {
 	if err := t.writable("release lane"); err != nil {
 		return err

@@ -759,6 +759,12 @@ func testLanes(t *testing.T, s store.Store) {
 	if _, last := take("slack|p|C1", t0.Add(3*time.Second)); !last.Equal(delivered) {
 		t.Errorf("last after an empty release = %v, want %v", last, delivered)
 	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if ok, err := tx.LaneKeep("slack|p|C1", t0.Add(time.Hour)); err != nil || !ok {
+			t.Errorf("LaneKeep of a lane this process took = %v, %v", ok, err)
+		}
+		return nil
+	})
 	if _, last := take("slack|p|C2", t0); !last.IsZero() {
 		t.Errorf("another lane's last = %v, want zero", last)
 	}
