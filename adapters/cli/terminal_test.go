@@ -127,15 +127,7 @@ func TestReadLog_ADamagedLineNeverHidesADelivery(t *testing.T) {
 		`{"itemId":"I1","te{"itemId":"I2","text":"b","at":"2026-11-20T15:00:01Z"}`+"\n"+
 		`garbage {"itemId":"I3","text":"c","at":"2026-11-20T15:00:02Z"} trailing`+"\n"+
 		`{"itemId":"I4","text":"d","at":"2026-11-20T15:00:03Z"}`+"\n"), 0o600)
-	entries, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.ItemID)
-	}
-	if strings.Join(got, " ") != "I0 I2 I3 I4" {
+	if got := logIDs(t, path); got != "I0 I2 I3 I4" {
 		t.Errorf("read %v, want I0 I2 I3 I4 (I1 was cut short, so never printed)", got)
 	}
 }
@@ -263,15 +255,7 @@ func TestTerminal_AFailedAppendNeverCutsAnotherProcesssLine(t *testing.T) {
 	if err := a.Deliver(t.Context(), &orchestrator.Delivery{ItemID: "I1", Text: "one", Attempt: 2}); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := ReadLog(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.ItemID)
-	}
-	if strings.Join(got, " ") != "I0 I2 I1" {
+	if got := logIDs(t, path); got != "I0 I2 I1" {
 		t.Errorf("log holds %v, want I0 I2 I1 (B's lines whole, A's failed one gone)", got)
 	}
 	validLines(t, path)
@@ -407,4 +391,18 @@ func TestTerminalHelperProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// logIDs is the item ids of a delivery log's entries, in order.
+func logIDs(t *testing.T, path string) string {
+	t.Helper()
+	entries, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.ItemID)
+	}
+	return strings.Join(got, " ")
 }
