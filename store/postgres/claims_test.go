@@ -702,3 +702,37 @@ func TestReadAheadLocksTheJobsAndSeesLaterWrites(t *testing.T) {
 		return nil
 	})
 }
+
+// TestAWindowWrittenMeanwhileFailsTheDispatch: a run read ahead as absent
+// is written by COPY, with no upsert; should another process have written
+// that window meanwhile (which the job's row lock rules out in schedbot,
+// but not in a database someone else writes to), the unique execution id
+// fails the dispatch instead of overwriting the other's run.
+func TestAWindowWrittenMeanwhileFailsTheDispatch(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	window := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J1", window)) })
+	execID := store.ExecutionID("J1", window)
+	err := a.Update(t.Context(), func(tx store.Tx) error {
+		return tx.JobsDue(time.Now(), 10, func(j *store.Job) error {
+			if _, err := tx.RunGet(execID); !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("the window's run before dispatch: %v, want none", err)
+			}
+			mustUpdate(t, b, func(tx store.Tx) error { // committed meanwhile
+				return tx.RunPut(&store.Run{ExecutionID: execID, JobID: "J1", ScheduledAt: window, Status: store.RunSkipped, Reason: "theirs"})
+			})
+			return tx.RunPut(&store.Run{ExecutionID: execID, JobID: "J1", ScheduledAt: window, Status: store.RunDispatched})
+		})
+	})
+	if err == nil {
+		t.Fatal("the dispatch of a window another process wrote meanwhile committed")
+	}
+	mustView(t, a, func(tx store.Tx) error {
+		r, err := tx.RunGet(execID)
+		if err != nil || r.Reason != "theirs" {
+			t.Errorf("the window's run after the failed dispatch = %+v, %v; want the other process's", r, err)
+		}
+		return nil
+	})
+}
