@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,6 +19,10 @@ type Options struct {
 	Logger         *slog.Logger
 	// Batch is the most jobs fired in one transaction. Default 2000.
 	Batch int
+	// Dispatchers is how many transactions fire a burst at once, each its
+	// own batches. Default: what the store says at each burst
+	// (store.ParallelWriter), else 1.
+	Dispatchers int
 	// Grace is how late a window may fire and still count as on time;
 	// later than that, the job's misfire policy applies. Default 1 minute.
 	Grace time.Duration
@@ -29,10 +34,10 @@ type Options struct {
 	// failed and no longer blocks. Default 1 hour.
 	RunTimeout time.Duration
 	// DispatchedFunc is called after a commit, once per fired window, with
-	// how late it fired. It must not block.
+	// how late it fired; one call at a time. It must not block.
 	DispatchedFunc func(j *store.Job, r *store.Run, lateness time.Duration)
 	// RecordedFunc is called after a commit for every run record written
-	// (dispatched, skipped, missed). It must not block.
+	// (dispatched, skipped, missed); one call at a time. It must not block.
 	RecordedFunc func(r *store.Run)
 	// ArmedFunc is called each time the loop arms its timer, with the
 	// instant it will wake at. For tests and benchmarks.
@@ -46,6 +51,8 @@ type Scheduler struct {
 	opt  Options
 	log  *slog.Logger
 	wake chan struct{}
+
+	report sync.Mutex // one dispatcher at a time calls DispatchedFunc and RecordedFunc
 }
 
 // New returns a scheduler over st.
@@ -207,8 +214,33 @@ type fired struct {
 }
 
 // FireDue fires every job due at now, in transactions of at most Batch
-// jobs, and returns how many windows it dispatched.
+// jobs, Dispatchers of them at once, and returns how many windows it
+// dispatched. Dispatchers take the due jobs no other transaction holds
+// (store.Tx.JobsDue), so none fires a window twice.
 func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
+	n := s.opt.Dispatchers
+	if pw, ok := s.st.(store.ParallelWriter); ok && n <= 0 {
+		n = pw.ParallelWrites(ctx)
+	}
+	if n <= 1 {
+		return s.dispatchDue(ctx, now)
+	}
+	var wg sync.WaitGroup
+	counts, errs := make([]int, n), make([]error, n)
+	for i := range n {
+		wg.Go(func() { counts[i], errs[i] = s.dispatchDue(ctx, now) })
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total, errors.Join(errs...)
+}
+
+// dispatchDue is one dispatcher of FireDue: it fires due jobs, a batch a
+// transaction, until a batch comes short.
+func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time) (int, error) {
 	now = now.UTC()
 	total := 0
 	for {
@@ -243,6 +275,7 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 			return total, err
 		}
 		logged := s.log.Enabled(ctx, slog.LevelInfo) // a burst is 10k lines; build none unless kept
+		s.report.Lock()
 		for _, f := range out {
 			if logged {
 				s.log.LogAttrs(ctx, slog.LevelInfo, "trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
@@ -257,6 +290,7 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 				s.opt.RecordedFunc(r)
 			}
 		}
+		s.report.Unlock()
 		total += len(out)
 		if n < s.opt.Batch {
 			return total, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -500,6 +501,75 @@ func TestFireDue_ManyJobsInBatches(t *testing.T) {
 		}
 		if got := len(triggers(t, st)); got != 2500 {
 			t.Errorf("%d triggers", got)
+		}
+	})
+}
+
+// parallelStore is a store that asks for n dispatchers. The first n
+// transactions wait for each other (a second, at most): they meet only if
+// they run at once.
+type parallelStore struct {
+	store.Store
+	n      int
+	mu     sync.Mutex
+	came   int
+	all    chan struct{}
+	missed bool
+}
+
+func (p *parallelStore) ParallelWrites(context.Context) int { return p.n }
+
+func (p *parallelStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	p.mu.Lock()
+	p.came++
+	first := p.came <= p.n
+	if p.came == p.n {
+		close(p.all)
+	}
+	p.mu.Unlock()
+	if first {
+		select {
+		case <-p.all:
+		case <-time.After(time.Second):
+			p.mu.Lock()
+			p.missed = true
+			p.mu.Unlock()
+		}
+	}
+	return p.Store.Update(ctx, fn)
+}
+
+// TestFireDue_SeveralDispatchersFireEachWindowOnce: a burst is fired by as
+// many transactions at once as the store asks for, every due window once,
+// and the callbacks are called one at a time (they append without a lock:
+// -race says if not).
+func TestFireDue_SeveralDispatchersFireEachWindowOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		at := time.Now().Add(time.Hour).Truncate(time.Minute)
+		reg := registry(st, nil)
+		for range 60 {
+			mustCreate(t, reg, fmt.Sprintf(`{"scheduleType":"once","schedule":{"runAt":%q},
+				"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`, at.Format(time.RFC3339)))
+		}
+		var fired []string
+		var recorded int
+		ps := &parallelStore{Store: st, n: 3, all: make(chan struct{})}
+		s := scheduler.New(ps, &scheduler.Options{Batch: 7,
+			DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { fired = append(fired, j.JobID) },
+			RecordedFunc:   func(*store.Run) { recorded++ }})
+		n, err := s.FireDue(t.Context(), at)
+		if err != nil || n != 60 {
+			t.Fatalf("FireDue = %d, %v; want 60 fired", n, err)
+		}
+		if ps.missed {
+			t.Error("the dispatchers' first transactions did not run at once")
+		}
+		slices.Sort(fired)
+		distinct := len(slices.Compact(slices.Clone(fired)))
+		if len(fired) != 60 || distinct != 60 || recorded != 60 || len(triggers(t, st)) != 60 {
+			t.Errorf("%d windows fired (%d jobs), %d runs recorded, %d triggers; want 60 of each",
+				len(fired), distinct, recorded, len(triggers(t, st)))
 		}
 	})
 }

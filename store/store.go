@@ -208,6 +208,14 @@ type Tx interface {
 	ConversationPrune(before time.Time, limit int) (int, error)
 }
 
+// ParallelWriter is a Store whose write transactions run at once, not one
+// after another. ParallelWrites is how many a scheduler should fire a
+// burst with now: one transaction's work in this process then overlaps
+// another's in the database.
+type ParallelWriter interface {
+	ParallelWrites(ctx context.Context) int
+}
+
 // ReadAheader is a Tx of a store across a network: it reads, in one round
 // trip, jobs and runs its caller is about to read one by one (in a write
 // transaction locking the jobs, as JobGet does there). A local store needs

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
@@ -735,4 +736,55 @@ func TestAWindowWrittenMeanwhileFailsTheDispatch(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestABurstIsFiredByTwoTransactionsWhileAlone: a process alone on its
+// orchestrator fires a burst with two transactions, which take the due
+// rows the other has not locked: each window once. With another process
+// joined, one.
+func TestABurstIsFiredByTwoTransactionsWhileAlone(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a := mustOpen(t, dsn, "ops")
+	if err := a.Join(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.ParallelWrites(t.Context()); n != 2 {
+		t.Errorf("alone: %d transactions, want 2", n)
+	}
+	at := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	mustUpdate(t, a, func(tx store.Tx) error {
+		for i := range 300 {
+			if err := tx.JobPut(storetest.NewJob(fmt.Sprintf("J%03d", i), at)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var mu sync.Mutex
+	fired := map[string]int{}
+	s := scheduler.New(a, &scheduler.Options{OrchestratorID: "ops", Batch: 10,
+		DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { mu.Lock(); fired[j.JobID]++; mu.Unlock() }})
+	n, err := s.FireDue(t.Context(), time.Now())
+	if err != nil || n != 300 || len(fired) != 300 {
+		t.Fatalf("FireDue = %d, %v; %d jobs fired; want 300", n, err, len(fired))
+	}
+	for id, k := range fired {
+		if k != 1 {
+			t.Errorf("job %s fired %d times", id, k)
+		}
+	}
+	mustView(t, a, func(tx store.Tx) error {
+		if k, err := tx.QueueCount(store.QueueIncoming); err != nil || k != 300 {
+			t.Errorf("%d triggers, %v; want 300", k, err)
+		}
+		return nil
+	})
+
+	b := mustOpen(t, dsn, "ops")
+	if err := b.Join(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if na, nb := a.ParallelWrites(t.Context()), b.ParallelWrites(t.Context()); na != 1 || nb != 1 {
+		t.Errorf("two processes: %d and %d transactions, want 1 each", na, nb)
+	}
 }

@@ -109,6 +109,21 @@ func redact(err error) string {
 	return msg
 }
 
+// ParallelWrites is how many transactions a scheduler fires a burst
+// with: two while this process is the only one serving the orchestrator,
+// so that one's encoding here overlaps the other's writes in the database
+// (a 10,000-window burst 25% faster on two cores; three no faster than
+// two); one while others serve it too, whose transactions overlap its own
+// already (three processes of two each were 10% slower than one process).
+func (s *Store) ParallelWrites(ctx context.Context) int {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if others, err := s.Served(ctx); err != nil || others > 0 {
+		return 1
+	}
+	return 2
+}
+
 // OrchestratorID is the orchestrator this store reads and writes.
 func (s *Store) OrchestratorID() string { return s.orch }
 
