@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/schedbot/schedbot/scheduler"
@@ -75,6 +77,73 @@ func TestMigrations(t *testing.T) {
 				t.Errorf("claim at %v took %d items; want the version-3 item only once its lease ran out", at, len(claimed))
 			}
 		}
+	})
+	t.Run("FromVersion5", func(t *testing.T) {
+		// Version 5 kept a job in one row, its status inside the body.
+		dsn := pgtest.DSN(t)
+		if err := postgres.MigrateTo(ctx, dsn, 5); err != nil {
+			t.Fatal(err)
+		}
+		ny, _ := time.LoadLocation("America/New_York")
+		next := time.Date(2026, 11, 27, 9, 0, 0, 0, ny)
+		enabled := storetest.NewJob("01ENABLED", next)
+		enabled.Name, enabled.RunCount, enabled.LastRunAt = "standup", 4, next.AddDate(0, 0, -7)
+		enabled.LastResult = &store.Result{ExecutionID: store.ExecutionID("01ENABLED", next.AddDate(0, 0, -7)), Status: "completed"}
+		paused := storetest.NewJob("01PAUSED", next)
+		paused.State = store.JobPaused
+		conn := mustConnect(t, dsn)
+		for i, j := range []*store.Job{enabled, paused} {
+			body, err := json.Marshal(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var name, nextNS any
+			if j.Name != "" {
+				name = []byte(j.Name)
+			}
+			if j.State == store.JobEnabled {
+				nextNS = j.NextRunAt.UnixNano()
+			}
+			if _, err := conn.Exec(ctx, `INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, state, state_rank, next_run_ns, created_by, channel_id, body)
+				VALUES ('a', $1, $2, $3, $4, $5, 'U1', '', $6)`, []byte(j.JobID), name, string(j.State), i, nextNS, body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := mustOpen(t, dsn, "a")
+		mustView(t, s, func(tx store.Tx) error {
+			for _, want := range []*store.Job{enabled, paused} {
+				got, err := tx.JobGet(want.JobID)
+				if err != nil {
+					return err
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("%s after migrating (-want +got):\n%s", want.JobID, d)
+				}
+			}
+			var due []string
+			err := tx.JobsDue(next, 10, func(j *store.Job) error { due = append(due, j.JobID); return nil })
+			if err != nil || len(due) != 1 || due[0] != "01ENABLED" {
+				t.Errorf("due after migrating: %v, %v; want the enabled job alone", due, err)
+			}
+			if n, err := tx.JobCount(store.JobPaused); err != nil || n != 1 {
+				t.Errorf("paused jobs after migrating: %d, %v; want 1", n, err)
+			}
+			return nil
+		})
+		// A status written now replaces the one the old body held, all of it.
+		st := enabled.Clone()
+		st.NextRunAt, st.NextRunAtLocal, st.LastResult, st.RunCount = next.AddDate(0, 0, 7), "", nil, 5
+		mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(st) })
+		mustView(t, s, func(tx store.Tx) error {
+			got, err := tx.JobGet("01ENABLED")
+			if d := cmp.Diff(st, got); err != nil || d != "" {
+				t.Errorf("after a status put (-want +got): %v\n%s", err, d)
+			}
+			if got, err := tx.JobGetByName("standup"); err != nil || got.JobID != "01ENABLED" {
+				t.Errorf("JobGetByName(standup) = %v, %v", got, err)
+			}
+			return nil
+		})
 	})
 	t.Run("NewerIsRefused", func(t *testing.T) {
 		dsn := pgtest.DSN(t)
@@ -787,4 +856,79 @@ func TestABurstIsFiredByTwoTransactionsWhileAlone(t *testing.T) {
 	if na, nb := a.ParallelWrites(t.Context()), b.ParallelWrites(t.Context()); na != 1 || nb != 1 {
 		t.Errorf("two processes: %d and %d transactions, want 1 each", na, nb)
 	}
+}
+
+// TestStatusWritesLeaveTheDefinitionRow: firing a job (JobsDue, then
+// JobStatusPut) and a worker's JobPut of the job it read with a new
+// lastResult write the status row alone; the definition row is not
+// rewritten (its xmin, the transaction that wrote it, stays). A changed
+// definition is written.
+func TestStatusWritesLeaveTheDefinitionRow(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := mustOpen(t, dsn, "ops")
+	conn := mustConnect(t, dsn)
+	xmins := func() (def, status string) {
+		t.Helper()
+		err := conn.QueryRow(t.Context(), `SELECT j.xmin::text, s.xmin::text FROM schedbot_jobs j JOIN schedbot_job_status s USING (orchestrator_id, job_id)
+			WHERE j.orchestrator_id = 'ops' AND j.job_id = 'J1'`).Scan(&def, &status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return def, status
+	}
+	now := time.Now().UTC()
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J1", now.Add(-time.Minute))) })
+	def0, st0 := xmins()
+
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.JobsDue(now, 10, func(j *store.Job) error {
+			j.NextRunAt, j.RunCount = now.Add(time.Hour), j.RunCount+1
+			return tx.JobStatusPut(j)
+		})
+	})
+	def1, st1 := xmins()
+	if def1 != def0 || st1 == st0 {
+		t.Errorf("after a dispatch: definition xmin %s -> %s, status %s -> %s; want the status alone rewritten", def0, def1, st0, st1)
+	}
+
+	for _, ahead := range []bool{false, true} {
+		mustUpdate(t, s, func(tx store.Tx) error {
+			if ahead {
+				if err := tx.(store.ReadAheader).ReadAhead([]string{"J1"}, nil); err != nil {
+					return err
+				}
+			}
+			j, err := tx.JobGet("J1")
+			if err != nil {
+				return err
+			}
+			j.LastResult = &store.Result{ExecutionID: "J1@x", Status: "completed"}
+			return tx.JobPut(j)
+		})
+		def2, st2 := xmins()
+		if def2 != def0 || st2 == st1 {
+			t.Errorf("after a worker's JobPut (read ahead %v): definition xmin %s -> %s, status %s -> %s; want the status alone rewritten",
+				ahead, def0, def2, st1, st2)
+		}
+		st1 = st2
+	}
+
+	mustUpdate(t, s, func(tx store.Tx) error {
+		j, err := tx.JobGet("J1")
+		if err != nil {
+			return err
+		}
+		j.Description = "changed"
+		return tx.JobPut(j)
+	})
+	if def3, _ := xmins(); def3 == def0 {
+		t.Errorf("after a definition change the definition row was not rewritten (xmin %s)", def3)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		j, err := tx.JobGet("J1")
+		if err != nil || j.Description != "changed" || j.RunCount != 1 || j.LastResult == nil || j.LastResult.Status != "completed" {
+			t.Errorf("J1 = %+v, %v; want the description, the run count and the lastResult all kept", j, err)
+		}
+		return nil
+	})
 }

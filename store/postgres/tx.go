@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -109,6 +110,55 @@ func bss(ss []string) [][]byte {
 
 // ---- jobs ----
 
+// A job is two rows: its definition in schedbot_jobs and its status, the
+// fields its runs change, in schedbot_job_status, each JSON. Firing a job
+// (JobStatusPut) then encodes and rewrites the status alone: a burst
+// changes 10,000 statuses and no definition. A status field is added to
+// jobStatus, statusOf and store.Job.SetStatus (storetest's
+// RecordsRoundTripExactly fails until they agree).
+
+// jobStatus is the part of a job its runs change, with Job's JSON names.
+type jobStatus struct {
+	State          store.JobState `json:"state"`
+	NextRunAt      time.Time      `json:"nextRunAt,omitzero"`
+	NextRunAtLocal string         `json:"nextRunAtLocal,omitempty"`
+	LastRunAt      time.Time      `json:"lastRunAt,omitzero"`
+	LastResult     *store.Result  `json:"lastResult,omitempty"`
+	RunCount       int64          `json:"runCount"`
+	UpdatedAt      time.Time      `json:"updatedAt"`
+}
+
+func statusOf(j *store.Job) *jobStatus {
+	return &jobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
+}
+
+// definitionOf is j with its status fields zero: what schedbot_jobs keeps.
+func definitionOf(j *store.Job) *store.Job {
+	d := *j
+	d.SetStatus(&store.Job{})
+	return &d
+}
+
+// decodeJob decodes a job's two records. A status is applied whole, so a
+// definition row that still holds status fields (as version 3 wrote them)
+// reads the same.
+func decodeJob(id string, def, status []byte) (*store.Job, error) {
+	j, err := decode[store.Job]("job", id, def)
+	if err != nil {
+		return nil, err
+	}
+	st, err := decode[jobStatus]("job status", id, status)
+	if err != nil {
+		return nil, err
+	}
+	j.SetStatus(&store.Job{State: st.State, NextRunAt: st.NextRunAt, NextRunAtLocal: st.NextRunAtLocal,
+		LastRunAt: st.LastRunAt, LastResult: st.LastResult, RunCount: st.RunCount, UpdatedAt: st.UpdatedAt})
+	return j, nil
+}
+
+// jobFrom joins a job's two rows in the queries below.
+const jobFrom = `schedbot_jobs j JOIN schedbot_job_status s ON s.orchestrator_id = j.orchestrator_id AND s.job_id = j.job_id`
+
 func stateRank(s store.JobState) int {
 	for i, k := range store.JobStates {
 		if k == s {
@@ -130,29 +180,34 @@ func (t *tx) forUpdate() string {
 }
 
 func (t *tx) JobGet(id string) (*store.Job, error) {
-	if p := t.w.jobs[id]; p != nil {
-		return decode[store.Job]("job", id, p.body)
+	p := t.w.jobs[id]
+	if p != nil && p.def {
+		return decodeJob(id, p.body, p.status)
 	}
-	if b, ok := t.w.written[id]; ok {
-		return decode[store.Job]("job", id, b)
-	}
-	if b, ok := t.w.locked[id]; ok { // read (and locked) ahead
-		j, err := decode[store.Job]("job", id, b)
+	if r, ok := t.w.read[id]; ok && !t.w.written[id] { // read (and locked) before
+		j, err := decodeJob(id, r.def, r.status)
 		if err == nil {
 			t.w.sawName(id, j)
 		}
 		return j, err
 	}
-	var body []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`+t.forUpdate(), t.s.orch, bs(id)).Scan(&body)
+	var body, status []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT j.body, s.status FROM `+jobFrom+` WHERE j.orchestrator_id = $1 AND j.job_id = $2`+t.forUpdate(),
+		t.s.orch, bs(id)).Scan(&body, &status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound("job", id)
 	} else if err != nil {
 		return nil, fmt.Errorf("get job %s: %w", id, err)
 	}
-	j, err := decode[store.Job]("job", id, body)
-	if err == nil {
+	if p != nil {
+		status = p.status // the status put in this transaction, not yet sent
+	}
+	j, err := decodeJob(id, body, status)
+	if err == nil && p == nil {
 		t.w.sawName(id, j)
+		if t.write {
+			t.w.saw(id, readJob{body, status, j.State})
+		}
 	}
 	return j, err
 }
@@ -161,28 +216,50 @@ func (t *tx) JobGetByName(name string) (*store.Job, error) {
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
-	var id, body []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND name = $2`+t.forUpdate(), t.s.orch, bs(name)).Scan(&id, &body)
+	var id, body, status []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT j.job_id, j.body, s.status FROM `+jobFrom+` WHERE j.orchestrator_id = $1 AND j.name = $2`+t.forUpdate(),
+		t.s.orch, bs(name)).Scan(&id, &body, &status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("job named %q: %w", name, store.ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("get job named %q: %w", name, err)
 	}
-	return decode[store.Job]("job", string(id), body)
+	return decodeJob(string(id), body, status)
+}
+
+// checkJob refuses a job no store may hold.
+func checkJob(what string, j *store.Job) error {
+	if j.JobID == "" {
+		return fmt.Errorf("%s: empty jobId", what)
+	}
+	if !j.State.Valid() {
+		return fmt.Errorf("%s %s: unknown state %q", what, j.JobID, j.State)
+	}
+	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
+		return fmt.Errorf("%s %s: an enabled job needs a nextRunAt", what, j.JobID)
+	}
+	return nil
+}
+
+// pendingStatus encodes j's status as the status row holds it.
+func pendingStatus(j *store.Job) (*pendingJob, error) {
+	status, err := encode(statusOf(j))
+	if err != nil {
+		return nil, fmt.Errorf("encode job %s: %w", j.JobID, err)
+	}
+	var next *int64
+	if j.State == store.JobEnabled {
+		next = nsOrNil(j.NextRunAt)
+	}
+	return &pendingJob{state: j.State, rank: int16(stateRank(j.State)), next: next, status: status}, nil
 }
 
 func (t *tx) JobPut(j *store.Job) error {
 	if err := t.writable("put job"); err != nil {
 		return err
 	}
-	if j.JobID == "" {
-		return errors.New("put job: empty jobId")
-	}
-	if !j.State.Valid() {
-		return fmt.Errorf("put job %s: unknown state %q", j.JobID, j.State)
-	}
-	if j.State == store.JobEnabled && j.NextRunAt.IsZero() {
-		return fmt.Errorf("put job %s: an enabled job needs a nextRunAt", j.JobID)
+	if err := checkJob("put job", j); err != nil {
+		return err
 	}
 	var name *string
 	if j.Name != "" && j.State != store.JobDeleted {
@@ -191,46 +268,67 @@ func (t *tx) JobPut(j *store.Job) error {
 			return err
 		}
 	}
-	var next *int64
-	if j.State == store.JobEnabled {
-		next = nsOrNil(j.NextRunAt)
-	}
-	body, err := encode(j)
+	p, err := pendingStatus(j)
 	if err != nil {
+		return err
+	}
+	if p.body, err = encode(definitionOf(j)); err != nil {
 		return fmt.Errorf("encode job %s: %w", j.JobID, err)
 	}
-	channel := ""
+	if r, ok := t.w.read[j.JobID]; ok && !t.w.written[j.JobID] && bytes.Equal(r.def, p.body) &&
+		(r.state == store.JobDeleted) == (j.State == store.JobDeleted) {
+		// The definition as read, its name kept or given up as before: a
+		// worker recording a run's result changes the status alone.
+		t.jobsChanged = true
+		t.w.putStatus(j.JobID, p)
+		return t.flushIfBig()
+	}
+	p.def, p.name, p.createdBy = true, name, j.CreatedBy.SenderID
 	if j.TargetRef != nil {
-		channel = j.TargetRef.ChannelID
+		p.channel = j.TargetRef.ChannelID
 	}
 	t.jobsChanged = true
-	t.w.putJob(j.JobID, &pendingJob{name: name, state: string(j.State), rank: int16(stateRank(j.State)), next: next,
-		createdBy: j.CreatedBy.SenderID, channel: channel, body: body})
+	t.w.putJob(j.JobID, p)
 	return t.flushIfBig()
 }
 
-// JobStatusPut is JobPut of the stored job with j's status: a job is one
-// row here, so the status is written with its definition as stored. A
-// scheduler fires the jobs JobsDue handed out: their rows, locked and kept
-// then, spare a read per job.
+// JobStatusPut writes j's status row alone. A job that leaves or comes
+// back from deleted gives up or takes back its name, which lives with the
+// definition: that one is a JobPut of the stored job with j's status.
 func (t *tx) JobStatusPut(j *store.Job) error {
 	if err := t.writable("put job status"); err != nil {
 		return err
 	}
-	var stored *store.Job
-	var err error
-	if b, ok := t.w.written[j.JobID]; ok {
-		stored, err = decode[store.Job]("job", j.JobID, b)
-	} else if b, ok := t.w.locked[j.JobID]; ok {
-		stored, err = decode[store.Job]("job", j.JobID, b)
-	} else {
-		stored, err = t.JobGet(j.JobID)
+	if err := checkJob("put job status", j); err != nil {
+		return err
 	}
+	was, ok := t.w.states[j.JobID]
+	if !ok {
+		var state string
+		err := t.tx.QueryRow(t.ctx, `SELECT state FROM schedbot_job_status WHERE orchestrator_id = $1 AND job_id = $2`+t.forUpdate(),
+			t.s.orch, bs(j.JobID)).Scan(&state)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("job", j.JobID)
+		} else if err != nil {
+			return fmt.Errorf("put job status %s: %w", j.JobID, err)
+		}
+		was = store.JobState(state)
+	}
+	if (was == store.JobDeleted) != (j.State == store.JobDeleted) {
+		stored, err := t.JobGet(j.JobID)
+		if err != nil {
+			return err
+		}
+		stored.SetStatus(j)
+		return t.JobPut(stored)
+	}
+	p, err := pendingStatus(j)
 	if err != nil {
 		return err
 	}
-	stored.SetStatus(j)
-	return t.JobPut(stored)
+	t.jobsChanged = true
+	t.w.putStatus(j.JobID, p)
+	return t.flushIfBig()
 }
 
 // checkName returns ErrExists when another job holds j's name. Asked
@@ -256,7 +354,7 @@ func (t *tx) checkName(j *store.Job) error {
 	} else if err != nil {
 		return fmt.Errorf("put job %s: %w", j.JobID, err)
 	}
-	if p := t.w.jobs[holder]; p != nil && (p.name == nil || *p.name != j.Name) {
+	if p := t.w.jobs[holder]; p != nil && p.def && (p.name == nil || *p.name != j.Name) {
 		return nil // the holder gives the name up in this transaction
 	}
 	return fmt.Errorf("job name %q: %w (job %s)", j.Name, store.ErrExists, holder)
@@ -318,11 +416,11 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 			return nil, err
 		}
 	}
-	rows, err := t.tx.Query(t.ctx, `SELECT job_id, state_rank, coalesce(next_run_ns, $5), body FROM schedbot_jobs
-		WHERE orchestrator_id = $1 AND state = ANY($2)
-		AND (length($3::bytea) = 0 OR created_by = $3) AND (length($4::bytea) = 0 OR channel_id = $4)
-		AND (state_rank, coalesce(next_run_ns, $5), job_id) > ($6, $7, $8)
-		ORDER BY state_rank, coalesce(next_run_ns, $5), job_id
+	rows, err := t.tx.Query(t.ctx, `SELECT s.job_id, s.state_rank, coalesce(s.next_run_ns, $5), j.body, s.status FROM `+jobFrom+`
+		WHERE s.orchestrator_id = $1 AND j.orchestrator_id = $1 AND s.state = ANY($2)
+		AND (length($3::bytea) = 0 OR j.created_by = $3) AND (length($4::bytea) = 0 OR j.channel_id = $4)
+		AND (s.state_rank, coalesce(s.next_run_ns, $5), s.job_id) > ($6, $7, $8)
+		ORDER BY s.state_rank, coalesce(s.next_run_ns, $5), s.job_id
 		LIMIT $9`,
 		t.s.orch, names, bs(p.CreatedBy), bs(p.ChannelID), int64(noNext), afterRank, afterNext, bs(afterID), limit+1)
 	if err != nil {
@@ -335,11 +433,11 @@ func (t *tx) JobList(p *store.JobListParams) (*store.JobPage, error) {
 		id   string
 	}
 	var keys []key
-	var id, body []byte
+	var id, body, status []byte
 	var rank int16
 	var next int64
-	_, err = pgx.ForEachRow(rows, []any{&id, &rank, &next, &body}, func() error {
-		j, err := decode[store.Job]("job", string(id), body)
+	_, err = pgx.ForEachRow(rows, []any{&id, &rank, &next, &body, &status}, func() error {
+		j, err := decodeJob(string(id), body, status)
 		if err != nil {
 			return err
 		}
@@ -367,7 +465,7 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 		names[i] = string(s)
 	}
 	var n int
-	err := t.tx.QueryRow(t.ctx, `SELECT count(*) FROM schedbot_jobs WHERE orchestrator_id = $1 AND (cardinality($2::text[]) = 0 OR state = ANY($2))`,
+	err := t.tx.QueryRow(t.ctx, `SELECT count(*) FROM schedbot_job_status WHERE orchestrator_id = $1 AND (cardinality($2::text[]) = 0 OR state = ANY($2))`,
 		t.s.orch, names).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count jobs: %w", err)
@@ -376,11 +474,11 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 }
 
 // JobsDue reads the due jobs first and then calls fn, since fn may write
-// on the same connection. In a writing transaction the rows are locked
-// FOR UPDATE SKIP LOCKED: a job another process is dispatching right now
-// is left to it, and one it has moved on is no longer due here. A job this
-// transaction has written since is handed out as written, or passed over
-// when no longer due.
+// on the same connection. In a writing transaction their status rows are
+// locked FOR UPDATE SKIP LOCKED: a job another process is dispatching
+// right now is left to it, and one it has moved on is no longer due here.
+// A job this transaction has written since is handed out as written, or
+// passed over when no longer due.
 func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	if limit <= 0 {
 		return nil
@@ -388,10 +486,10 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	q := `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND next_run_ns <= $2
-		ORDER BY next_run_ns, job_id LIMIT $3`
+	q := `SELECT s.job_id, j.body, s.status FROM ` + jobFrom + ` WHERE s.orchestrator_id = $1 AND s.next_run_ns <= $2
+		ORDER BY s.next_run_ns, s.job_id LIMIT $3`
 	if t.write {
-		q += ` FOR UPDATE SKIP LOCKED`
+		q += ` FOR UPDATE OF s SKIP LOCKED`
 	}
 	rows, err := t.tx.Query(t.ctx, q, t.s.orch, at.UnixNano(), limit)
 	if err != nil {
@@ -399,21 +497,15 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	}
 	var jobs []*store.Job
 	var unreadable []*store.RecordError
-	var id, body []byte
-	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-		j, err := decode[store.Job]("job", string(id), body)
+	var id, body, status []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body, &status}, func() error {
+		j, err := decodeJob(string(id), body, status)
 		if err != nil {
 			// Passed over, and named at the end, so the others still fire.
 			unreadable = append(unreadable, &store.RecordError{Kind: "job", ID: string(id), Err: errors.Unwrap(err)})
 			return nil
 		}
 		t.w.sawName(string(id), j)
-		if t.write {
-			if t.w.locked == nil {
-				t.w.locked = map[string][]byte{}
-			}
-			t.w.locked[j.JobID] = slices.Clone(body)
-		}
 		jobs = append(jobs, j)
 		return nil
 	})
@@ -427,8 +519,8 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 		}
 	}
 	for _, j := range jobs {
-		if b, ok := t.w.written[j.JobID]; ok {
-			w, err := decode[store.Job]("job", j.JobID, b)
+		if t.w.written[j.JobID] {
+			w, err := t.JobGet(j.JobID)
 			if err != nil {
 				return err
 			}
@@ -448,7 +540,7 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 }
 
 // JobQuarantine takes a job whose record does not decode out of the due
-// index and counts it as disabled, keeping its record as it is.
+// index and counts it as disabled, keeping its records as they are.
 func (t *tx) JobQuarantine(id string) error {
 	if err := t.writable("quarantine job"); err != nil {
 		return err
@@ -456,21 +548,26 @@ func (t *tx) JobQuarantine(id string) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	var body []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = $2`+t.forUpdate(), t.s.orch, bs(id)).Scan(&body)
+	var body, status []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT j.body, s.status FROM `+jobFrom+` WHERE j.orchestrator_id = $1 AND j.job_id = $2`+t.forUpdate(),
+		t.s.orch, bs(id)).Scan(&body, &status)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("job", id)
 	} else if err != nil {
 		return fmt.Errorf("quarantine job %s: %w", id, err)
 	}
-	if _, err := decode[store.Job]("job", id, body); err == nil {
+	if _, err := decodeJob(id, body, status); err == nil {
 		return fmt.Errorf("quarantine job %s: its record reads; disable it with JobPut", id)
 	}
-	_, err = t.exec(`UPDATE schedbot_jobs SET state = $3, state_rank = $4, next_run_ns = NULL, name = NULL
-		WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id), string(store.JobDisabled), stateRank(store.JobDisabled))
-	if err != nil {
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE schedbot_job_status SET state = $3, state_rank = $4, next_run_ns = NULL WHERE orchestrator_id = $1 AND job_id = $2`,
+		t.s.orch, bs(id), string(store.JobDisabled), stateRank(store.JobDisabled))
+	b.Queue(`UPDATE schedbot_jobs SET name = NULL WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id))
+	if err := t.tx.SendBatch(t.ctx, b).Close(); err != nil {
 		return fmt.Errorf("quarantine job %s: %w", id, err)
 	}
+	t.w.sawName(id, &store.Job{State: store.JobDisabled})
+	delete(t.w.read, id)
 	t.jobsChanged = true
 	return nil
 }
@@ -480,7 +577,7 @@ func (t *tx) JobNextRunAt() (time.Time, bool, error) {
 		return time.Time{}, false, err
 	}
 	var next *int64
-	err := t.tx.QueryRow(t.ctx, `SELECT min(next_run_ns) FROM schedbot_jobs WHERE orchestrator_id = $1 AND next_run_ns IS NOT NULL`, t.s.orch).Scan(&next)
+	err := t.tx.QueryRow(t.ctx, `SELECT min(next_run_ns) FROM schedbot_job_status WHERE orchestrator_id = $1 AND next_run_ns IS NOT NULL`, t.s.orch).Scan(&next)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next run: %w", err)
 	}

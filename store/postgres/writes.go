@@ -24,14 +24,18 @@ import (
 const flushAt = 10000
 
 type pendingJob struct {
-	exists    bool // its row was read in this transaction: an UPDATE
+	exists bool // its rows were read in this transaction: UPDATEs
+	// The definition row, when written (JobPut); else the status alone is.
+	def       bool
 	name      *string
-	state     string
-	rank      int16
-	next      *int64 // Unix nanoseconds
 	createdBy string
 	channel   string
-	body      []byte
+	body      []byte // the definition as JSON
+	// The status row.
+	state  store.JobState
+	rank   int16
+	next   *int64 // Unix nanoseconds
+	status []byte // the status as JSON
 }
 
 type pendingRun struct {
@@ -57,17 +61,33 @@ type writes struct {
 	itemOrd  []string
 	n        int
 
-	written   map[string][]byte // job id -> its latest body put in this transaction
-	names     map[string]string // name -> job id, of kept jobs
-	known     map[string]string // job id -> the name its row held when read
-	locked    map[string][]byte // job id -> its row's body as JobsDue read and locked it
-	seen      map[string]bool   // queue items read in this transaction
-	runsAhead map[string][]byte // runs read ahead; nil: known absent
+	written   map[string]bool           // jobs put in this transaction
+	names     map[string]string         // name -> job id, of kept jobs
+	known     map[string]string         // job id -> the name its row held when read
+	states    map[string]store.JobState // job id -> the state its row holds (or will)
+	read      map[string]readJob        // jobs read (and locked) in a write transaction, as read
+	seen      map[string]bool           // queue items read in this transaction
+	runsAhead map[string][]byte         // runs read ahead; nil: known absent
+}
+
+// readJob is a job's two rows as a write transaction read and locked
+// them: JobGet answers from it, and JobPut of the definition as read
+// writes the status alone.
+type readJob struct {
+	def, status []byte
+	state       store.JobState
+}
+
+func (w *writes) saw(id string, r readJob) {
+	if w.read == nil {
+		w.read = map[string]readJob{}
+	}
+	w.read[id] = r
 }
 
 func (w *writes) putJob(id string, p *pendingJob) {
-	if w.jobs == nil {
-		w.jobs, w.names = map[string]*pendingJob{}, map[string]string{}
+	if w.names == nil {
+		w.names = map[string]string{}
 	}
 	if old := w.jobs[id]; old != nil && old.name != nil && w.names[*old.name] == id {
 		delete(w.names, *old.name)
@@ -87,11 +107,34 @@ func (w *writes) putJob(id string, p *pendingJob) {
 	if p.name != nil {
 		w.known[id] = *p.name
 	}
+	w.keep(id, p)
+}
+
+// putStatus keeps a job's status, and a definition kept before it.
+func (w *writes) putStatus(id string, p *pendingJob) {
+	if old := w.jobs[id]; old != nil {
+		q := *old
+		q.state, q.rank, q.next, q.status = p.state, p.rank, p.next, p.status
+		p = &q
+	} else {
+		p.exists = true // JobStatusPut read it
+	}
+	w.keep(id, p)
+}
+
+func (w *writes) keep(id string, p *pendingJob) {
+	if w.jobs == nil {
+		w.jobs = map[string]*pendingJob{}
+	}
 	w.jobs[id] = p
 	if w.written == nil {
-		w.written = map[string][]byte{}
+		w.written = map[string]bool{}
 	}
-	w.written[id] = p.body
+	w.written[id] = true
+	if w.states == nil {
+		w.states = map[string]store.JobState{}
+	}
+	w.states[id] = p.state
 	w.jobOrder = append(w.jobOrder, id)
 	w.n++
 }
@@ -133,6 +176,10 @@ func (w *writes) sawName(id string, j *store.Job) {
 	} else {
 		w.known[id] = j.Name
 	}
+	if w.states == nil {
+		w.states = map[string]store.JobState{}
+	}
+	w.states[id] = j.State
 }
 
 func (w *writes) sawItem(id string) {
@@ -176,42 +223,64 @@ func (t *tx) flush() error {
 	itemUpdate, itemIDs := -1, []string(nil)
 	var wrote []wroteItem
 	if len(w.jobs) > 0 {
-		var ins, upd []string
+		var defIns, defUpd, stIns, stUpd []string
 		for _, id := range last(w.jobOrder) {
-			if w.jobs[id].exists {
-				upd = append(upd, id)
+			p := w.jobs[id]
+			if p.def && p.exists {
+				defUpd = append(defUpd, id)
+			} else if p.def {
+				defIns = append(defIns, id)
+			}
+			if p.exists {
+				stUpd = append(stUpd, id)
 			} else {
-				ins = append(ins, id)
+				stIns = append(stIns, id)
 			}
 		}
-		cols := func(ids []string) []any {
-			names, states, ranks := make([][]byte, len(ids)), make([]string, len(ids)), make([]int16, len(ids))
-			nexts, by, chans, bodies := make([]*int64, len(ids)), make([][]byte, len(ids)), make([][]byte, len(ids)), make([][]byte, len(ids))
+		defCols := func(ids []string) []any {
+			names, by, chans, bodies := make([][]byte, len(ids)), make([][]byte, len(ids)), make([][]byte, len(ids)), make([][]byte, len(ids))
 			for i, id := range ids {
 				p := w.jobs[id]
 				if p.name != nil { // else NULL
 					names[i] = bs(*p.name)
 				}
-				states[i], ranks[i], nexts[i], by[i], chans[i], bodies[i] = p.state, p.rank, p.next, bs(p.createdBy), bs(p.channel), p.body
+				by[i], chans[i], bodies[i] = bs(p.createdBy), bs(p.channel), p.body
 			}
-			return []any{t.s.orch, bss(ids), names, states, ranks, nexts, by, chans, bodies}
+			return []any{t.s.orch, bss(ids), names, by, chans, bodies}
+		}
+		stCols := func(ids []string) []any {
+			states, ranks, nexts, bodies := make([]string, len(ids)), make([]int16, len(ids)), make([]*int64, len(ids)), make([][]byte, len(ids))
+			for i, id := range ids {
+				p := w.jobs[id]
+				states[i], ranks[i], nexts[i], bodies[i] = string(p.state), p.rank, p.next, p.status
+			}
+			return []any{t.s.orch, bss(ids), states, ranks, nexts, bodies}
 		}
 		// Jobs this transaction read are updated (cheaper than an upsert, which
 		// tries the insert first); the others are upserted.
-		if len(upd) > 0 {
-			expect[b.Len()] = int64(len(upd))
-			b.Queue(`UPDATE schedbot_jobs j SET name = u.name, state = u.state, state_rank = u.state_rank, next_run_ns = u.next_run_ns,
-				created_by = u.created_by, channel_id = u.channel_id, body = u.body
-				FROM unnest($2::bytea[], $3::bytea[], $4::text[], $5::int2[], $6::bigint[], $7::bytea[], $8::bytea[], $9::bytea[])
-					AS u(job_id, name, state, state_rank, next_run_ns, created_by, channel_id, body)
-				WHERE j.orchestrator_id = $1 AND j.job_id = u.job_id`, cols(upd)...)
+		if len(defUpd) > 0 {
+			expect[b.Len()] = int64(len(defUpd))
+			b.Queue(`UPDATE schedbot_jobs j SET name = u.name, created_by = u.created_by, channel_id = u.channel_id, body = u.body
+				FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u(job_id, name, created_by, channel_id, body)
+				WHERE j.orchestrator_id = $1 AND j.job_id = u.job_id`, defCols(defUpd)...)
 		}
-		if len(ins) > 0 {
-			b.Queue(`INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, state, state_rank, next_run_ns, created_by, channel_id, body)
-				SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::text[], $5::int2[], $6::bigint[], $7::bytea[], $8::bytea[], $9::bytea[]) AS u
-				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET name = excluded.name, state = excluded.state,
-					state_rank = excluded.state_rank, next_run_ns = excluded.next_run_ns, created_by = excluded.created_by,
-					channel_id = excluded.channel_id, body = excluded.body`, cols(ins)...)
+		if len(defIns) > 0 {
+			b.Queue(`INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, created_by, channel_id, body)
+				SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u
+				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET name = excluded.name, created_by = excluded.created_by,
+					channel_id = excluded.channel_id, body = excluded.body`, defCols(defIns)...)
+		}
+		if len(stUpd) > 0 {
+			expect[b.Len()] = int64(len(stUpd))
+			b.Queue(`UPDATE schedbot_job_status s SET state = u.state, state_rank = u.state_rank, next_run_ns = u.next_run_ns, status = u.status
+				FROM unnest($2::bytea[], $3::text[], $4::int2[], $5::bigint[], $6::bytea[]) AS u(job_id, state, state_rank, next_run_ns, status)
+				WHERE s.orchestrator_id = $1 AND s.job_id = u.job_id`, stCols(stUpd)...)
+		}
+		if len(stIns) > 0 {
+			b.Queue(`INSERT INTO schedbot_job_status (orchestrator_id, job_id, state, state_rank, next_run_ns, status)
+				SELECT $1, u.* FROM unnest($2::bytea[], $3::text[], $4::int2[], $5::bigint[], $6::bytea[]) AS u
+				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET state = excluded.state, state_rank = excluded.state_rank,
+					next_run_ns = excluded.next_run_ns, status = excluded.status`, stCols(stIns)...)
 		}
 	}
 	var freshRuns []string
@@ -372,9 +441,7 @@ func (t *tx) ReadAhead(jobIDs, executionIDs []string) error {
 	}
 	var jobs []string
 	for _, id := range jobIDs {
-		_, locked := t.w.locked[id]
-		_, written := t.w.written[id]
-		if !locked && !written && t.w.jobs[id] == nil {
+		if _, ok := t.w.read[id]; !ok && !t.w.written[id] {
 			jobs = append(jobs, id)
 		}
 	}
@@ -385,17 +452,17 @@ func (t *tx) ReadAhead(jobIDs, executionIDs []string) error {
 		return err
 	}
 	// In id order, so that two transactions lock their jobs in one order.
-	rows, err := t.tx.Query(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = ANY($2)
-		ORDER BY job_id`+t.forUpdate(), t.s.orch, bss(jobs))
+	rows, err := t.tx.Query(t.ctx, `SELECT j.job_id, j.body, s.status, s.state FROM `+jobFrom+`
+		WHERE j.orchestrator_id = $1 AND j.job_id = ANY($2) ORDER BY j.job_id`+t.forUpdate(), t.s.orch, bss(jobs))
 	if err != nil {
 		return fmt.Errorf("read jobs ahead: %w", err)
 	}
-	if t.w.locked == nil {
-		t.w.locked = make(map[string][]byte, len(jobs))
-	}
-	var id, body []byte
-	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-		t.w.locked[string(id)] = slices.Clone(body)
+	var id, body, status []byte
+	var state string
+	_, err = pgx.ForEachRow(rows, []any{&id, &body, &status, &state}, func() error {
+		if t.write {
+			t.w.saw(string(id), readJob{slices.Clone(body), slices.Clone(status), store.JobState(state)})
+		}
 		return nil
 	})
 	if err != nil {
