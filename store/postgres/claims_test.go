@@ -932,3 +932,117 @@ func TestStatusWritesLeaveTheDefinitionRow(t *testing.T) {
 		return nil
 	})
 }
+
+// gatedStore opens a store on dsn as a role whose reads of job J's
+// definition row wait while the returned conn holds advisory lock 7 (a
+// row-level security policy; the tests' own role, a superuser, bypasses
+// it). It lets a test commit a change between the moment that store's
+// statement takes its snapshot and the moment it locks J's rows.
+func gatedStore(t *testing.T, dsn string) (s *postgres.Store, wait func(), open func()) {
+	t.Helper()
+	admin := mustConnect(t, dsn)
+	for _, q := range []string{
+		`CREATE ROLE gated LOGIN`,
+		`GRANT ALL ON ALL TABLES IN SCHEMA public TO gated`,
+		`GRANT ALL ON SCHEMA public TO gated`,
+		`CREATE FUNCTION gate(id bytea) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+			BEGIN
+				IF id = 'J' THEN
+					PERFORM pg_advisory_lock_shared(7);
+					PERFORM pg_advisory_unlock_shared(7);
+				END IF;
+				RETURN true;
+			END $$`,
+		`ALTER TABLE schedbot_jobs ENABLE ROW LEVEL SECURITY`,
+		`CREATE POLICY gate ON schedbot_jobs USING (gate(job_id))`,
+	} {
+		if _, err := admin.Exec(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() { // the role is the cluster's, not the test database's
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), `DROP OWNED BY gated; DROP ROLE gated`); err != nil {
+			t.Error(err)
+		}
+	})
+	s = mustOpen(t, strings.Replace(dsn, "user=schedbot", "user=gated", 1), "ops")
+	lock := mustConnect(t, dsn)
+	if _, err := lock.Exec(t.Context(), `SELECT pg_advisory_lock(7)`); err != nil {
+		t.Fatal(err)
+	}
+	wait = func() {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var n int
+			if err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7 AND objsubid = 1 AND NOT granted
+				AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the gated store never read J's definition")
+			}
+			time.Sleep(time.Millisecond) // polls pg_locks: nothing to be told by
+		}
+	}
+	open = func() {
+		if _, err := lock.Exec(context.Background(), `SELECT pg_advisory_unlock(7)`); err != nil {
+			t.Error(err)
+		}
+	}
+	return s, wait, open
+}
+
+// TestADispatchHandsOutTheDefinitionCommittedBeforeItsLock: a job changed
+// (definition and status, one transaction) and committed after a
+// dispatcher's JobsDue took its snapshot, but before it locked the job's
+// status row, is handed out as changed: the status row it locks is the
+// changed one, and so must the definition be. Handed out as it was, the
+// dispatch computes the next window from the old schedule and writes it
+// over the new one.
+func TestADispatchHandsOutTheDefinitionCommittedBeforeItsLock(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a := mustOpen(t, dsn, "ops")
+	now := time.Now().UTC()
+	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J", now.Add(-time.Minute))) })
+	b, wait, open := gatedStore(t, dsn)
+
+	got := make(chan []string, 1)
+	errB := make(chan error, 1)
+	go func() {
+		var seen []string
+		errB <- b.Update(context.Background(), func(tx store.Tx) error {
+			seen = nil
+			return tx.JobsDue(now, 10, func(j *store.Job) error {
+				seen = append(seen, j.Description)
+				return nil
+			})
+		})
+		got <- seen
+	}()
+	wait() // b's JobsDue has its snapshot and is reading J's definition
+	mustUpdate(t, a, func(tx store.Tx) error {
+		j, err := tx.JobGet("J")
+		if err != nil {
+			return err
+		}
+		j.Description = "changed"
+		return tx.JobPut(j)
+	})
+	open()
+	if err := <-errB; err != nil {
+		t.Fatal(err)
+	}
+	if seen := <-got; len(seen) != 1 || seen[0] != "changed" {
+		t.Errorf("dispatch handed out %q, want the job as changed before its status row was locked", seen)
+	}
+}
