@@ -156,8 +156,12 @@ func decodeJob(id string, def, status []byte) (*store.Job, error) {
 	return j, nil
 }
 
-// jobFrom joins a job's two rows in the queries below.
-const jobFrom = `schedbot_jobs j JOIN schedbot_job_status s ON s.orchestrator_id = j.orchestrator_id AND s.job_id = j.job_id`
+// jobFrom joins a job's two rows in the queries below. A FOR UPDATE locks
+// them in this order, the status row first: a dispatch holds the status
+// row alone (JobsDue) and may then lock the definition (JobQuarantine), so
+// a reader that took the definition first and waited for the status would
+// close a deadlock with it.
+const jobFrom = `schedbot_job_status s JOIN schedbot_jobs j ON j.orchestrator_id = s.orchestrator_id AND j.job_id = s.job_id`
 
 func stateRank(s store.JobState) int {
 	for i, k := range store.JobStates {
