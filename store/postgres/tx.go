@@ -157,10 +157,11 @@ func decodeJob(id string, def, status []byte) (*store.Job, error) {
 }
 
 // jobFrom joins a job's two rows in the queries below. A FOR UPDATE locks
-// them in this order, the status row first: a dispatch holds the status
-// row alone (JobsDue) and may then lock the definition (JobQuarantine), so
-// a reader that took the definition first and waited for the status would
-// close a deadlock with it.
+// them in this order, the status row first, in every transaction: a
+// dispatch that skipped a locked definition still holds its status row
+// (SKIP LOCKED keeps what it took) and may lock a definition later
+// (JobQuarantine), so a reader that took the definition first and waited
+// for the status would close a deadlock with it.
 const jobFrom = `schedbot_job_status s JOIN schedbot_jobs j ON j.orchestrator_id = s.orchestrator_id AND j.job_id = s.job_id`
 
 func stateRank(s store.JobState) int {
@@ -490,21 +491,14 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	// The definition rows are read, not locked: should a change of a job
-	// (both its rows) commit after this statement's snapshot but before
-	// its status row is locked here, the lock hands out the changed status
-	// beside the definition as the snapshot had it. Such a status row (its
-	// xmin no longer the one the snapshot read, o's) has its definition
-	// read again once locked.
-	cols, from := `s.job_id, j.body, s.status, true`, jobFrom
-	if t.write {
-		cols, from = `s.job_id, j.body, s.status, s.xmin = o.xmin`, jobFrom+`
-			JOIN schedbot_job_status o ON o.orchestrator_id = s.orchestrator_id AND o.job_id = s.job_id`
-	}
-	q := `SELECT ` + cols + ` FROM ` + from + ` WHERE s.orchestrator_id = $1 AND s.next_run_ns <= $2
+	// Both rows are locked, the status first (jobFrom's order): a row
+	// another transaction changed after this statement's snapshot is read
+	// again, as it is now, once locked — a definition read without its lock
+	// could be the snapshot's beside a status changed with it since.
+	q := `SELECT s.job_id, j.body, s.status FROM ` + jobFrom + ` WHERE s.orchestrator_id = $1 AND s.next_run_ns <= $2
 		ORDER BY s.next_run_ns, s.job_id LIMIT $3`
 	if t.write {
-		q += ` FOR UPDATE OF s SKIP LOCKED`
+		q += ` FOR UPDATE OF s, j SKIP LOCKED`
 	}
 	rows, err := t.tx.Query(t.ctx, q, t.s.orch, at.UnixNano(), limit)
 	if err != nil {
@@ -512,53 +506,20 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	}
 	var jobs []*store.Job
 	var unreadable []*store.RecordError
-	take := func(id string, body, status []byte) *store.Job {
-		j, err := decodeJob(id, body, status)
+	var id, body, status []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body, &status}, func() error {
+		j, err := decodeJob(string(id), body, status)
 		if err != nil {
 			// Passed over, and named at the end, so the others still fire.
-			unreadable = append(unreadable, &store.RecordError{Kind: "job", ID: id, Err: errors.Unwrap(err)})
+			unreadable = append(unreadable, &store.RecordError{Kind: "job", ID: string(id), Err: errors.Unwrap(err)})
 			return nil
 		}
-		t.w.sawName(id, j)
-		return j
-	}
-	type staleRow struct {
-		at     int // its place in jobs
-		status []byte
-	}
-	stale := map[string]staleRow{}
-	var id, body, status []byte
-	var same bool
-	_, err = pgx.ForEachRow(rows, []any{&id, &body, &status, &same}, func() error {
-		if !same {
-			stale[string(id)] = staleRow{len(jobs), slices.Clone(status)}
-			jobs = append(jobs, nil)
-		} else if j := take(string(id), body, status); j != nil {
-			jobs = append(jobs, j)
-		}
+		t.w.sawName(string(id), j)
+		jobs = append(jobs, j)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("due jobs: %w", err)
-	}
-	if len(stale) > 0 {
-		ids := make([]string, 0, len(stale))
-		for id := range stale {
-			ids = append(ids, id)
-		}
-		rows, err := t.tx.Query(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = ANY($2)`, t.s.orch, bss(ids))
-		if err != nil {
-			return fmt.Errorf("due jobs: %w", err)
-		}
-		_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-			r := stale[string(id)]
-			jobs[r.at] = take(string(id), body, r.status)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("due jobs: %w", err)
-		}
-		jobs = slices.DeleteFunc(jobs, func(j *store.Job) bool { return j == nil })
 	}
 	if t.write {
 		t.s.count.due.Add(int64(len(jobs)))
