@@ -137,13 +137,44 @@ type Job struct {
 	UpdatedAt      time.Time    `json:"updatedAt"`
 }
 
-// SetStatus copies from's status onto j: the fields a job's runs change,
-// the ones Tx.JobStatusPut writes. A field added to Job that runs change
-// is added here and to each store's status record.
-func (j *Job) SetStatus(from *Job) {
-	j.State, j.NextRunAt, j.NextRunAtLocal = from.State, from.NextRunAt, from.NextRunAtLocal
-	j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt = from.LastRunAt, from.LastResult, from.RunCount, from.UpdatedAt
+// JobStatus is the part of a job its runs change: what Tx.JobStatusPut
+// writes, and what the stores keep apart from the definition. Its JSON
+// names are Job's, so that a status decodes onto the job its definition
+// decoded into. A field added to Job that runs change is added here, to
+// Status and to ApplyStatus (storetest's RecordsRoundTripExactly fails
+// until they agree).
+type JobStatus struct {
+	State          JobState  `json:"state"`
+	NextRunAt      time.Time `json:"nextRunAt,omitzero"`
+	NextRunAtLocal string    `json:"nextRunAtLocal,omitempty"`
+	LastRunAt      time.Time `json:"lastRunAt,omitzero"`
+	LastResult     *Result   `json:"lastResult,omitempty"`
+	RunCount       int64     `json:"runCount"`
+	UpdatedAt      time.Time `json:"updatedAt"`
 }
+
+// Status returns j's status.
+func (j *Job) Status() *JobStatus {
+	return &JobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
+}
+
+// ApplyStatus sets j's status fields to s (all of them zero for a zero s:
+// a definition alone).
+func (j *Job) ApplyStatus(s *JobStatus) {
+	j.State, j.NextRunAt, j.NextRunAtLocal = s.State, s.NextRunAt, s.NextRunAtLocal
+	j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt = s.LastRunAt, s.LastResult, s.RunCount, s.UpdatedAt
+}
+
+// Definition returns a copy of j with its status fields zero: what the
+// stores keep apart from the status.
+func (j *Job) Definition() *Job {
+	d := *j
+	d.ApplyStatus(&JobStatus{})
+	return &d
+}
+
+// SetStatus copies from's status onto j.
+func (j *Job) SetStatus(from *Job) { j.ApplyStatus(from.Status()) }
 
 // Clone returns a deep copy of j, so a before/after pair can be kept.
 func (j *Job) Clone() *Job {

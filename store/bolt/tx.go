@@ -136,33 +136,7 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 // scheduler fires with JobStatusPut, which writes the status alone, and
 // JobPut writes a definition only when its bytes differ from the stored
 // ones. A field added to Job is part of the definition and needs nothing
-// here; a status field is added to jobStatus, statusOf, splitJob and
-// store.Job.SetStatus (storetest's RecordsRoundTripExactly fails until
-// they agree).
-
-// jobStatus is the part of a job its runs change. Its JSON names are Job's,
-// so that a status decodes onto the job its definition decoded into.
-type jobStatus struct {
-	State          store.JobState `json:"state"`
-	NextRunAt      time.Time      `json:"nextRunAt,omitzero"`
-	NextRunAtLocal string         `json:"nextRunAtLocal,omitempty"`
-	LastRunAt      time.Time      `json:"lastRunAt,omitzero"`
-	LastResult     *store.Result  `json:"lastResult,omitempty"`
-	RunCount       int64          `json:"runCount"`
-	UpdatedAt      time.Time      `json:"updatedAt"`
-}
-
-func statusOf(j *store.Job) *jobStatus {
-	return &jobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
-}
-
-// splitJob returns j's definition (its status fields zero) and status.
-func splitJob(j *store.Job) (*store.Job, *jobStatus) {
-	def, st := *j, statusOf(j)
-	def.State, def.NextRunAt, def.NextRunAtLocal, def.LastRunAt = "", time.Time{}, "", time.Time{}
-	def.LastResult, def.RunCount, def.UpdatedAt = nil, 0, time.Time{}
-	return &def, st
-}
+// here; a status field is added to store.JobStatus.
 
 // loadJob returns the job with id, nil when there is none.
 func (t *tx) loadJob(id []byte) (*store.Job, error) {
@@ -222,7 +196,7 @@ func (t *tx) JobPut(j *store.Job) (err error) {
 	if err := t.checkName(j.JobID, j.Name, j.State); err != nil {
 		return err
 	}
-	def, st := splitJob(j)
+	def, st := j.Definition(), j.Status()
 	d, err := encode(def)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", j.JobID, err)
@@ -250,7 +224,7 @@ func (t *tx) JobStatusPut(j *store.Job) (err error) {
 	if err := t.checkName(j.JobID, old.Name, j.State); err != nil {
 		return err
 	}
-	return t.putStatus(j.JobID, statusOf(j), old, old.Name)
+	return t.putStatus(j.JobID, j.Status(), old, old.Name)
 }
 
 // checkJob refuses a job no store may hold.
@@ -282,7 +256,7 @@ func (t *tx) checkName(id, name string, state store.JobState) error {
 
 // putStatus writes a job's status record and moves its index entries from
 // old (nil for a new job).
-func (t *tx) putStatus(id string, st *jobStatus, old *jobIndex, name string) error {
+func (t *tx) putStatus(id string, st *store.JobStatus, old *jobIndex, name string) error {
 	if err := t.put(bucketJobStatus, id, st); err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func rewriteJobsV2(jobs, status *bolt.Bucket, whole bool) error {
 		if err != nil {
 			return err
 		}
-		def, st := splitJob(j)
+		def, st := j.Definition(), j.Status()
 		x := kv{k: slices.Clone(k)}
 		if x.def, err = encode(def); err != nil {
 			return err
@@ -144,12 +144,12 @@ func splitAuditBlocksV2(audit *bolt.Bucket) error {
 // updatedAt. Strings are a uvarint length and bytes; instants are a length
 // byte (0: the zero time), varint seconds and uvarint nanoseconds since
 // 1970.
-func decodeStatusV2(id, v []byte) (*jobStatus, error) {
+func decodeStatusV2(id, v []byte) (*store.JobStatus, error) {
 	if len(v) == 0 || v[0] != 1 {
 		return nil, &store.RecordError{Kind: "job status", ID: string(id), Err: errors.New("missing, or of an unknown format")}
 	}
 	r := statusReader{b: v[1:]}
-	s := &jobStatus{State: store.JobState(r.string()), NextRunAt: r.time(), NextRunAtLocal: r.string(), LastRunAt: r.time()}
+	s := &store.JobStatus{State: store.JobState(r.string()), NextRunAt: r.time(), NextRunAtLocal: r.string(), LastRunAt: r.time()}
 	if r.byte() == 1 {
 		s.LastResult = &store.Result{ExecutionID: r.string(), Status: r.string(), Error: r.string()}
 	}

@@ -114,30 +114,7 @@ func bss(ss []string) [][]byte {
 // fields its runs change, in schedbot_job_status, each JSON. Firing a job
 // (JobStatusPut) then encodes and rewrites the status alone: a burst
 // changes 10,000 statuses and no definition. A status field is added to
-// jobStatus, statusOf and store.Job.SetStatus (storetest's
-// RecordsRoundTripExactly fails until they agree).
-
-// jobStatus is the part of a job its runs change, with Job's JSON names.
-type jobStatus struct {
-	State          store.JobState `json:"state"`
-	NextRunAt      time.Time      `json:"nextRunAt,omitzero"`
-	NextRunAtLocal string         `json:"nextRunAtLocal,omitempty"`
-	LastRunAt      time.Time      `json:"lastRunAt,omitzero"`
-	LastResult     *store.Result  `json:"lastResult,omitempty"`
-	RunCount       int64          `json:"runCount"`
-	UpdatedAt      time.Time      `json:"updatedAt"`
-}
-
-func statusOf(j *store.Job) *jobStatus {
-	return &jobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
-}
-
-// definitionOf is j with its status fields zero: what schedbot_jobs keeps.
-func definitionOf(j *store.Job) *store.Job {
-	d := *j
-	d.SetStatus(&store.Job{})
-	return &d
-}
+// store.JobStatus.
 
 // decodeJob decodes a job's two records. A status is applied whole, so a
 // definition row that still holds status fields (as version 3 wrote them)
@@ -147,12 +124,11 @@ func decodeJob(id string, def, status []byte) (*store.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := decode[jobStatus]("job status", id, status)
+	st, err := decode[store.JobStatus]("job status", id, status)
 	if err != nil {
 		return nil, err
 	}
-	j.SetStatus(&store.Job{State: st.State, NextRunAt: st.NextRunAt, NextRunAtLocal: st.NextRunAtLocal,
-		LastRunAt: st.LastRunAt, LastResult: st.LastResult, RunCount: st.RunCount, UpdatedAt: st.UpdatedAt})
+	j.ApplyStatus(st)
 	return j, nil
 }
 
@@ -248,7 +224,7 @@ func checkJob(what string, j *store.Job) error {
 
 // pendingStatus encodes j's status as the status row holds it.
 func pendingStatus(j *store.Job) (*pendingJob, error) {
-	status, err := encode(statusOf(j))
+	status, err := encode(j.Status())
 	if err != nil {
 		return nil, fmt.Errorf("encode job %s: %w", j.JobID, err)
 	}
@@ -277,7 +253,7 @@ func (t *tx) JobPut(j *store.Job) error {
 	if err != nil {
 		return err
 	}
-	if p.body, err = encode(definitionOf(j)); err != nil {
+	if p.body, err = encode(j.Definition()); err != nil {
 		return fmt.Errorf("encode job %s: %w", j.JobID, err)
 	}
 	if r, ok := t.w.read[j.JobID]; ok && !t.w.written[j.JobID] && bytes.Equal(r.def, p.body) &&
