@@ -12,11 +12,12 @@ build:
 test:
 	$(GO) test -race ./...
 
-# Benchmarks behind the figures in the issues' closing notes. The burst runs
-# a fixed 9 rounds (each is a few seconds of setup) so its median ratio is steady.
+# Benchmarks behind the figures in the issues' closing notes. The bursts run
+# a fixed 9 rounds (each is a few seconds of setup) so their median ratios are steady.
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'BenchmarkBurst10k/schedbot' -benchmem ./...
+	$(GO) test -run '^$$' -bench . -skip 'BenchmarkBurst10k/(schedbot|one-instance|three-instances)' -benchmem ./...
 	$(GO) test -run '^$$' -bench 'BenchmarkBurst10k/schedbot' -benchtime 9x -benchmem ./scheduler
+	$(GO) test -run '^$$' -bench 'BenchmarkBurst10k' -benchtime 9x -benchmem ./store/postgres
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
