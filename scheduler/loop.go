@@ -232,8 +232,8 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 	}
 	wg.Wait()
 	total := 0
-	for _, n := range counts {
-		total += n
+	for _, c := range counts {
+		total += c
 	}
 	return total, errors.Join(errs...)
 }
