@@ -933,11 +933,12 @@ func TestStatusWritesLeaveTheDefinitionRow(t *testing.T) {
 	})
 }
 
-// gatedStore opens a store on dsn as a role whose reads of job J's
-// definition row wait while the returned conn holds advisory lock 7 (a
-// row-level security policy; the tests' own role, a superuser, bypasses
-// it). It lets a test commit a change between the moment that store's
-// statement takes its snapshot and the moment it locks J's rows.
+// gatedStore opens a store on dsn as a role whose first read of either of
+// job J's rows (status or definition) waits while the returned conn holds
+// advisory lock 7 (row-level security policies; the tests' own role, a
+// superuser, bypasses them). It lets a test commit a change between the
+// moment that store's statement takes its snapshot and the moment it
+// locks J's rows.
 func gatedStore(t *testing.T, dsn string) (s *postgres.Store, wait func(), open func()) {
 	t.Helper()
 	admin := mustConnect(t, dsn)
@@ -955,6 +956,8 @@ func gatedStore(t *testing.T, dsn string) (s *postgres.Store, wait func(), open 
 			END $$`,
 		`ALTER TABLE schedbot_jobs ENABLE ROW LEVEL SECURITY`,
 		`CREATE POLICY gate ON schedbot_jobs USING (gate(job_id))`,
+		`ALTER TABLE schedbot_job_status ENABLE ROW LEVEL SECURITY`,
+		`CREATE POLICY gate ON schedbot_job_status USING (gate(job_id))`,
 	} {
 		if _, err := admin.Exec(t.Context(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -989,7 +992,7 @@ func gatedStore(t *testing.T, dsn string) (s *postgres.Store, wait func(), open 
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatal("the gated store never read J's definition")
+				t.Fatal("the gated store never read J's rows")
 			}
 			time.Sleep(time.Millisecond) // polls pg_locks: nothing to be told by
 		}
@@ -1029,7 +1032,7 @@ func TestADispatchHandsOutTheDefinitionCommittedBeforeItsLock(t *testing.T) {
 		})
 		got <- seen
 	}()
-	wait() // b's JobsDue has its snapshot and is reading J's definition
+	wait() // b's JobsDue has its snapshot and is reading J's rows
 	mustUpdate(t, a, func(tx store.Tx) error {
 		j, err := tx.JobGet("J")
 		if err != nil {

@@ -134,10 +134,9 @@ func decodeJob(id string, def, status []byte) (*store.Job, error) {
 
 // jobFrom joins a job's two rows in the queries below. A FOR UPDATE locks
 // them in this order, the status row first, in every transaction: a
-// dispatch that skipped a locked definition still holds its status row
-// (SKIP LOCKED keeps what it took) and may lock a definition later
-// (JobQuarantine), so a reader that took the definition first and waited
-// for the status would close a deadlock with it.
+// dispatch holds the status rows of its batch and may lock a definition
+// later (JobQuarantine), so a reader that took the definition first and
+// waited for the status would close a deadlock with it.
 const jobFrom = `schedbot_job_status s JOIN schedbot_jobs j ON j.orchestrator_id = s.orchestrator_id AND j.job_id = s.job_id`
 
 func stateRank(s store.JobState) int {
@@ -467,35 +466,63 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	// Both rows are locked, the status first (jobFrom's order): a row
-	// another transaction changed after this statement's snapshot is read
-	// again, as it is now, once locked — a definition read without its lock
-	// could be the snapshot's beside a status changed with it since.
-	q := `SELECT s.job_id, j.body, s.status FROM ` + jobFrom + ` WHERE s.orchestrator_id = $1 AND s.next_run_ns <= $2
-		ORDER BY s.next_run_ns, s.job_id LIMIT $3`
+	// Two statements: the batch's status rows, locked, then their
+	// definitions. A job's definition changes only with its status row
+	// (every JobPut writes both, status row locked first), so once the
+	// status rows are ours the second statement's snapshot, taken after
+	// the locks, holds the definition that goes with each status; a status
+	// row changed since the first statement's snapshot is read again, as
+	// it is now, when locked. The definitions are not locked: joined and
+	// locked in one statement, Postgres joined and sorted every due job
+	// with its body for each batch, and wrote a lock on each definition.
+	lock := ""
 	if t.write {
-		q += ` FOR UPDATE OF s, j SKIP LOCKED`
+		lock = ` FOR UPDATE SKIP LOCKED`
 	}
-	rows, err := t.tx.Query(t.ctx, q, t.s.orch, at.UnixNano(), limit)
+	rows, err := t.tx.Query(t.ctx, `SELECT job_id, status FROM schedbot_job_status WHERE orchestrator_id = $1 AND next_run_ns <= $2
+		ORDER BY next_run_ns, job_id LIMIT $3`+lock, t.s.orch, at.UnixNano(), limit)
+	if err != nil {
+		return fmt.Errorf("due jobs: %w", err)
+	}
+	var ids, statuses [][]byte
+	var id, body []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		ids, statuses = append(ids, id), append(statuses, body)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("due jobs: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err = t.tx.Query(t.ctx, `SELECT job_id, body FROM schedbot_jobs WHERE orchestrator_id = $1 AND job_id = ANY($2)`, t.s.orch, ids)
+	if err != nil {
+		return fmt.Errorf("due jobs: %w", err)
+	}
+	defs := make(map[string][]byte, len(ids))
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		defs[string(id)] = body
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("due jobs: %w", err)
 	}
 	var jobs []*store.Job
 	var unreadable []*store.RecordError
-	var id, body, status []byte
-	_, err = pgx.ForEachRow(rows, []any{&id, &body, &status}, func() error {
-		j, err := decodeJob(string(id), body, status)
+	for i, id := range ids {
+		def, ok := defs[string(id)]
+		if !ok {
+			continue // a status row without its definition is no job
+		}
+		j, err := decodeJob(string(id), def, statuses[i])
 		if err != nil {
 			// Passed over, and named at the end, so the others still fire.
 			unreadable = append(unreadable, &store.RecordError{Kind: "job", ID: string(id), Err: errors.Unwrap(err)})
-			return nil
+			continue
 		}
 		t.w.sawName(string(id), j)
 		jobs = append(jobs, j)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("due jobs: %w", err)
 	}
 	if t.write {
 		t.s.count.due.Add(int64(len(jobs)))

@@ -1,8 +1,8 @@
 -- Version 6: a job's status (the fields its runs change) moves to a row of
 -- its own, so that firing a job rewrites ~200 bytes and touches the due
 -- index, not the whole job and its primary key: a burst changes 10,000
--- statuses and no definition. Both rows are locked while a window is
--- dispatched, the status first.
+-- statuses and no definition. A dispatch locks the status rows; a
+-- definition changes only with its status row, status locked first.
 CREATE TABLE schedbot_job_status (
 	orchestrator_id text COLLATE "C" NOT NULL,
 	job_id          bytea NOT NULL,
