@@ -69,8 +69,10 @@ func isUniqueViolation(err error) bool {
 // module until Go 1.27), which decodes them several times faster than
 // encoding/json: a burst reads and writes tens of thousands of them.
 // Invalid UTF-8 in a string becomes U+FFFD instead of failing the write.
+// Maps are encoded in key order: a job put back unchanged then encodes to
+// the bytes it was read as, and only its status row is written (JobPut).
 var (
-	encodeOpts = jsontext.AllowInvalidUTF8(true)
+	encodeOpts = json.JoinOptions(jsontext.AllowInvalidUTF8(true), json.Deterministic(true))
 	decodeOpts = jsontext.AllowInvalidUTF8(true)
 )
 
