@@ -264,6 +264,7 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time) (int, error)
 			})
 			var bad *store.UnreadableJobsError
 			if errors.As(err, &bad) {
+				n += len(bad.Jobs)                // places in the batch: a full batch is not the last
 				return s.quarantine(tx, now, bad) // and the others fire
 			}
 			return err

@@ -17,7 +17,8 @@ import (
 
 // TestFireDue_UnreadableJobIsDisabledAndTheRestFire: a due job whose stored
 // record cannot be decoded is disabled and audited, and the other due jobs
-// fire in the same pass; the next pass has nothing left to do.
+// fire in the same pass, those of later batches too; the next pass has
+// nothing left to do.
 func TestFireDue_UnreadableJobIsDisabledAndTheRestFire(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "automation.db")
 	st, err := bolt.Open(path, nil)
@@ -26,7 +27,7 @@ func TestFireDue_UnreadableJobIsDisabledAndTheRestFire(t *testing.T) {
 	}
 	due := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC) // Friday 09:00 in New York
 	err = st.Update(t.Context(), func(tx store.Tx) error {
-		for _, id := range []string{"A", "BAD", "C"} {
+		for _, id := range []string{"A", "BAD", "C", "D"} {
 			if err := tx.JobPut(storetest.NewJob(id, due)); err != nil {
 				return err
 			}
@@ -52,10 +53,10 @@ func TestFireDue_UnreadableJobIsDisabledAndTheRestFire(t *testing.T) {
 	}
 	defer st.Close()
 
-	s := scheduler.New(st, &scheduler.Options{Logger: testLogger(t)})
+	s := scheduler.New(st, &scheduler.Options{Logger: testLogger(t), Batch: 2})
 	fired, err := s.FireDue(t.Context(), due)
-	if err != nil || fired != 2 {
-		t.Fatalf("FireDue over one bad record = %d, %v; want the 2 good jobs fired", fired, err)
+	if err != nil || fired != 3 {
+		t.Fatalf("FireDue over one bad record = %d, %v; want the 3 good jobs fired", fired, err)
 	}
 	if fired, err := s.FireDue(t.Context(), due); err != nil || fired != 0 {
 		t.Errorf("FireDue again = %d, %v; want nothing left", fired, err)
@@ -64,8 +65,8 @@ func TestFireDue_UnreadableJobIsDisabledAndTheRestFire(t *testing.T) {
 		if n, _ := tx.JobCount(store.JobDisabled); n != 1 {
 			t.Errorf("disabled jobs = %d, want the bad one", n)
 		}
-		if n, _ := tx.QueueCount(store.QueueIncoming); n != 2 {
-			t.Errorf("triggers queued = %d, want 2", n)
+		if n, _ := tx.QueueCount(store.QueueIncoming); n != 3 {
+			t.Errorf("triggers queued = %d, want 3", n)
 		}
 		evs, err := tx.AuditList(&store.AuditListParams{JobID: "BAD"})
 		if err != nil {

@@ -646,6 +646,35 @@ func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 	}
 }
 
+// TestAnUnreadableJobDoesNotEndTheBurst: a batch whose rows include a job
+// that does not decode is full all the same (the scheduler quarantines
+// that one), so the due jobs after it fire in the same pass.
+func TestAnUnreadableJobDoesNotEndTheBurst(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := mustOpen(t, dsn, "ops")
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, id := range []string{"A", "BAD", "C", "D"} {
+			if err := tx.JobPut(storetest.NewJob(id, t0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, err := mustConnect(t, dsn).Exec(t.Context(), `UPDATE schedbot_job_status SET status = 'not json' WHERE job_id = 'BAD'`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := scheduler.New(s, &scheduler.Options{OrchestratorID: "ops", Batch: 2, Dispatchers: 1}).FireDue(t.Context(), t0)
+	if err != nil || n != 3 {
+		t.Fatalf("FireDue = %d, %v; want the 3 readable jobs fired in one pass", n, err)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if k, _ := tx.JobCount(store.JobDisabled); k != 1 {
+			t.Errorf("disabled jobs = %d, want the unreadable one", k)
+		}
+		return nil
+	})
+}
+
 // TestChangingAJobWhileAnotherProcessDispatchesIt: one process changes a
 // due job (read, written, audited) while another dispatches due jobs. The
 // dispatch neither waits for the change nor deadlocks with it, and neither
