@@ -78,6 +78,47 @@ func TestMigrations(t *testing.T) {
 			}
 		}
 	})
+	t.Run("FromVersion6", func(t *testing.T) {
+		// Version 6 kept job names unique by a partial index; version 7 by
+		// a constraint checked at the end of each statement.
+		dsn := pgtest.DSN(t)
+		if err := postgres.MigrateTo(ctx, dsn, 6); err != nil {
+			t.Fatal(err)
+		}
+		conn := mustConnect(t, dsn)
+		for _, id := range []string{"A", "B"} {
+			j := storetest.NewJob(id, t0)
+			j.Name = "name-" + id
+			def, err := json.Marshal(j.Definition())
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, err := json.Marshal(j.Status())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, `INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, created_by, channel_id, body)
+				VALUES ('a', $1, $2, 'U1', '', $3)`, []byte(id), []byte(j.Name), def); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, `INSERT INTO schedbot_job_status (orchestrator_id, job_id, state, state_rank, next_run_ns, status)
+				VALUES ('a', $1, 'enabled', 0, $2, $3)`, []byte(id), j.NextRunAt.UnixNano(), status); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := mustOpen(t, dsn, "a")
+		mustView(t, s, func(tx store.Tx) error {
+			if j, err := tx.JobGetByName("name-B"); err != nil || j.JobID != "B" {
+				t.Errorf("name-B after migrating = %v, %v; want B", j, err)
+			}
+			return nil
+		})
+		c := storetest.NewJob("C", t0)
+		c.Name = "name-A"
+		if err := s.Update(ctx, func(tx store.Tx) error { return tx.JobPut(c) }); !errors.Is(err, store.ErrExists) {
+			t.Errorf("a third job named name-A after migrating: %v, want ErrExists", err)
+		}
+	})
 	t.Run("FromVersion5", func(t *testing.T) {
 		// Version 5 kept a job in one row, its status inside the body.
 		dsn := pgtest.DSN(t)

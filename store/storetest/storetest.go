@@ -184,6 +184,39 @@ func testJobNames(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+	// Two jobs swap names in one transaction, by way of a third name; in
+	// either order of the jobs.
+	for _, order := range [][2]string{{"A", "C"}, {"C", "A"}} {
+		mustUpdate(t, s, func(tx store.Tx) error {
+			x, err := tx.JobGet(order[0])
+			if err != nil {
+				return err
+			}
+			y, err := tx.JobGet(order[1])
+			if err != nil {
+				return err
+			}
+			xName, yName := x.Name, y.Name
+			x.Name = "swapping"
+			if err := tx.JobPut(x); err != nil {
+				return err
+			}
+			y.Name = xName
+			if err := tx.JobPut(y); err != nil {
+				return err
+			}
+			x.Name = yName
+			return tx.JobPut(x)
+		})
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		for name, id := range map[string]string{"backup": "C", "nightly": "A"} {
+			if j, err := tx.JobGetByName(name); err != nil || j.JobID != id {
+				t.Errorf("after two swaps %s -> %v, %v; want %s", name, j, err, id)
+			}
+		}
+		return nil
+	})
 }
 
 func testEnabledNeedsNext(t *testing.T, s store.Store) {
