@@ -1125,57 +1125,64 @@ func TestADispatchHandsOutTheDefinitionCommittedBeforeItsLock(t *testing.T) {
 	}
 }
 
-// TestQuarantiningAJobWhileAnotherProcessReadsIt: while a dispatch holds a
-// due job whose record does not decode, another process's write
-// transaction reads that job (a change a user asks for). The dispatch
-// quarantines it and commits; the reader waits for it and is told the
-// record is corrupt. Neither deadlocks with the other: the reader waits
-// for the status row the dispatch holds without holding the definition
-// row the quarantine writes.
-func TestQuarantiningAJobWhileAnotherProcessReadsIt(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
-	now := time.Now().UTC()
-	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("BAD", now.Add(-time.Minute))) })
-	conn := mustConnect(t, dsn)
-	if _, err := conn.Exec(t.Context(), `UPDATE schedbot_job_status SET status = 'not json' WHERE job_id = 'BAD'`); err != nil {
-		t.Fatal(err)
-	}
-	errB := make(chan error, 1)
-	errA := a.Update(t.Context(), func(tx store.Tx) error {
-		err := tx.JobsDue(now, 10, func(*store.Job) error { return nil })
-		var ue *store.UnreadableJobsError
-		if !errors.As(err, &ue) {
-			return fmt.Errorf("JobsDue = %v, want BAD named unreadable", err)
-		}
-		go func() {
-			errB <- b.Update(context.Background(), func(tx store.Tx) error {
-				_, err := tx.JobGet("BAD")
-				return err
+// TestQuarantiningAJobWhileAnotherProcessTouchesIt: while a dispatch
+// holds a due job whose record does not decode, another process's write
+// transaction reads that job (a change a user asks for), or writes it
+// without reading it first (store copy). The dispatch quarantines it and
+// commits; the reader waits for it and is told the record is corrupt, the
+// writer waits and then writes. Neither deadlocks with the dispatch: each
+// waits for the status row the dispatch holds without holding the
+// definition row the quarantine writes.
+func TestQuarantiningAJobWhileAnotherProcessTouchesIt(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		touch func(store.Tx) error
+		want  error
+	}{
+		{"reads it", func(tx store.Tx) error { _, err := tx.JobGet("BAD"); return err }, store.ErrCorrupt},
+		{"writes it unread", func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("BAD", t0)) }, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dsn := pgtest.DSN(t)
+			a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+			now := time.Now().UTC()
+			mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("BAD", now.Add(-time.Minute))) })
+			conn := mustConnect(t, dsn)
+			if _, err := conn.Exec(t.Context(), `UPDATE schedbot_job_status SET status = 'not json' WHERE job_id = 'BAD'`); err != nil {
+				t.Fatal(err)
+			}
+			errB := make(chan error, 1)
+			errA := a.Update(t.Context(), func(tx store.Tx) error {
+				err := tx.JobsDue(now, 10, func(*store.Job) error { return nil })
+				var ue *store.UnreadableJobsError
+				if !errors.As(err, &ue) {
+					return fmt.Errorf("JobsDue = %v, want BAD named unreadable", err)
+				}
+				go func() { errB <- b.Update(context.Background(), c.touch) }()
+				// Until b waits for a lock this transaction holds.
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					var n int
+					err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+					if err != nil {
+						return err
+					}
+					if n > 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						return errors.New("the other process never waited for the dispatch")
+					}
+					time.Sleep(time.Millisecond) // polls pg_stat_activity: nothing to be told by
+				}
+				return tx.JobQuarantine("BAD")
 			})
-		}()
-		// Until b waits for a lock this transaction holds.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			var n int
-			err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
-			if err != nil {
-				return err
+			if err := <-errB; !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+				t.Errorf("the other process's transaction = %v, want %v", err, c.want)
 			}
-			if n > 0 {
-				break
+			if errA != nil {
+				t.Errorf("the dispatch = %v, want it quarantined and committed", errA)
 			}
-			if time.Now().After(deadline) {
-				return errors.New("the reader never waited for the dispatch")
-			}
-			time.Sleep(time.Millisecond) // polls pg_stat_activity: nothing to be told by
-		}
-		return tx.JobQuarantine("BAD")
-	})
-	if err := <-errB; !errors.Is(err, store.ErrCorrupt) {
-		t.Errorf("the reader's transaction = %v, want the record named corrupt", err)
-	}
-	if errA != nil {
-		t.Errorf("the dispatch = %v, want it quarantined and committed", errA)
+		})
 	}
 }

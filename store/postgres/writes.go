@@ -257,19 +257,8 @@ func (t *tx) flush() error {
 			return []any{t.s.orch, bss(ids), states, ranks, nexts, bodies}
 		}
 		// Jobs this transaction read are updated (cheaper than an upsert, which
-		// tries the insert first); the others are upserted.
-		if len(defUpd) > 0 {
-			expect[b.Len()] = int64(len(defUpd))
-			b.Queue(`UPDATE schedbot_jobs j SET name = u.name, created_by = u.created_by, channel_id = u.channel_id, body = u.body
-				FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u(job_id, name, created_by, channel_id, body)
-				WHERE j.orchestrator_id = $1 AND j.job_id = u.job_id`, defCols(defUpd)...)
-		}
-		if len(defIns) > 0 {
-			b.Queue(`INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, created_by, channel_id, body)
-				SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u
-				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET name = excluded.name, created_by = excluded.created_by,
-					channel_id = excluded.channel_id, body = excluded.body`, defCols(defIns)...)
-		}
+		// tries the insert first); the others are upserted. Status rows first:
+		// every transaction locks a job's status row before its definition.
 		if len(stUpd) > 0 {
 			expect[b.Len()] = int64(len(stUpd))
 			b.Queue(`UPDATE schedbot_job_status s SET state = u.state, state_rank = u.state_rank, next_run_ns = u.next_run_ns, status = u.status
@@ -281,6 +270,18 @@ func (t *tx) flush() error {
 				SELECT $1, u.* FROM unnest($2::bytea[], $3::text[], $4::int2[], $5::bigint[], $6::bytea[]) AS u
 				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET state = excluded.state, state_rank = excluded.state_rank,
 					next_run_ns = excluded.next_run_ns, status = excluded.status`, stCols(stIns)...)
+		}
+		if len(defUpd) > 0 {
+			expect[b.Len()] = int64(len(defUpd))
+			b.Queue(`UPDATE schedbot_jobs j SET name = u.name, created_by = u.created_by, channel_id = u.channel_id, body = u.body
+				FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u(job_id, name, created_by, channel_id, body)
+				WHERE j.orchestrator_id = $1 AND j.job_id = u.job_id`, defCols(defUpd)...)
+		}
+		if len(defIns) > 0 {
+			b.Queue(`INSERT INTO schedbot_jobs (orchestrator_id, job_id, name, created_by, channel_id, body)
+				SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u
+				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET name = excluded.name, created_by = excluded.created_by,
+					channel_id = excluded.channel_id, body = excluded.body`, defCols(defIns)...)
 		}
 	}
 	var freshRuns []string
