@@ -1186,3 +1186,41 @@ func TestQuarantiningAJobWhileAnotherProcessTouchesIt(t *testing.T) {
 		})
 	}
 }
+
+// TestANameTakenMeanwhileFailsTheFlush: a transaction that writes a job it
+// read and one it did not (two statements, the name checked once both
+// ran) still fails with ErrExists when another process took the new job's
+// name after it was asked about.
+func TestANameTakenMeanwhileFailsTheFlush(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("A", t0)) })
+	err := a.Update(t.Context(), func(tx store.Tx) error {
+		j, err := tx.JobGet("A")
+		if err != nil {
+			return err
+		}
+		j.Description = "changed"
+		if err := tx.JobPut(j); err != nil {
+			return err
+		}
+		n := storetest.NewJob("N", t0)
+		n.Name = "dup"
+		if err := tx.JobPut(n); err != nil {
+			return err
+		}
+		other := storetest.NewJob("O", t0)
+		other.Name = "dup"
+		mustUpdate(t, b, func(tx store.Tx) error { return tx.JobPut(other) }) // committed meanwhile
+		return nil
+	})
+	if !errors.Is(err, store.ErrExists) {
+		t.Fatalf("the flush after the name was taken = %v, want ErrExists", err)
+	}
+	mustView(t, a, func(tx store.Tx) error {
+		if j, err := tx.JobGetByName("dup"); err != nil || j.JobID != "O" {
+			t.Errorf("dup -> %v, %v; want O", j, err)
+		}
+		return nil
+	})
+}

@@ -271,6 +271,15 @@ func (t *tx) flush() error {
 				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET state = excluded.state, state_rank = excluded.state_rank,
 					next_run_ns = excluded.next_run_ns, status = excluded.status`, stCols(stIns)...)
 		}
+		// A name may move between a job this transaction read (updated) and
+		// one it did not (upserted): two statements, and the unique name
+		// checked at the end of each would refuse the move whichever came
+		// first. Then the check waits for both (SET CONSTRAINTS IMMEDIATE
+		// runs it, so a name truly taken still fails the flush).
+		both := len(defUpd) > 0 && len(defIns) > 0
+		if both {
+			b.Queue(`SET CONSTRAINTS schedbot_jobs_name DEFERRED`)
+		}
 		if len(defUpd) > 0 {
 			expect[b.Len()] = int64(len(defUpd))
 			b.Queue(`UPDATE schedbot_jobs j SET name = u.name, created_by = u.created_by, channel_id = u.channel_id, body = u.body
@@ -282,6 +291,9 @@ func (t *tx) flush() error {
 				SELECT $1, u.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[]) AS u
 				ON CONFLICT (orchestrator_id, job_id) DO UPDATE SET name = excluded.name, created_by = excluded.created_by,
 					channel_id = excluded.channel_id, body = excluded.body`, defCols(defIns)...)
+		}
+		if both {
+			b.Queue(`SET CONSTRAINTS schedbot_jobs_name IMMEDIATE`)
 		}
 	}
 	var freshRuns []string

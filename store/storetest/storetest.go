@@ -217,6 +217,43 @@ func testJobNames(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
+	// The same when one of the two is found by its name and the other by
+	// its id: twice, so that each of A and C is the one found by name.
+	for range 2 {
+		mustUpdate(t, s, func(tx store.Tx) error {
+			x, err := tx.JobGetByName("nightly")
+			if err != nil {
+				return err
+			}
+			other := "A"
+			if x.JobID == "A" {
+				other = "C"
+			}
+			y, err := tx.JobGet(other)
+			if err != nil {
+				return err
+			}
+			xName, yName := x.Name, y.Name
+			x.Name = "swapping"
+			if err := tx.JobPut(x); err != nil {
+				return err
+			}
+			y.Name = xName
+			if err := tx.JobPut(y); err != nil {
+				return err
+			}
+			x.Name = yName
+			return tx.JobPut(x)
+		})
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		for name, id := range map[string]string{"backup": "C", "nightly": "A"} {
+			if j, err := tx.JobGetByName(name); err != nil || j.JobID != id {
+				t.Errorf("after two more swaps %s -> %v, %v; want %s", name, j, err, id)
+			}
+		}
+		return nil
+	})
 }
 
 func testEnabledNeedsNext(t *testing.T, s store.Store) {
