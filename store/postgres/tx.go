@@ -315,9 +315,9 @@ func (t *tx) JobStatusPut(j *store.Job) error {
 
 // checkName returns ErrExists when another job holds j's name. Asked
 // before the put so that the caller hears it at once and the transaction
-// stays usable; the unique constraint (checked as each statement ends) is
-// the guard at the flush. A name this transaction read from j's own row
-// needs no question.
+// stays usable; the unique constraint, checked once the flush has written
+// the definitions, is the guard. A name this transaction read from j's own
+// row needs no question.
 func (t *tx) checkName(j *store.Job) error {
 	if holder, ok := t.w.names[j.Name]; ok {
 		if holder != j.JobID {
