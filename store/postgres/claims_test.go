@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1223,4 +1225,170 @@ func TestANameTakenMeanwhileFailsTheFlush(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestDispatchesAgainstConcurrentChanges: three processes dispatch 20 due
+// jobs over and over while others change them: definition and status
+// together (each change writes one mark into both), the status alone (a
+// worker's result, read ahead), names swapped between two jobs read, and
+// between a job read and one put as an earlier read had it. Every job a
+// dispatch hands out carries the definition that goes with its status,
+// no window (job and run count) is dispatched twice, and no dispatch is
+// lost (the run count is the number of dispatches committed); every name
+// column matches its definition. Definitions read before the status rows
+// are locked fail it (mismatches), and so do status rows read unlocked
+// (mismatches, windows dispatched twice).
+func TestDispatchesAgainstConcurrentChanges(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	const jobs, blind, rounds = 20, 18, 150 // J18 and J19 are put blind: their run counts are not kept
+	setup := mustOpen(t, dsn, "ops")
+	now := time.Now().UTC()
+	id := func(i int) string { return fmt.Sprintf("J%02d", i) }
+	mustUpdate(t, setup, func(tx store.Tx) error {
+		for i := range jobs {
+			j := storetest.NewJob(id(i), now.Add(-time.Minute))
+			j.Name, j.Description, j.NextRunAtLocal = "name-"+id(i), "v0", "v0"
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	ctx := context.Background() // not cancelled: a commit cut short would leave its outcome unknown
+	var mu sync.Mutex
+	dispatched := map[string]int{} // "J03@7": dispatches committed of J03 at run count 7
+	var stop atomic.Bool
+	var dispatchers, writers sync.WaitGroup
+	for d := range 3 {
+		s := mustOpen(t, dsn, "ops")
+		dispatchers.Go(func() {
+			for !stop.Load() {
+				var got []string
+				err := s.Update(ctx, func(tx store.Tx) error {
+					got = got[:0]
+					return tx.JobsDue(now, 3+d, func(j *store.Job) error {
+						if j.Description != j.NextRunAtLocal {
+							t.Errorf("dispatch handed out %s's definition %q with the status %q", j.JobID, j.Description, j.NextRunAtLocal)
+						}
+						got = append(got, fmt.Sprintf("%s@%d", j.JobID, j.RunCount))
+						j.RunCount++
+						if d == 0 {
+							return tx.JobPut(j) // as storetest fires: the definition written too
+						}
+						return tx.JobStatusPut(j)
+					})
+				})
+				if err != nil {
+					t.Errorf("dispatch: %v", err)
+					return
+				}
+				mu.Lock()
+				for _, k := range got {
+					dispatched[k]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for w := range 4 {
+		s := mustOpen(t, dsn, "ops")
+		writers.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for k := range rounds {
+				mark := fmt.Sprintf("w%d-%d", w, k)
+				err := s.Update(ctx, func(tx store.Tx) error {
+					a, b := r.IntN(blind), r.IntN(blind)
+					switch w {
+					case 0: // definition and status
+						j, err := tx.JobGet(id(a))
+						if err != nil {
+							return err
+						}
+						j.Description, j.NextRunAtLocal = mark, mark
+						return tx.JobPut(j)
+					case 1: // status alone, as the worker records a result
+						if err := tx.(store.ReadAheader).ReadAhead([]string{id(min(a, b)), id(max(a, b))}, nil); err != nil {
+							return err
+						}
+						for _, i := range []int{a, b} {
+							j, err := tx.JobGet(id(i))
+							if err != nil {
+								return err
+							}
+							j.LastResult = &store.Result{ExecutionID: mark}
+							if err := tx.JobPut(j); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+					var x, y *store.Job
+					var err error
+					if w == 2 { // two jobs read, in id order, swap names
+						if a == b {
+							return nil
+						}
+						if x, err = tx.JobGet(id(min(a, b))); err != nil {
+							return err
+						}
+						y, err = tx.JobGet(id(max(a, b)))
+					} else { // a job put as a read before had it swaps names with one read
+						if err := s.View(ctx, func(v store.Tx) (err error) { x, err = v.JobGet(id(blind + a%2)); return }); err != nil {
+							return err
+						}
+						y, err = tx.JobGet(id(a))
+					}
+					if err != nil {
+						return err
+					}
+					xName, yName := x.Name, y.Name
+					x.Name = mark
+					if err := tx.JobPut(x); err != nil {
+						return err
+					}
+					y.Name = xName
+					if err := tx.JobPut(y); err != nil {
+						return err
+					}
+					x.Name, x.Description, x.NextRunAtLocal = yName, mark, mark
+					return tx.JobPut(x)
+				})
+				if err != nil && !(w == 3 && errors.Is(err, store.ErrExists)) { // a name read before may be gone
+					t.Errorf("change %s: %v", mark, err)
+				}
+			}
+		})
+	}
+	writers.Wait()
+	stop.Store(true)
+	dispatchers.Wait()
+	mustView(t, setup, func(tx store.Tx) error {
+		for i := range jobs {
+			j, err := tx.JobGet(id(i))
+			if err != nil {
+				return err
+			}
+			if j.Description != j.NextRunAtLocal {
+				t.Errorf("%s: definition %q, status %q", j.JobID, j.Description, j.NextRunAtLocal)
+			}
+			if i >= blind {
+				continue
+			}
+			for n := range j.RunCount {
+				if k := dispatched[fmt.Sprintf("%s@%d", j.JobID, n)]; k != 1 {
+					t.Errorf("%s at run count %d: dispatched %d times, want once", j.JobID, n, k)
+				}
+			}
+			if k := dispatched[fmt.Sprintf("%s@%d", j.JobID, j.RunCount)]; k != 0 {
+				t.Errorf("%s: a dispatch at run count %d committed and is not counted", j.JobID, j.RunCount)
+			}
+		}
+		return nil
+	})
+	var differ int
+	err := mustConnect(t, dsn).QueryRow(t.Context(), `SELECT count(*) FROM schedbot_jobs
+		WHERE name IS DISTINCT FROM convert_to(convert_from(body, 'UTF8')::jsonb->>'name', 'UTF8')`).Scan(&differ)
+	if err != nil || differ != 0 {
+		t.Errorf("%d name columns differ from their definitions, %v", differ, err)
+	}
 }
