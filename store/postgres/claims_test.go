@@ -641,13 +641,17 @@ func TestExpiredLeasesComeBack(t *testing.T) {
 
 // TestUnreadableDueJobIsPassedOverAndQuarantined: a due job whose stored
 // record does not decode does not stop the others; JobsDue names it, and
-// JobQuarantine takes it out of the due index as disabled, keeping its bytes.
+// JobQuarantine takes it out of the due index as disabled, keeping its bytes
+// and its name (as bolt does): no other job takes the name meanwhile, and
+// once repaired the job is found by it again.
 func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	s := mustOpen(t, dsn, "ops")
 	mustUpdate(t, s, func(tx store.Tx) error {
 		for _, id := range []string{"A", "BAD", "C"} {
-			if err := tx.JobPut(storetest.NewJob(id, t0)); err != nil {
+			j := storetest.NewJob(id, t0)
+			j.Name = "name-" + id
+			if err := tx.JobPut(j); err != nil {
 				return err
 			}
 		}
@@ -687,6 +691,17 @@ func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 	if err := mustConnect(t, dsn).QueryRow(t.Context(), `SELECT convert_from(body, 'UTF8') FROM schedbot_jobs WHERE job_id = 'BAD'`).Scan(&body); err != nil || body != "not json" {
 		t.Errorf("quarantined record = %q, %v; want its bytes kept", body, err)
 	}
+	other := storetest.NewJob("D", t0)
+	other.Name = "name-BAD"
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobPut(other) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("another job named as the quarantined one: %v, want ErrExists", err)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.JobGetByName("name-BAD"); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("JobGetByName(name-BAD) = %v, want the quarantined record named corrupt", err)
+		}
+		return nil
+	})
 }
 
 // TestAnUnreadableJobDoesNotEndTheBurst: a batch whose rows include a job

@@ -563,9 +563,9 @@ func (t *tx) JobQuarantine(id string) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	var body, status []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT j.body, s.status FROM `+jobFrom+` WHERE j.orchestrator_id = $1 AND j.job_id = $2`+t.forUpdate(),
-		t.s.orch, bs(id)).Scan(&body, &status)
+	var body, status, name []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT j.body, s.status, j.name FROM `+jobFrom+` WHERE j.orchestrator_id = $1 AND j.job_id = $2`+t.forUpdate(),
+		t.s.orch, bs(id)).Scan(&body, &status, &name)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return notFound("job", id)
 	} else if err != nil {
@@ -574,14 +574,13 @@ func (t *tx) JobQuarantine(id string) error {
 	if _, err := decodeJob(id, body, status); err == nil {
 		return fmt.Errorf("quarantine job %s: its record reads; disable it with JobPut", id)
 	}
-	b := &pgx.Batch{}
-	b.Queue(`UPDATE schedbot_job_status SET state = $3, state_rank = $4, next_run_ns = NULL WHERE orchestrator_id = $1 AND job_id = $2`,
-		t.s.orch, bs(id), string(store.JobDisabled), stateRank(store.JobDisabled))
-	b.Queue(`UPDATE schedbot_jobs SET name = NULL WHERE orchestrator_id = $1 AND job_id = $2`, t.s.orch, bs(id))
-	if err := t.tx.SendBatch(t.ctx, b).Close(); err != nil {
+	// The definition row stays as it is, name and all: the job keeps its
+	// name while set aside, and is found by it once repaired.
+	if _, err := t.tx.Exec(t.ctx, `UPDATE schedbot_job_status SET state = $3, state_rank = $4, next_run_ns = NULL WHERE orchestrator_id = $1 AND job_id = $2`,
+		t.s.orch, bs(id), string(store.JobDisabled), stateRank(store.JobDisabled)); err != nil {
 		return fmt.Errorf("quarantine job %s: %w", id, err)
 	}
-	t.w.sawName(id, &store.Job{State: store.JobDisabled})
+	t.w.sawName(id, &store.Job{State: store.JobDisabled, Name: string(name)})
 	delete(t.w.read, id)
 	t.jobsChanged = true
 	return nil
