@@ -11,14 +11,15 @@ import (
 )
 
 // A transaction keeps its job and run puts, and the queue items it adds
-// with fresh ids or rewrites after reading them, and sends them together,
+// with fresh ids or rewrites, and sends them together,
 // before anything reads a range of rows and before commit: changes as one
 // statement per table over arrays (unnest), all in one round trip, and
 // new rows (items, runs known absent) by COPY. A burst of
 // 10,000 windows is then a few statements instead of 40,000. Point reads
 // (JobGet, RunGet, QueueGet) answer from what is kept first; a write that
-// must answer at once (a caller's item id, an unknown item, a delete) is
-// sent at once.
+// must answer at once (a caller's item id, a delete) is sent at once. A
+// rewrite of an item that is gone or another process's tells so at the
+// flush, and the transaction fails there.
 
 // flushAt bounds what a transaction keeps before sending it anyway.
 const flushAt = 10000
@@ -66,7 +67,6 @@ type writes struct {
 	known     map[string]string         // job id -> the name its row held when read
 	states    map[string]store.JobState // job id -> the state its row holds (or will)
 	read      map[string]readJob        // jobs read (and locked) in a write transaction, as read
-	seen      map[string]bool           // queue items read in this transaction
 	runsAhead map[string][]byte         // runs read ahead; nil: known absent
 }
 
@@ -180,13 +180,6 @@ func (w *writes) sawName(id string, j *store.Job) {
 		w.states = map[string]store.JobState{}
 	}
 	w.states[id] = j.State
-}
-
-func (w *writes) sawItem(id string) {
-	if w.seen == nil {
-		w.seen = map[string]bool{}
-	}
-	w.seen[id] = true
 }
 
 // last returns the ids of order in the order of their last put, once each.
