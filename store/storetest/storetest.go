@@ -184,52 +184,34 @@ func testJobNames(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
-	// Two jobs swap names in one transaction, by way of a third name; in
-	// either order of the jobs.
-	for _, order := range [][2]string{{"A", "C"}, {"C", "A"}} {
-		mustUpdate(t, s, func(tx store.Tx) error {
-			x, err := tx.JobGet(order[0])
+	// Two jobs swap names in one transaction, by way of a third name: in
+	// either order of the jobs, both read by id; then with one of them
+	// found by its name (twice, so that each of A and C is that one).
+	byID := func(first, second string) func(store.Tx) (*store.Job, *store.Job, error) {
+		return func(tx store.Tx) (*store.Job, *store.Job, error) {
+			x, err := tx.JobGet(first)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			y, err := tx.JobGet(order[1])
-			if err != nil {
-				return err
-			}
-			xName, yName := x.Name, y.Name
-			x.Name = "swapping"
-			if err := tx.JobPut(x); err != nil {
-				return err
-			}
-			y.Name = xName
-			if err := tx.JobPut(y); err != nil {
-				return err
-			}
-			x.Name = yName
-			return tx.JobPut(x)
-		})
-	}
-	mustView(t, s, func(tx store.Tx) error {
-		for name, id := range map[string]string{"backup": "C", "nightly": "A"} {
-			if j, err := tx.JobGetByName(name); err != nil || j.JobID != id {
-				t.Errorf("after two swaps %s -> %v, %v; want %s", name, j, err, id)
-			}
+			y, err := tx.JobGet(second)
+			return x, y, err
 		}
-		return nil
-	})
-	// The same when one of the two is found by its name and the other by
-	// its id: twice, so that each of A and C is the one found by name.
-	for range 2 {
+	}
+	nightlyByName := func(tx store.Tx) (*store.Job, *store.Job, error) {
+		x, err := tx.JobGetByName("nightly")
+		if err != nil {
+			return nil, nil, err
+		}
+		other := "A"
+		if x.JobID == "A" {
+			other = "C"
+		}
+		y, err := tx.JobGet(other)
+		return x, y, err
+	}
+	for _, read := range []func(store.Tx) (*store.Job, *store.Job, error){byID("A", "C"), byID("C", "A"), nightlyByName, nightlyByName} {
 		mustUpdate(t, s, func(tx store.Tx) error {
-			x, err := tx.JobGetByName("nightly")
-			if err != nil {
-				return err
-			}
-			other := "A"
-			if x.JobID == "A" {
-				other = "C"
-			}
-			y, err := tx.JobGet(other)
+			x, y, err := read(tx)
 			if err != nil {
 				return err
 			}
@@ -249,7 +231,7 @@ func testJobNames(t *testing.T, s store.Store) {
 	mustView(t, s, func(tx store.Tx) error {
 		for name, id := range map[string]string{"backup": "C", "nightly": "A"} {
 			if j, err := tx.JobGetByName(name); err != nil || j.JobID != id {
-				t.Errorf("after two more swaps %s -> %v, %v; want %s", name, j, err, id)
+				t.Errorf("after four swaps %s -> %v, %v; want %s", name, j, err, id)
 			}
 		}
 		return nil
