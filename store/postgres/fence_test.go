@@ -1,0 +1,109 @@
+package postgres_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/postgres"
+	"github.com/schedbot/schedbot/store/postgres/pgtest"
+)
+
+// TestAPutAmongSeveralNamesTheItemLost: of two items the first process
+// completes in one transaction, the second was taken over by another
+// process: the transaction fails with ErrLeaseLost naming that item, not
+// the first, and writes neither.
+func TestAPutAmongSeveralNamesTheItemLost(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	open := func(owner string) *postgres.Store {
+		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	first, second := open("first"), open("second")
+	add := func() {
+		mustUpdate(t, first, func(tx store.Tx) error {
+			return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
+		})
+	}
+	claim := func(s *postgres.Store, at time.Time) (items []*store.QueueItem) {
+		t.Helper()
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(at, 10); return })
+		return items
+	}
+	// X is claimed first and taken over when its lease runs out; Y is
+	// claimed later, its lease still the first process's.
+	add()
+	x := claim(first, t0)
+	if got := claim(second, t0.Add(61*time.Second)); len(got) != 1 || got[0].ItemID != x[0].ItemID {
+		t.Fatalf("the second process took over %+v, want X", got)
+	}
+	add()
+	y := claim(first, t0.Add(61*time.Second))
+	if len(x) != 1 || len(y) != 1 {
+		t.Fatalf("claims: %d and %d items, want one each", len(x), len(y))
+	}
+	for _, order := range [][]*store.QueueItem{{y[0], x[0]}, {x[0], y[0]}} {
+		err := first.Update(t.Context(), func(tx store.Tx) error {
+			for _, it := range order {
+				done := *it
+				done.Queue, done.UpdatedAt = store.QueueDone, t0.Add(2*time.Minute)
+				if err := tx.QueuePut(&done); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if !errors.Is(err, store.ErrLeaseLost) || !strings.Contains(err.Error(), x[0].ItemID) {
+			t.Errorf("completing Y and X (taken over) = %v, want ErrLeaseLost naming X %s", err, x[0].ItemID)
+		}
+	}
+	mustView(t, first, func(tx store.Tx) error {
+		for _, it := range []*store.QueueItem{x[0], y[0]} {
+			got, err := tx.QueueGet(it.ItemID)
+			if err != nil || got.Queue != store.QueueProcessing {
+				t.Errorf("item %s after the failed transaction: %+v, %v; want it in processing, unwritten", it.ItemID, got, err)
+			}
+		}
+		return nil
+	})
+}
+
+// TestAGoneItemAmongClaimedOnesIsNotFound: a transaction completing an
+// item it holds and rewriting one that is gone fails with ErrNotFound,
+// not ErrLeaseLost: nobody took anything over.
+func TestAGoneItemAmongClaimedOnesIsNotFound(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := mustOpen(t, dsn, "ops")
+	var out store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0}); err != nil {
+			return err
+		}
+		out = store.QueueItem{Queue: store.QueueOutgoing, Kind: store.KindReply, OrchestratorID: "ops", CreatedAt: t0}
+		return tx.QueueAdd(&out)
+	})
+	var held []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) (err error) { held, err = tx.QueueClaim(t0, 10); return })
+	if len(held) != 1 {
+		t.Fatalf("claimed %d items, want 1", len(held))
+	}
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.QueueDelete(out.ItemID) })
+	err := s.Update(t.Context(), func(tx store.Tx) error {
+		done := *held[0]
+		done.Queue = store.QueueDone
+		if err := tx.QueuePut(&done); err != nil {
+			return err
+		}
+		out.Queue = store.QueueDone
+		return tx.QueuePut(&out)
+	})
+	if !errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("completing a held item and rewriting a gone one = %v, want ErrNotFound", err)
+	}
+}
