@@ -107,3 +107,47 @@ func TestAGoneItemAmongClaimedOnesIsNotFound(t *testing.T) {
 		t.Errorf("completing a held item and rewriting a gone one = %v, want ErrNotFound", err)
 	}
 }
+
+// TestDeletingAnItemAfterPuttingItKeepsThePutsFence: a transaction that
+// rewrites an item another live process took over, then deletes it,
+// fails with ErrLeaseLost as the rewrite alone does, and the other
+// process's item stays.
+func TestDeletingAnItemAfterPuttingItKeepsThePutsFence(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	open := func(owner string) *postgres.Store {
+		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	first, second := open("first"), open("second")
+	mustUpdate(t, first, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
+	})
+	var mine, theirs []*store.QueueItem
+	mustUpdate(t, first, func(tx store.Tx) (err error) { mine, err = tx.QueueClaim(t0, 10); return })
+	mustUpdate(t, second, func(tx store.Tx) (err error) { theirs, err = tx.QueueClaim(t0.Add(61*time.Second), 10); return })
+	if len(mine) != 1 || len(theirs) != 1 {
+		t.Fatalf("claims: %d and %d items, want the one each", len(mine), len(theirs))
+	}
+	err := first.Update(t.Context(), func(tx store.Tx) error {
+		done := *mine[0]
+		done.Queue = store.QueueDone
+		if err := tx.QueuePut(&done); err != nil {
+			return err
+		}
+		return tx.QueueDelete(done.ItemID)
+	})
+	if !errors.Is(err, store.ErrLeaseLost) {
+		t.Errorf("rewriting, then deleting, an item another process took over = %v, want ErrLeaseLost", err)
+	}
+	mustView(t, second, func(tx store.Tx) error {
+		got, err := tx.QueueGet(theirs[0].ItemID)
+		if err != nil || got.Queue != store.QueueProcessing {
+			t.Errorf("the other process's item: %+v, %v; want it still in processing", got, err)
+		}
+		return nil
+	})
+}

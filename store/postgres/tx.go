@@ -939,7 +939,14 @@ func (t *tx) QueueDelete(id string) error {
 		delete(t.w.items, id)
 		return nil
 	}
-	delete(t.w.items, id) // a kept rewrite of it is moot
+	if t.w.items[id] != nil {
+		// A kept rewrite is sent first: its fence answers (an item
+		// another live process took over fails it, as the rewrite alone
+		// would), then the row goes.
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
 	tag, err := t.exec(`DELETE FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = $2`, t.s.orch, bs(id))
 	if err != nil {
 		return fmt.Errorf("delete queue item %s: %w", id, err)
