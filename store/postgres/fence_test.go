@@ -151,3 +151,44 @@ func TestDeletingAnItemAfterPuttingItKeepsThePutsFence(t *testing.T) {
 		return nil
 	})
 }
+
+// TestAClaimedItemRewrittenInProcessingStaysTheWritersClaim: an item its
+// holder rewrites in processing (a new stamp), put twice in one
+// transaction and again in the next, stays its holder's: each put is
+// fenced by the stamp the one before wrote, never refused as lost.
+func TestAClaimedItemRewrittenInProcessingStaysTheWritersClaim(t *testing.T) {
+	s := mustOpen(t, pgtest.DSN(t), "ops")
+	mustUpdate(t, s, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
+	})
+	var held []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) (err error) { held, err = tx.QueueClaim(t0, 10); return })
+	if len(held) != 1 {
+		t.Fatalf("claimed %d items, want 1", len(held))
+	}
+	it := *held[0]
+	put := func(tx store.Tx, q store.QueueName, at time.Time) error {
+		it.Queue, it.UpdatedAt = q, at
+		return tx.QueuePut(&it)
+	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		if err := put(tx, store.QueueProcessing, t0.Add(time.Second)); err != nil {
+			return err
+		}
+		if err := put(tx, store.QueueProcessing, t0.Add(2*time.Second)); err != nil {
+			return err
+		}
+		if _, err := tx.QueueCount(store.QueueProcessing); err != nil { // a flush
+			return err
+		}
+		return put(tx, store.QueueProcessing, t0.Add(3*time.Second))
+	})
+	mustUpdate(t, s, func(tx store.Tx) error { return put(tx, store.QueueDone, t0.Add(4*time.Second)) })
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.QueueGet(it.ItemID)
+		if err != nil || got.Queue != store.QueueDone {
+			t.Errorf("item after its holder's puts: %+v, %v; want done", got, err)
+		}
+		return nil
+	})
+}
