@@ -192,3 +192,40 @@ func TestAClaimedItemRewrittenInProcessingStaysTheWritersClaim(t *testing.T) {
 		return nil
 	})
 }
+
+// TestAnItemReadForARewriteIsNotClaimedMeanwhile: a write transaction
+// reads an incoming item to rewrite it where it is (a held Slack message
+// completed, as Amend does) while this same process's worker claims
+// items. The claim passes the item over until the rewrite commits, and
+// then takes it once, rewritten; it is never claimed twice.
+func TestAnItemReadForARewriteIsNotClaimedMeanwhile(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := mustOpen(t, dsn, "ops")
+	it := &store.QueueItem{ItemID: "M", Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0}
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.QueueAdd(it) })
+	claim := func() (items []*store.QueueItem) {
+		t.Helper()
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(time.Now(), 10); return })
+		return items
+	}
+	var meanwhile []*store.QueueItem
+	mustUpdate(t, s, func(tx store.Tx) error {
+		got, err := tx.QueueGet("M")
+		if err != nil || got.Queue != store.QueueIncoming {
+			return errors.Join(err, errors.New("M is not incoming"))
+		}
+		meanwhile = claim()
+		got.Payload = []byte(`{"text":"completed"}`)
+		return tx.QueuePut(got)
+	})
+	after := claim()
+	if len(meanwhile) != 0 {
+		t.Errorf("claimed while being rewritten: %d items", len(meanwhile))
+	}
+	if len(after) != 1 || string(after[0].Payload) != `{"text":"completed"}` {
+		t.Errorf("claimed after the rewrite: %+v; want M once, rewritten", after)
+	}
+	if again := claim(); len(again) != 0 {
+		t.Errorf("claimed again: %d items; want none (M is being handled)", len(again))
+	}
+}

@@ -759,11 +759,15 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 	return nil
 }
 
+// QueueGet in a write transaction locks the item until it commits, as
+// JobGet locks a job: a claim passes it over meanwhile (SKIP LOCKED), so a
+// rewrite of what was read cannot send an item this process's worker has
+// just claimed back where it was (to be claimed twice).
 func (t *tx) QueueGet(id string) (*store.QueueItem, error) {
 	if p := t.w.items[id]; p != nil {
 		return scanItem(id, p.queue, p.updated, p.body)
 	}
-	rows, err := t.tx.Query(t.ctx, `SELECT `+itemCols+` FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = $2`, t.s.orch, bs(id))
+	rows, err := t.tx.Query(t.ctx, `SELECT `+itemCols+` FROM schedbot_queue WHERE orchestrator_id = $1 AND item_id = $2`+t.forUpdate(), t.s.orch, bs(id))
 	if err != nil {
 		return nil, fmt.Errorf("get queue item %s: %w", id, err)
 	}
