@@ -229,3 +229,50 @@ func TestAnItemReadForARewriteIsNotClaimedMeanwhile(t *testing.T) {
 		t.Errorf("claimed again: %d items; want none (M is being handled)", len(again))
 	}
 }
+
+// TestRecoveringAnItemTakenOverFromThisProcess: an item this process
+// claimed, lost to another process when its lease ran out, and left
+// behind when that process died, is recovered by this one: its own old
+// claim does not fence it out.
+func TestRecoveringAnItemTakenOverFromThisProcess(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	open := func(owner string) *postgres.Store {
+		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	first, second := open("first"), open("second")
+	mustUpdate(t, first, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{ItemID: "X", Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
+	})
+	for _, c := range []struct {
+		s  *postgres.Store
+		at time.Time
+	}{{first, t0}, {second, t0.Add(61 * time.Second)}} {
+		mustUpdate(t, c.s, func(tx store.Tx) error {
+			got, err := tx.QueueClaim(c.at, 10)
+			if err == nil && len(got) != 1 {
+				err = errors.New("X not claimed")
+			}
+			return err
+		})
+	}
+	second.Close() // it dies with X in hand
+	var n int
+	err := first.Update(t.Context(), func(tx store.Tx) (err error) {
+		n, err = tx.QueueRecover(t0.Add(3*time.Minute), time.Time{})
+		return err
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("QueueRecover = %d, %v; want X recovered", n, err)
+	}
+	mustView(t, first, func(tx store.Tx) error {
+		if got, err := tx.QueueGet("X"); err != nil || got.Queue != store.QueueIncoming {
+			t.Errorf("X after recovery: %+v, %v; want it incoming", got, err)
+		}
+		return nil
+	})
+}

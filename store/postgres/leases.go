@@ -174,6 +174,10 @@ func (t *tx) QueueRecover(now, notBefore time.Time) (int, error) {
 		if !notBefore.IsZero() {
 			it.NotBefore = notBefore
 		}
+		// Locked just now as nobody's: a claim this process remembers
+		// on it is over (lost to a process since gone, or its own from
+		// before), and must not fence the rewrite out.
+		t.claim(it.ItemID, 0)
 		if err := t.QueuePut(it); err != nil {
 			return 0, err
 		}
