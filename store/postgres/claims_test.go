@@ -564,15 +564,7 @@ func TestListenWakesOnOtherProcessesChanges(t *testing.T) {
 // is claimed again by another once its lease has run out, not before.
 func TestExpiredLeasesComeBack(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	open := func(owner string) *postgres.Store {
-		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	dead, alive := open("dead"), open("alive")
+	dead, alive := openOwner(t, dsn, "dead"), openOwner(t, dsn, "alive")
 	mustUpdate(t, dead, func(tx store.Tx) error {
 		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops"})
 	})

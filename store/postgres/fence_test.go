@@ -11,21 +11,25 @@ import (
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
 
+// openOwner opens orchestrator ops on dsn as a process named owner whose
+// leases last a minute, closed when the test ends.
+func openOwner(t *testing.T, dsn, owner string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // TestAPutAmongSeveralNamesTheItemLost: of two items the first process
 // completes in one transaction, the second was taken over by another
 // process: the transaction fails with ErrLeaseLost naming that item, not
 // the first, and writes neither.
 func TestAPutAmongSeveralNamesTheItemLost(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	open := func(owner string) *postgres.Store {
-		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	first, second := open("first"), open("second")
+	first, second := openOwner(t, dsn, "first"), openOwner(t, dsn, "second")
 	add := func() {
 		mustUpdate(t, first, func(tx store.Tx) error {
 			return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
@@ -114,15 +118,7 @@ func TestAGoneItemAmongClaimedOnesIsNotFound(t *testing.T) {
 // process's item stays.
 func TestDeletingAnItemAfterPuttingItKeepsThePutsFence(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	open := func(owner string) *postgres.Store {
-		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	first, second := open("first"), open("second")
+	first, second := openOwner(t, dsn, "first"), openOwner(t, dsn, "second")
 	mustUpdate(t, first, func(tx store.Tx) error {
 		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
 	})
@@ -236,15 +232,7 @@ func TestAnItemReadForARewriteIsNotClaimedMeanwhile(t *testing.T) {
 // claim does not fence it out.
 func TestRecoveringAnItemTakenOverFromThisProcess(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	open := func(owner string) *postgres.Store {
-		s, err := postgres.Open(t.Context(), dsn, "ops", &postgres.Options{Owner: owner, Lease: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	first, second := open("first"), open("second")
+	first, second := openOwner(t, dsn, "first"), openOwner(t, dsn, "second")
 	mustUpdate(t, first, func(tx store.Tx) error {
 		return tx.QueueAdd(&store.QueueItem{ItemID: "X", Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
 	})
