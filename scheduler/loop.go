@@ -17,7 +17,7 @@ import (
 type Options struct {
 	OrchestratorID string
 	Logger         *slog.Logger
-	// Batch is the most jobs fired in one transaction. Default 2000.
+	// Batch is the most jobs fired in one transaction. Default 5000.
 	Batch int
 	// Dispatchers is how many transactions fire a burst at once, each its
 	// own batches. Default: what the store says at each burst
@@ -68,7 +68,7 @@ func New(st store.Store, opts *Options) *Scheduler {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Batch <= 0 {
-		o.Batch = 2000
+		o.Batch = 5000
 	}
 	if o.Grace <= 0 {
 		o.Grace = time.Minute
@@ -216,19 +216,30 @@ type fired struct {
 // FireDue fires every job due at now, in transactions of at most Batch
 // jobs, Dispatchers of them at once, and returns how many windows it
 // dispatched. Dispatchers take the due jobs no other transaction holds
-// (store.Tx.JobsDue), so none fires a window twice.
+// (store.Tx.JobsDue), so none fires a window twice. On a store that
+// writes in parallel the burst is split evenly between the transactions
+// the store says fire it (store.ParallelWriter), this process's and
+// others'.
 func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
-	n := s.opt.Dispatchers
-	if pw, ok := s.st.(store.ParallelWriter); ok && n <= 0 {
-		n = pw.ParallelWrites(ctx)
+	n, batch := s.opt.Dispatchers, s.opt.Batch
+	if pw, ok := s.st.(store.ParallelWriter); ok {
+		all, mine := pw.ParallelWrites(ctx)
+		if n <= 0 {
+			n = mine
+		}
+		due, err := pw.DueCount(ctx, now)
+		if err != nil {
+			return 0, fmt.Errorf("count due jobs: %w", err)
+		}
+		batch = evenBatch(due, max(all, n), batch)
 	}
 	if n <= 1 {
-		return s.dispatchDue(ctx, now)
+		return s.dispatchDue(ctx, now, batch)
 	}
 	var wg sync.WaitGroup
 	counts, errs := make([]int, n), make([]error, n)
 	for i := range n {
-		wg.Go(func() { counts[i], errs[i] = s.dispatchDue(ctx, now) })
+		wg.Go(func() { counts[i], errs[i] = s.dispatchDue(ctx, now, batch) })
 	}
 	wg.Wait()
 	total := 0
@@ -238,9 +249,26 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 	return total, errors.Join(errs...)
 }
 
+// evenBatch sizes the transactions that n dispatchers (of all processes)
+// fire due jobs in: each dispatcher its share, in as few transactions of
+// at most most as it takes, all of about one size. On Postgres each
+// transaction of a burst costs a pass over the due jobs whatever its
+// size, and a dispatcher left alone with the last batch leaves the other
+// core idle: a 10k burst in two 5000s took 7% less than in 2000s (three
+// and two), a 6k burst in two 3000s 13% less than in a 5000 and a 1000
+// (BenchmarkBurst10k in store/postgres).
+func evenBatch(due, n, most int) int {
+	if due <= 0 {
+		return most
+	}
+	share := (due + n - 1) / n
+	txs := (share + most - 1) / most
+	return (share + txs - 1) / txs
+}
+
 // dispatchDue is one dispatcher of FireDue: it fires due jobs, a batch a
 // transaction, until a batch comes short.
-func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time) (int, error) {
+func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (int, error) {
 	now = now.UTC()
 	total := 0
 	for {
@@ -250,7 +278,7 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time) (int, error)
 		err := s.st.Update(ctx, func(tx store.Tx) error {
 			out, records = out[:0], records[:0]
 			n = 0
-			err := tx.JobsDue(now, s.opt.Batch, func(j *store.Job) error {
+			err := tx.JobsDue(now, batch, func(j *store.Job) error {
 				n++
 				f, recs, err := s.fireJob(tx, j, now)
 				if err != nil {
@@ -293,7 +321,7 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time) (int, error)
 		}
 		s.report.Unlock()
 		total += len(out)
-		if n < s.opt.Batch {
+		if n < batch {
 			return total, nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -517,7 +518,14 @@ type parallelStore struct {
 	missed bool
 }
 
-func (p *parallelStore) ParallelWrites(context.Context) int { return p.n }
+func (p *parallelStore) ParallelWrites(context.Context) (all, mine int) { return p.n, p.n }
+
+func (p *parallelStore) DueCount(ctx context.Context, t time.Time) (n int, err error) {
+	err = p.Store.View(ctx, func(tx store.Tx) error {
+		return tx.JobsDue(t, math.MaxInt32, func(*store.Job) error { n++; return nil })
+	})
+	return n, err
+}
 
 func (p *parallelStore) Update(ctx context.Context, fn func(store.Tx) error) error {
 	p.mu.Lock()
@@ -539,6 +547,15 @@ func (p *parallelStore) Update(ctx context.Context, fn func(store.Tx) error) err
 	return p.Store.Update(ctx, fn)
 }
 
+// createOnceJobs creates n one-time jobs that post at at.
+func createOnceJobs(t *testing.T, reg *functions.Registry, n int, at time.Time) {
+	t.Helper()
+	for range n {
+		mustCreate(t, reg, fmt.Sprintf(`{"scheduleType":"once","schedule":{"runAt":%q},
+			"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`, at.Format(time.RFC3339)))
+	}
+}
+
 // TestFireDue_SeveralDispatchersFireEachWindowOnce: a burst is fired by as
 // many transactions at once as the store asks for, every due window once,
 // and the callbacks are called one at a time (they append without a lock:
@@ -548,10 +565,7 @@ func TestFireDue_SeveralDispatchersFireEachWindowOnce(t *testing.T) {
 		st := newTestStore(t)
 		at := time.Now().Add(time.Hour).Truncate(time.Minute)
 		reg := registry(st, nil)
-		for range 60 {
-			mustCreate(t, reg, fmt.Sprintf(`{"scheduleType":"once","schedule":{"runAt":%q},
-				"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`, at.Format(time.RFC3339)))
-		}
+		createOnceJobs(t, reg, 60, at)
 		var fired []string
 		var recorded int
 		ps := &parallelStore{Store: st, n: 3, all: make(chan struct{})}
@@ -570,6 +584,54 @@ func TestFireDue_SeveralDispatchersFireEachWindowOnce(t *testing.T) {
 		if len(fired) != 60 || distinct != 60 || recorded != 60 || len(triggers(t, st)) != 60 {
 			t.Errorf("%d windows fired (%d jobs), %d runs recorded, %d triggers; want 60 of each",
 				len(fired), distinct, recorded, len(triggers(t, st)))
+		}
+	})
+}
+
+// sizedStore records how many due jobs each of its write transactions
+// was handed.
+type sizedStore struct {
+	*parallelStore
+	mu    sync.Mutex
+	sizes []int
+}
+
+func (s *sizedStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	n := 0
+	err := s.parallelStore.Update(ctx, func(tx store.Tx) error { n = 0; return fn(&sizedTx{Tx: tx, n: &n}) })
+	if err == nil && n > 0 {
+		s.mu.Lock()
+		s.sizes = append(s.sizes, n)
+		s.mu.Unlock()
+	}
+	return err
+}
+
+type sizedTx struct {
+	store.Tx
+	n *int
+}
+
+func (t *sizedTx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
+	return t.Tx.JobsDue(at, limit, func(j *store.Job) error { *t.n++; return fn(j) })
+}
+
+// TestFireDue_ABurstIsSplitEvenlyBetweenDispatchers: 12 due jobs, two
+// dispatchers, at most 4 a transaction: four transactions of 3, not three
+// of 4 with one dispatcher firing two of them while the other waits.
+func TestFireDue_ABurstIsSplitEvenlyBetweenDispatchers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newTestStore(t)
+		at := time.Now().Add(time.Hour).Truncate(time.Minute)
+		reg := registry(st, nil)
+		createOnceJobs(t, reg, 12, at)
+		ss := &sizedStore{parallelStore: &parallelStore{Store: st, n: 2, all: make(chan struct{})}}
+		n, err := scheduler.New(ss, &scheduler.Options{Batch: 4}).FireDue(t.Context(), at)
+		if err != nil || n != 12 {
+			t.Fatalf("FireDue = %d, %v; want 12 fired", n, err)
+		}
+		if want := []int{3, 3, 3, 3}; !slices.Equal(ss.sizes, want) {
+			t.Errorf("transactions fired %v jobs, want %v", ss.sizes, want)
 		}
 	})
 }

@@ -209,11 +209,15 @@ type Tx interface {
 }
 
 // ParallelWriter is a Store whose write transactions run at once, not one
-// after another. ParallelWrites is how many a scheduler should fire a
-// burst with now: one transaction's work in this process then overlaps
-// another's in the database.
+// after another, several processes' included. ParallelWrites says how
+// many transactions fire a burst at once, in all processes together
+// (all), and how many of them this process should run now (mine): one
+// transaction's work in a process then overlaps another's in the
+// database. DueCount counts the enabled jobs due at or before t
+// (unreadable ones too), for the burst to be split evenly between all.
 type ParallelWriter interface {
-	ParallelWrites(ctx context.Context) int
+	ParallelWrites(ctx context.Context) (all, mine int)
+	DueCount(ctx context.Context, t time.Time) (int, error)
 }
 
 // ReadAheader is a Tx of a store across a network: it reads, in one round

@@ -896,8 +896,8 @@ func TestABurstIsFiredByTwoTransactionsWhileAlone(t *testing.T) {
 	if err := a.Join(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if n := a.ParallelWrites(t.Context()); n != 2 {
-		t.Errorf("alone: %d transactions, want 2", n)
+	if all, mine := a.ParallelWrites(t.Context()); all != 2 || mine != 2 {
+		t.Errorf("alone: %d of %d transactions, want 2 of 2", mine, all)
 	}
 	at := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
 	mustUpdate(t, a, func(tx store.Tx) error {
@@ -932,8 +932,72 @@ func TestABurstIsFiredByTwoTransactionsWhileAlone(t *testing.T) {
 	if err := b.Join(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if na, nb := a.ParallelWrites(t.Context()), b.ParallelWrites(t.Context()); na != 1 || nb != 1 {
-		t.Errorf("two processes: %d and %d transactions, want 1 each", na, nb)
+	_, na := a.ParallelWrites(t.Context())
+	if all, nb := b.ParallelWrites(t.Context()); na != 1 || nb != 1 || all != 2 {
+		t.Errorf("two processes: %d and %d of %d transactions, want 1 each of 2", na, nb, all)
+	}
+}
+
+// TestEveryDispatchSlotTakenHandsOutNoDueJob: two transactions firing
+// hold the orchestrator's two dispatch slots; a third, of another
+// process, is handed none of the due jobs, though only two are locked
+// (it would contend with the two for the rest), while a read still sees
+// them all. Once the two have ended, their slots are free again.
+func TestEveryDispatchSlotTakenHandsOutNoDueJob(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	mustUpdate(t, a, func(tx store.Tx) error {
+		for i := range 10 {
+			if err := tx.JobPut(storetest.NewJob(fmt.Sprintf("J%d", i), t0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	due := func(s store.Store, write bool) int {
+		t.Helper()
+		n := 0
+		do := s.View
+		if write {
+			do = s.Update
+		}
+		err := do(t.Context(), func(tx store.Tx) error {
+			return tx.JobsDue(t0, 10, func(*store.Job) error { n++; return nil })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			err := a.Update(t.Context(), func(tx store.Tx) error {
+				if err := tx.JobsDue(t0, 1, func(*store.Job) error { return nil }); err != nil {
+					return err
+				}
+				held <- struct{}{}
+				<-release
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	<-held
+	<-held
+	if n := due(b, true); n != 0 {
+		t.Errorf("with both slots taken, a dispatch was handed %d due jobs, want none", n)
+	}
+	if n := due(b, false); n != 10 {
+		t.Errorf("a read saw %d due jobs, want all 10", n)
+	}
+	close(release)
+	wg.Wait()
+	if n := due(b, true); n != 10 {
+		t.Errorf("with the slots free again, a dispatch was handed %d due jobs, want 10", n)
 	}
 }
 

@@ -252,3 +252,40 @@ func TestPanicInUpdateRollsBack(t *testing.T) {
 		t.Errorf("seq after a panicked transaction = %d, want 1", ev.Seq)
 	}
 }
+
+// TestDueCountCountsThisOrchestratorsDueJobs: what a burst is split
+// between dispatchers by counts the enabled jobs due by then, of this
+// orchestrator only.
+func TestDueCountCountsThisOrchestratorsDueJobs(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "due-a"), mustOpen(t, dsn, "due-b")
+	mustUpdate(t, a, func(tx store.Tx) error {
+		for i, next := range []time.Time{t0, t0.Add(time.Minute), t0.Add(2 * time.Hour), t0} {
+			j := storetest.NewJob(fmt.Sprintf("A%d", i), next)
+			if i == 3 {
+				j.State = store.JobPaused
+			}
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	mustUpdate(t, b, func(tx store.Tx) error {
+		for i := range 5 {
+			if err := tx.JobPut(storetest.NewJob(fmt.Sprintf("B%d", i), t0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, c := range []struct {
+		s    *postgres.Store
+		at   time.Time
+		want int
+	}{{a, t0.Add(-time.Second), 0}, {a, t0, 1}, {a, t0.Add(time.Minute), 2}, {a, t0.Add(3 * time.Hour), 3}, {b, t0, 5}} {
+		if n, err := c.s.DueCount(t.Context(), c.at); err != nil || n != c.want {
+			t.Errorf("%s DueCount(%v) = %d, %v; want %d", c.s.OrchestratorID(), c.at, n, err, c.want)
+		}
+	}
+}

@@ -456,6 +456,23 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 	return n, nil
 }
 
+// dispatchSlot takes one of the orchestrator's dispatch slots until the
+// transaction ends (a transaction's advisory lock: gone with it, however
+// it ends), or says that other transactions hold them all.
+func (t *tx) dispatchSlot() (bool, error) {
+	for i := range dispatchSlots {
+		var ok bool
+		// Its own slot again when this transaction holds one already.
+		if err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock($1)`, slotKey(t.s.orch, i)).Scan(&ok); err != nil {
+			return false, fmt.Errorf("dispatch slot: %w", err)
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // JobsDue reads the due jobs first and then calls fn, since fn may write
 // on the same connection. In a writing transaction their status rows are
 // locked FOR UPDATE SKIP LOCKED: a job another process is dispatching
@@ -481,6 +498,12 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	lock := ""
 	if t.write {
 		lock = ` FOR UPDATE SKIP LOCKED`
+		// With every dispatch slot taken by other transactions, they
+		// are firing the due jobs: none is handed out here, as if they
+		// held them all.
+		if ok, err := t.dispatchSlot(); err != nil || !ok {
+			return err
+		}
 	}
 	rows, err := t.tx.Query(t.ctx, `SELECT job_id, status FROM schedbot_job_status WHERE orchestrator_id = $1 AND next_run_ns <= $2
 		ORDER BY next_run_ns, job_id LIMIT $3`+lock, t.s.orch, at.UnixNano(), limit)
