@@ -261,9 +261,13 @@ func evenBatch(due, n, most int) int {
 	if due <= 0 {
 		return most
 	}
-	share := (due + n - 1) / n
-	txs := (share + most - 1) / most
-	return (share + txs - 1) / txs
+	// A store that names no dispatcher still has this one. Ceilings are
+	// (a-1)/b+1: (a+b-1)/b wraps for a Batch of math.MaxInt and divided
+	// by zero.
+	n = max(n, 1)
+	share := (due-1)/n + 1
+	txs := (share-1)/most + 1
+	return (share-1)/txs + 1
 }
 
 // dispatchDue is one dispatcher of FireDue: it fires due jobs, a batch a
