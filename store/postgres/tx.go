@@ -43,6 +43,9 @@ type tx struct {
 
 	// What committing tells other processes (notify.go).
 	jobsChanged, itemsAdded bool
+
+	// slot: this transaction holds a dispatch slot (dispatchSlot).
+	slot bool
 }
 
 var errReadOnly = errors.New("write in a read-only transaction")
@@ -460,13 +463,18 @@ func (t *tx) JobCount(states ...store.JobState) (int, error) {
 // transaction ends (a transaction's advisory lock: gone with it, however
 // it ends), or says that other transactions hold them all.
 func (t *tx) dispatchSlot() (bool, error) {
+	if t.slot {
+		// Its own again, not a second one: trying them in order would
+		// also take slot 0 once it came free, and keep it from another.
+		return true, nil
+	}
 	for i := range dispatchSlots {
 		var ok bool
-		// Its own slot again when this transaction holds one already.
 		if err := t.tx.QueryRow(t.ctx, `SELECT pg_try_advisory_xact_lock($1)`, slotKey(t.s.orch, i)).Scan(&ok); err != nil {
 			return false, fmt.Errorf("dispatch slot: %w", err)
 		}
 		if ok {
+			t.slot = true
 			return true, nil
 		}
 	}
