@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
@@ -67,7 +68,7 @@ func dispatch(t *testing.T, s store.Store) int {
 // takeSlot is what a dispatch does first: JobsDue in a write transaction,
 // here of a time before every job, so that no row is locked too.
 func takeSlot(tx store.Tx) error {
-	return tx.JobsDue(t0.Add(-time.Hour), 1, func(*store.Job) error { return nil })
+	return tx.JobsDue(time.Unix(0, 0), 1, func(*store.Job) error { return nil })
 }
 
 // TestJobsDueAgainKeepsItsOneSlot: a transaction that calls JobsDue twice
@@ -224,4 +225,95 @@ func TestADispatchSlotEndsWithItsTransaction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestASchedulerWithoutASlotLooksAgainSoonAndFiresOnceOneFrees: while
+// other transactions hold both dispatch slots (another process firing a
+// long burst), a scheduler's rounds fire nothing and look again in 50 ms,
+// neither at once (a spin) nor at the minute's wake; once a slot is free
+// (the other still held), its next round fires every due window, once,
+// with nothing waking it.
+func TestASchedulerWithoutASlotLooksAgainSoonAndFiresOnceOneFrees(t *testing.T) {
+	const jobs = 30
+	dsn := pgtest.DSN(t)
+	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
+	admin := mustConnect(t, dsn)
+	at := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	mustUpdate(t, a, func(tx store.Tx) error {
+		for i := range jobs {
+			if err := tx.JobPut(storetest.NewJob(fmt.Sprintf("J%02d", i), at)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	release0, release1 := holding(t, a, takeSlot), holding(t, a, takeSlot)
+	defer release1()
+	if n := slotsHeld(t, admin); n != 2 {
+		t.Fatalf("%d dispatch slots held, want both", n)
+	}
+	armed := make(chan time.Duration, 100)
+	var mu sync.Mutex
+	fired := map[string]int{}
+	all := make(chan struct{})
+	s := scheduler.New(b, &scheduler.Options{OrchestratorID: "ops",
+		ArmedFunc: func(at time.Time) {
+			select {
+			case armed <- time.Until(at):
+			default:
+			}
+		},
+		DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			if fired[j.JobID]++; len(fired) == jobs && fired[j.JobID] == 1 {
+				close(all)
+			}
+		}})
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := s.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	defer wg.Wait()
+	defer cancel()
+	for range 3 {
+		select {
+		case wait := <-armed:
+			if wait <= 0 || wait > 50*time.Millisecond {
+				t.Errorf("with both slots taken, a round waits %s, want 50ms at most and not at once", wait)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("with both slots taken, no round in 10s")
+		}
+	}
+	mu.Lock()
+	if len(fired) != 0 {
+		t.Errorf("with both slots taken, %d jobs fired, want none", len(fired))
+	}
+	mu.Unlock()
+	release0()
+	select {
+	case <-all:
+	case <-time.After(10 * time.Second):
+		mu.Lock()
+		n := len(fired)
+		mu.Unlock()
+		t.Fatalf("10s after a slot came free, %d of %d jobs fired", n, jobs)
+	}
+	cancel()
+	wg.Wait()
+	for id, k := range fired {
+		if k != 1 {
+			t.Errorf("job %s fired %d times", id, k)
+		}
+	}
+	mustView(t, b, func(tx store.Tx) error {
+		if k, err := tx.QueueCount(store.QueueIncoming); err != nil || k != jobs {
+			t.Errorf("%d triggers, %v; want %d", k, err, jobs)
+		}
+		return nil
+	})
 }
