@@ -969,25 +969,26 @@ func TestEveryDispatchSlotTakenHandsOutNoDueJob(t *testing.T) {
 		}
 		return n
 	}
-	held, release := make(chan struct{}), make(chan struct{})
+	held, release := make(chan error), make(chan struct{})
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
 			err := a.Update(t.Context(), func(tx store.Tx) error {
-				if err := tx.JobsDue(t0, 1, func(*store.Job) error { return nil }); err != nil {
-					return err
-				}
-				held <- struct{}{}
+				err := tx.JobsDue(t0, 1, func(*store.Job) error { return nil })
+				held <- err
 				<-release
-				return nil
+				return err
 			})
 			if err != nil {
 				t.Error(err)
 			}
 		})
 	}
-	<-held
-	<-held
+	if err1, err2 := <-held, <-held; err1 != nil || err2 != nil {
+		close(release)
+		wg.Wait()
+		t.Fatalf("the two holding dispatches: %v, %v", err1, err2)
+	}
 	if n := due(b, true); n != 0 {
 		t.Errorf("with both slots taken, a dispatch was handed %d due jobs, want none", n)
 	}
@@ -1299,7 +1300,8 @@ func TestANameTakenMeanwhileFailsTheFlush(t *testing.T) {
 }
 
 // TestDispatchesAgainstConcurrentChanges: three processes dispatch 20 due
-// jobs over and over while others change them: definition and status
+// jobs over and over (two at a time: one finding both dispatch slots
+// taken is handed nothing and tries again) while others change them: definition and status
 // together (each change writes one mark into both), the status alone (a
 // worker's result, read ahead), names swapped between two jobs read, and
 // between a job read and one put as an earlier read had it. Every job a
