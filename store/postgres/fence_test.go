@@ -249,6 +249,15 @@ func TestRecoveringAnItemTakenOverFromThisProcess(t *testing.T) {
 		})
 	}
 	second.Close() // it dies with X in hand
+	// The server ends its session a moment after the close; till then it
+	// is live, and its claim on X rightly fences a recovery out.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if others, err := first.Served(t.Context()); err == nil && others == 0 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("second still live after its close: %d, %v", others, err)
+		}
+	}
 	var n int
 	err := first.Update(t.Context(), func(tx store.Tx) (err error) {
 		n, err = tx.QueueRecover(t0.Add(3*time.Minute), time.Time{})
