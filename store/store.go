@@ -116,6 +116,9 @@ type Tx interface {
 	// record cannot be read is passed over too: JobsDue goes on with the
 	// others, then returns an *UnreadableJobsError naming those, so that
 	// the caller may keep what fn did and set them aside (JobQuarantine).
+	// A ParallelWriter may hand out none in a write transaction while
+	// other transactions are firing the due jobs (postgres: both dispatch
+	// slots taken); the caller looks again later.
 	JobsDue(t time.Time, limit int, fn func(*Job) error) error
 	// JobQuarantine sets aside a job whose stored record cannot be read:
 	// it is no longer due and counts as disabled; its record is kept as it
