@@ -37,13 +37,19 @@ var problemTypes = map[int]string{
 	500: "internal", 503: "busy",
 }
 
-func writeProblem(w http.ResponseWriter, p *Problem) {
+// complete fills a problem's type and title from its status.
+func (p *Problem) complete() *Problem {
 	if p.Title == "" {
 		p.Title = http.StatusText(p.Status)
 	}
 	if p.Type == "" {
 		p.Type = "https://schedbot.dev/problems/" + problemTypes[p.Status]
 	}
+	return p
+}
+
+func writeProblem(w http.ResponseWriter, p *Problem) {
+	p.complete()
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(p.Status)
@@ -54,6 +60,11 @@ func writeProblem(w http.ResponseWriter, p *Problem) {
 // into what the client may see. Anything unforeseen is a 500 that says
 // nothing of its cause.
 func problemOf(err error) (*Problem, bool) {
+	p, known := problemFor(err)
+	return p.complete(), known
+}
+
+func problemFor(err error) (*Problem, bool) {
 	var p *Problem
 	var fe *functions.FieldError
 	var ae *functions.AuthorityError
