@@ -450,6 +450,7 @@ func TestInFlight_BoundedWith503(t *testing.T) {
 	alice := e.mustToken("team", "UALICE")
 	// A request whose body has not all come holds the one slot.
 	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.CloseWithError(io.ErrUnexpectedEOF) }) // before the server closes: it waits for handlers
 	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/parse", pr)
 	req.Header.Set("Authorization", "Bearer "+alice)
 	req.Header.Set("Content-Type", "application/json")
@@ -464,7 +465,7 @@ func TestInFlight_BoundedWith503(t *testing.T) {
 		res.Body.Close()
 		done <- resp{res.StatusCode, res.Header, b}
 	}()
-	pw.Write([]byte(`{"text":`))
+	go pw.Write([]byte(`{"text":`))
 	// The first request is in its handler once a second one is refused.
 	var r resp
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
@@ -474,8 +475,10 @@ func TestInFlight_BoundedWith503(t *testing.T) {
 	}
 	e.requireCode(r, http.StatusServiceUnavailable)
 	r.problem(t)
-	pw.Write([]byte(`"post hello every friday at 9am"}`))
-	pw.Close()
+	go func() {
+		pw.Write([]byte(`"post hello every friday at 9am"}`))
+		pw.Close()
+	}()
 	if first := <-done; first.code != http.StatusOK {
 		t.Errorf("the request in flight: %d %s", first.code, first.body)
 	}
