@@ -17,6 +17,7 @@ import (
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"go.etcd.io/bbolt"
 )
 
 // t0 is the tests' "now": a Wednesday, days before New York springs
@@ -49,7 +50,13 @@ func (e *env) advance(d time.Duration) {
 
 func newEnv(t *testing.T, tune ...func(*httpapi.Options)) *env {
 	t.Helper()
-	st, err := bolt.Open(filepath.Join(t.TempDir(), "store.db"), nil)
+	return newEnvAt(t, filepath.Join(t.TempDir(), "store.db"), tune...)
+}
+
+// newEnvAt is newEnv on the store file at path.
+func newEnvAt(t *testing.T, path string, tune ...func(*httpapi.Options)) *env {
+	t.Helper()
+	st, err := bolt.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,37 +400,57 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	r = e.do("POST", "/api/v1/schedules", alice, `{"name":"dup",`+createBody("0 9 * * 5", "x", "")[1:])
 	e.requireCode(r, http.StatusCreated)
 	r = e.do("POST", "/api/v1/schedules", alice, `{"name":"dup",`+createBody("0 9 * * 5", "y", "")[1:])
-	if r.code != http.StatusConflict && r.code != http.StatusBadRequest {
-		t.Errorf("a name taken: %d %s", r.code, r.body)
+	e.requireCode(r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors[0].Field != "name" {
+		t.Errorf("a name taken: %+v", p)
 	}
-	// A paused job's pause is not an error; a disabled one's resume is 409.
+	// A once job paused past its time has nothing to resume to: 409.
+	once := e.mustCreate(alice, `{"scheduleType":"once","schedule":{"runAt":"2027-03-10T12:02:00Z"},
+		"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"soon"}}}`)
+	e.requireCode(e.do("POST", "/api/v1/schedules/"+once+"/pause", alice, ""), http.StatusOK)
+	e.advance(10 * time.Minute)
+	r = e.do("POST", "/api/v1/schedules/"+once+"/resume", alice, "")
+	e.requireCode(r, http.StatusConflict)
+	if p := r.problem(t); !strings.Contains(p.Detail, "no run after now") {
+		t.Errorf("resume past its time: %+v", p)
+	}
 	r = e.do("GET", "/api/v1/calendar?start=2027-03-10T00:00:00Z", alice, "")
 	e.requireCode(r, http.StatusBadRequest)
 	if p := r.problem(t); p.Errors[0].Field != "end" {
 		t.Errorf("calendar without end: %+v", p)
 	}
 	_ = id
-
-	// A 500 says nothing of its cause.
-	e.st.Close()
-	r = e.do("GET", "/api/v1/schedules", alice, "")
-	if r.code != http.StatusUnauthorized && r.code != http.StatusInternalServerError {
-		t.Fatalf("closed store: %d", r.code)
-	}
-	if strings.Contains(strings.ToLower(string(r.body)), "closed") || strings.Contains(string(r.body), "bolt") {
-		t.Errorf("the answer shows internals: %s", r.body)
-	}
 }
 
+// TestErrors_InternalFailureIs500WithoutDetail: a job whose stored record
+// cannot be read is a 500 that says nothing of the store or the record.
 func TestErrors_InternalFailureIs500WithoutDetail(t *testing.T) {
-	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "store.db")
+	e := newEnvAt(t, path)
 	alice := e.mustToken("team", "UALICE")
-	// A job whose stored record cannot be read: the listing fails inside.
-	e.mustCreate(alice, createBody("0 9 * * 5", "standup", "C0111"))
-	r := e.do("GET", "/api/v1/schedules/"+strings.Repeat("Z", 26), alice, "")
-	e.requireCode(r, http.StatusNotFound)
-	if p := r.problem(t); strings.Contains(p.Detail, "bolt") {
-		t.Errorf("404 shows internals: %q", p.Detail)
+	id := e.mustCreate(alice, createBody("0 9 * * 5", "standup", "C0111"))
+	e.srv.Close()
+	e.st.Close()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("jobs")).Put([]byte(id), []byte("{not json")) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = newEnvAt(t, path)
+	r := e.do("GET", "/api/v1/schedules/"+id, alice, "")
+	e.requireCode(r, http.StatusInternalServerError)
+	p := r.problem(t)
+	for _, leak := range []string{"json", "corrupt", "bolt", "invalid character", id} {
+		if strings.Contains(strings.ToLower(string(r.body)), strings.ToLower(leak)) {
+			t.Errorf("the 500 shows %q: %s", leak, r.body)
+		}
+	}
+	if p.Detail == "" {
+		t.Error("the 500 has no detail at all")
 	}
 }
 
