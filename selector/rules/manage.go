@@ -226,14 +226,56 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 		}
 		return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
 	}
-	ids, names, ok := matchJobs(in.Jobs, words)
+	ids, _, ok := matchJobs(in.Jobs, words)
 	switch {
 	case !ok:
 		return "", unsupported("I couldn't find a schedule matching “%s”. Say “list my schedules” to see them.", strings.TrimSpace(words)), false
 	case len(ids) > 1:
-		return "", clarify(in, text, selector.MissingJob, "Which one? "+strings.Join(names, "; ")+"."), false
+		return "", whichOne(in, text, ids), false
 	}
 	return ids[0], selector.Decision{}, true
+}
+
+// whichOne asks which of several jobs the words meant, each numbered and
+// told by what it posts, where and when, so that "2", "the 9am one" or
+// "the one in #ops" answers.
+func whichOne(in selector.Input, text string, ids []string) selector.Decision {
+	var b strings.Builder
+	b.WriteString("Which one?")
+	for k, id := range ids {
+		for _, j := range in.Jobs {
+			if j.JobID == id {
+				b.WriteString("\n" + itoa(k+1) + ". " + JobLabel(j))
+			}
+		}
+	}
+	b.WriteString("\nSay its number, or words like “the 9am one”.")
+	d := clarify(in, text, selector.MissingJob, b.String())
+	d.Pending.Candidates = ids
+	return d
+}
+
+// JobLabel tells a job by what it does, where and when, then its id:
+// post “standup” in #team — every weekday at 9:00 AM (UTC) · 01M8….
+func JobLabel(j selector.JobRef) string {
+	what := "post “" + j.Text + "”"
+	if strings.HasPrefix(j.Text, "workflow ") {
+		what = "start " + j.Text
+	}
+	if j.Name != "" {
+		what = "“" + j.Name + "”: " + what
+	}
+	if j.ChannelID != "" {
+		what += " in " + j.ChannelID
+	}
+	desc := j.Description
+	if desc != "" {
+		desc = strings.ToLower(desc[:1]) + desc[1:]
+	}
+	if j.State == "paused" {
+		desc += ", paused"
+	}
+	return what + " — " + desc + " · " + j.JobID
 }
 
 // matchJobs scores each job by how many of the significant words appear
