@@ -333,6 +333,9 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		case *functions.RunNowResult:
 			spoken = r.Job.JobID
 		}
+		if page, ok := res.(*store.JobPage); ok && len(page.Jobs) == 0 {
+			return noneListed(d.Args) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
+		}
 		return Describe(d.Function, res) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
 	}
 }
@@ -504,7 +507,14 @@ func Describe(fn string, res any) string {
 		case "schedule.delete":
 			return fmt.Sprintf("Deleted job %s (%s). Its history stays in the audit log.", j.JobID, j.Description)
 		}
-		return "Job " + j.JobID + " — " + string(j.State) + ": " + jobSentence(j) + nextRuns(j, r.NextRuns)
+		if fn == "schedule.show" {
+			return describeShow(r)
+		}
+		return "Job " + j.JobID + " — " + stateWord(j) + ": " + jobSentence(j) + nextRuns(j, r.NextRuns)
+	case *functions.AgendaResult:
+		return describeAgenda(r)
+	case *functions.HistoryResult:
+		return describeHistory(r)
 	case *store.JobPage:
 		if len(r.Jobs) == 0 {
 			return "No schedules yet. Try: post “hello” in #team every Friday at 9am."
@@ -516,7 +526,7 @@ func Describe(fn string, res any) string {
 			if j.Name != "" {
 				name = " “" + j.Name + "”"
 			}
-			next := "not scheduled (" + string(j.State) + ")"
+			next := stateWord(j)
 			if !j.NextRunAt.IsZero() {
 				next = "next " + j.NextRunAt.In(zoneOf(j)).Format("Mon 2 Jan 3:04 PM")
 			}

@@ -34,7 +34,7 @@ func explain(err error) string {
 }
 
 var (
-	notServedRe = regexp.MustCompile(`^(\S+) is not a channel profile "[^"]*" serves \(its channels: (.*)\)$`)
+	notServedRe = regexp.MustCompile(`^(\S+) is not a channel profile "([^"]*)" serves \(its channels: (.*)\)$`)
 	noProfileRe = regexp.MustCompile(`^orchestrator "[^"]*" has no (\w+) channel profile$`)
 	pastRe      = regexp.MustCompile(`^(\S+) is in the past`)
 )
@@ -43,14 +43,11 @@ func explainField(fe *functions.FieldError) string {
 	switch fe.Field {
 	case "targetRef.channelId":
 		if m := notServedRe.FindStringSubmatch(fe.Rule); m != nil {
-			served := "none: only direct messages"
-			if m[2] != "none" {
-				served = humanList(strings.Split(m[2], ", "), channelName)
+			served := "no channels, only direct messages"
+			if m[3] != "none" {
+				served = humanList(strings.Split(m[3], ", "), channelName)
 			}
-			if m[2] == "*" {
-				served = "any channel it is in"
-			}
-			return fmt.Sprintf("%s isn't a channel I post to from here — this channel profile serves %s. Nothing was scheduled.", channelName(m[1]), served)
+			return fmt.Sprintf("%s isn't a channel I post to from here — the channel profile %s serves %s. Nothing was scheduled.", channelName(m[1]), m[2], served)
 		}
 	case "targetRef.channel":
 		if m := noProfileRe.FindStringSubmatch(fe.Rule); m != nil {

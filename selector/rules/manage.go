@@ -40,6 +40,17 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	lower := strings.ToLower(strings.TrimRight(body, ".!? "))
 	lower = strings.TrimPrefix(lower, "/")
+	// "remind show all reminders", "remind delete the standup": Slack's
+	// /remind verbs, typed after the word
+	if rest, ok := strings.CutPrefix(lower, "remind "); ok && remindVerbRe.MatchString(rest) {
+		lower = rest
+	}
+	if d, ok := askAbout(in, text, lower); ok {
+		return d, true
+	}
+	// "pause the standup until further notice": for good, which is what
+	// pause and delete do anyway
+	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		args := map[string]any{}
 		rest := strings.TrimSpace(m[1])
@@ -94,6 +105,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			continue
 		}
 		words := strings.TrimSpace(strings.Join(m[1:], " "))
+		if d, ok := twoJobs(in, v.fn, words); ok {
+			return d, true
+		}
 		if bulkRe.MatchString(words) {
 			return unsupported("I can't change many schedules at once. Say which one (“%s the standup post”), or list them first.", strings.Fields(lower)[0]), true
 		}
@@ -134,6 +148,37 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			return d, true
 		}
 		return call(v.fn, map[string]any{"jobId": id}), true
+	}
+	return selector.Decision{}, false
+}
+
+
+var (
+	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
+	openEndedRe  = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
+)
+
+// twoJobs refuses a change naming two jobs ("delete X and Y"), naming
+// both: one job a message, so each change is confirmed on its own.
+func twoJobs(in selector.Input, fn, words string) (selector.Decision, bool) {
+	if fn == "schedule.update" || fn == "schedule.show" {
+		return selector.Decision{}, false
+	}
+	for _, sep := range []string{" and ", " & ", ", "} {
+		a, b, ok := strings.Cut(words, sep)
+		if !ok || !namesJob(in, a) || !namesJob(in, b) {
+			continue
+		}
+		ia, _, okA := pickJob(in, a, a)
+		ib, _, okB := pickJob(in, b, b)
+		if !okA || !okB || ia == ib {
+			continue
+		}
+		verb := strings.TrimPrefix(fn, "schedule.")
+		if verb == "run_now" {
+			verb = "run"
+		}
+		return unsupported("I change one schedule at a time. Say “%s %s”, then “%s %s”.", verb, strings.TrimSpace(a), verb, strings.TrimSpace(b)), true
 	}
 	return selector.Decision{}, false
 }
@@ -282,6 +327,20 @@ func JobLabel(j selector.JobRef) string {
 // in its name, description, action text or channel; every word must match
 // and the best wins.
 func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []string, ok bool) {
+	// a job's exact name wins ("nightly-build" over "nightly build check")
+	name := strings.TrimSpace(strings.ToLower(strings.Trim(words, "“”\"' ")))
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(name, "the "), "job "))
+	for _, suffix := range []string{" job", " schedule", " reminder", " post"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	bare := strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
+	for _, j := range jobs {
+		if j.State != "deleted" && j.Name != "" && (strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare)) {
+			return []string{j.JobID}, []string{j.Name}, true
+		}
+	}
+	// "nightly-build" is the name's two words, as the job's are split
+	words = strings.NewReplacer("-", " ", "_", " ").Replace(words)
 	sig := strings.Fields(fillerRe.ReplaceAllString(strings.ToLower(strings.Trim(words, "“”\"'")), " "))
 	if len(sig) == 0 {
 		return nil, nil, false

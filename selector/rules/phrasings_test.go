@@ -405,7 +405,8 @@ func decideRow(r phrasing) (d decided) {
 }
 
 var callKinds = map[string]string{"create": "schedule.create", "update": "schedule.update", "list": "schedule.list", "show": "schedule.show",
-	"pause": "schedule.pause", "resume": "schedule.resume", "delete": "schedule.delete", "run_now": "schedule.run_now"}
+	"pause": "schedule.pause", "resume": "schedule.resume", "delete": "schedule.delete", "run_now": "schedule.run_now",
+	"history": "schedule.history", "agenda": "schedule.agenda"}
 
 // score judges one row; why says what differed.
 func score(r phrasing, d decided) (outcome, why string) {
