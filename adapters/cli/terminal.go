@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
-	"strings"
 	"time"
 
 	"github.com/schedbot/schedbot/orchestrator"
