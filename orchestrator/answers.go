@@ -56,9 +56,9 @@ func plain(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-var ordinalWords = map[string]int{"first": 1, "1st": 1, "one": 1, "second": 2, "2nd": 2, "two": 2, "third": 3, "3rd": 3,
-	"three": 3, "fourth": 4, "4th": 4, "four": 4, "fifth": 5, "5th": 5, "five": 5, "sixth": 6, "6th": 6, "six": 6,
-	"seventh": 7, "7th": 7, "seven": 7, "eighth": 8, "8th": 8, "eight": 8, "ninth": 9, "9th": 9, "nine": 9, "tenth": 10, "10th": 10, "ten": 10}
+var ordinalWords = map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+	"fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8, "ninth": 9, "9th": 9,
+	"tenth": 10, "10th": 10, "two": 2, "three": 3, "four": 4, "five": 5}
 
 // pickFiller are the words of a pick that name no job: "the second one",
 // "number 2", "the one in #ops".

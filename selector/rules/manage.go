@@ -547,7 +547,13 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 			}
 			return map[string]any{"scheduleType": "once", "schedule": map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": zone}}, selector.Decision{}, true
 		case store.ScheduleInterval:
-			return nil, clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run at that time every day instead? Say “to every day at …”."), false
+			var at []string
+			for _, x := range hm {
+				at = append(at, clockText(x))
+			}
+			d := clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run every day at "+strings.Join(at, " and ")+" instead? (yes or no)")
+			d.Pending.Yes = "change " + job.JobID + " to every day at " + strings.Join(at, " and ")
+			return nil, d, false
 		}
 	}
 	if !timeSaid && !daysSaid && w.zone != "" && job != nil && oldType == store.ScheduleCron {
