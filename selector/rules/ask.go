@@ -16,8 +16,19 @@ var (
 	pausedRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|which(?:\s+(?:ones?|jobs?|schedules?|reminders?|posts?))?|any(?:thing)?|show(?:\s+me)?|list|are\s+there\s+any|is\s+anything|do\s+i\s+have\s+any|have\s+i)\s+(?:(?:of\s+)?(?:my|our|the)\s+)?(?:(?:jobs?|schedules?|reminders?|posts?|ones?)\s+)?(?:(?:are|is)\s+)?(?:currently\s+|still\s+)?(?:paused|on\s+hold|stopped|suspended)(?:\s+(?:jobs?|schedules?|reminders?|posts?|ones?))?(?:\s+right\s+now|\s+now)?$`)
 	agendaRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|anything|is\s+(?:there\s+)?anything|which\s+(?:jobs?|schedules?|reminders?|posts?)|show(?:\s+me)?|list)\s+(?:(?:jobs?|schedules?|reminders?|posts?)\s+)?(?:(?:is|are)\s+)?(?:on|scheduled|happening|planned|running|coming(?:\s+up)?|due|going\s+out|going\s+on|up|runs?|fires?|posts?|goes\s+out|set)(?:\s+(?:for|on|in|during|this|next|over))?\s*(.*)$`)
 	lastRunRe = regexp.MustCompile(`^(?:when\s+(?:did|was|has)\s+(.+?)\s+(?:last\s+(?:run|ran|fire|fired|post|posted|go\s+out|sent|send)|(?:run|ran|fire|fired|post|posted|gone\s+out|go\s+out|sent|send)\s+last(?:\s+time)?|run|ran|fired?|posted?)|did\s+(.+?)\s+(?:run|fire|post|go\s+out|get\s+sent)(?:\s+(?:yet|today|yesterday|last\s+time))?|(?:the\s+)?last\s+(?:run|runs|fire|post)\s+of\s+(.+)|(?:(?:show|give|get)\s+(?:me\s+)?)?(?:the\s+)?(?:run\s+)?history\s+of\s+(?:the\s+)?runs?\s+of\s+(.+)|(?:show|list|give\s+me)\s+(?:the\s+)?(?:recent\s+|past\s+|last\s+)?runs\s+(?:of|for)\s+(.+)|how\s+(?:did|has)\s+(.+?)\s+(?:run|been\s+running|gone|done))$`)
-	whoRe     = regexp.MustCompile(`^who\s+(created|made|set\s+up|scheduled|added|paused|stopped|resumed|restarted|changed|updated|edited|modified|moved|deleted|removed|cancel(?:l)?ed|ran|triggered|touched)\s+(.+)$`)
-	historyRe = regexp.MustCompile(`^(?:what\s+(?:changed|happened|has\s+changed|was\s+changed|changes\s+were\s+made)|(?:show|list|give\s+me|get)(?:\s+me)?\s+(?:the\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity)|(?:recent\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity))(?:\s+(?:to|of|for|on|in|with|about))?\s*(.*)$`)
+	whoRe     = regexp.MustCompile(`^(?:who|has\s+anyone|did\s+anyone|has\s+somebody|did\s+somebody|has\s+someone|did\s+someone)\s+(?:last\s+|just\s+|recently\s+)?(created|made|set\s+up|scheduled|added|paused|stopped|turned\s+off|switched\s+off|resumed|restarted|turned\s+on|changed|change|updated|update|edited|edit|modified|modify|moved|move|deleted|delete|removed|remove|cancel(?:l)?ed|ran|run|triggered|touched|touch)\s+(.+?)(?:\s+(?:recently|lately))?$`)
+	historyRe = regexp.MustCompile(`^(?:what(?:'s|s)?\s+(?:changed|happened|has\s+changed|was\s+changed|changes\s+were\s+made|been\s+changed)|what\s+did\s+(?:people|anyone|someone|somebody|they|we|i)\s+change|(?:show|list|give|get)(?:\s+me)?\s+(?:the\s+)?(?:recent\s+|latest\s+|last\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity)|(?:recent\s+|latest\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity))(?:\s+(?:to|of|for|on|in|with|about))?\s*(.*)$`)
+)
+
+var (
+	// "list everything", "what do we have scheduled?", "show the #ops reminders"
+	listMoreRe = regexp.MustCompile(`^(?:(?:list|show)(?:\s+me)?\s+(?:everything|all|all\s+of\s+(?:it|them)|mine|it\s+all)|what\s+(?:do|have)\s+(?:we|i|you)\s+(?:have|got)\s+(?:scheduled|set\s+up|going|on\s+the\s+books)|what(?:'s|s|\s+is|\s+have\s+we\s+got)\s+set\s+up|(?:list|show)(?:\s+me)?\s+(?:the|all(?:\s+the)?)\s+(?:jobs|schedules|reminders|posts))(?:\s+(?:in|for|to|on)\s+(\S+))?$`)
+	mineRe     = regexp.MustCompile(`\b(?:i|we)\s+(?:created|made|set\s+up|own|scheduled|added)\b|\bcreated\s+by\s+me\b|\bmine\b`)
+	inChanRe   = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+goes)?|anything)\s+(?:(?:scheduled|posting|set\s+up|going\s+out)\s+)?(?:in|on|into|to|for)\s+(\S+)$`)
+	// questions about one job: "when's the next weekly report?", "is it paused?"
+	showMoreRe = regexp.MustCompile(`^(?:when(?:'s|s|\s+is|\s+does|\s+will)\s+(?:the\s+)?next\s+(.+?)(?:\s+(?:run|post|go\s+out|fire|due))?|(?:the\s+)?next\s+(?:run|post|time)\s+(?:of|for)\s+(.+)|when\s+(?:is|does|will)\s+(.+?)\s+(?:going\s+off|go\s+off|due|running|run\s+next|next|fire\s+next|post\s+next)|ha(?:s|ve)\s+(.+?)\s+(?:run|fired|posted|gone\s+out|been\s+sent)(?:\s+(?:today|yet|yesterday|this\s+week))?|is\s+(.+?)\s+(?:paused|active|enabled|disabled|running|on|off|still\s+on|still\s+running|still\s+active|done|finished)|what\s+does\s+(.+?)\s+(?:do|say|post|send)|what\s+(?:channel|time|day|days)\s+does\s+(.+?)\s+(?:post|go\s+out|run|fire|send)(?:\s+(?:to|in|at|on))?|status\s+(?:of\s+)?(.+)|does\s+(.+?)\s+(?:run|post|fire|go\s+out)\s+on\s+\w+)$`)
+	howToRe    = regexp.MustCompile(`^(?:how\s+(?:do|can|would|should)\s+(?:i|we|you)\s+(?:use|pause|delete|cancel|remove|stop|resume|list|see|edit|change|create|make|set\s+up|add|schedule|skip|snooze|move|find|view)\b.*|how\s+does\s+\w+\s+work|how\s+do\s+(?:i|we)\s+use\s+(?:this|it|you)(?:\s+thing|\s+bot)?|what(?:'s|\s+is)\s+the\s+syntax\b.*|(?:(?:can|could)\s+you\s+)?explain\s+(?:how|what)\b.*|what\s+commands?\s+(?:are\s+there|do\s+you\s+(?:have|take|support|know))|.*\bwhat\s+(?:can|does)\s+(?:this|the|you)(?:\s+bot)?\s+do)$`)
+	pronounRe  = regexp.MustCompile(`^(?:it|that|this|that\s+one|this\s+one|them)$`)
 )
 
 // whoActions maps the verb of "who paused X" to the audit action.
@@ -26,21 +37,64 @@ var whoActions = map[string]string{
 	"paused": "job.paused", "stopped": "job.paused", "resumed": "job.resumed", "restarted": "job.resumed",
 	"changed": "job.updated", "updated": "job.updated", "edited": "job.updated", "modified": "job.updated", "moved": "job.updated",
 	"deleted": "job.deleted", "removed": "job.deleted", "canceled": "job.deleted", "cancelled": "job.deleted",
-	"ran": "job.triggered", "triggered": "job.triggered", "touched": "",
+	"ran": "job.triggered", "triggered": "job.triggered", "touched": "", "touch": "", "turned off": "job.paused",
+	"switched off": "job.paused", "turned on": "job.resumed", "change": "job.updated", "update": "job.updated",
+	"edit": "job.updated", "modify": "job.updated", "move": "job.updated", "delete": "job.deleted", "remove": "job.deleted",
+	"run": "job.triggered",
 }
 
 // askAbout answers questions about jobs; ok is false when lower is none.
 func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 	lower = strings.TrimSpace(strings.TrimRight(lower, "?.! "))
+	if isHowTo(lower) {
+		return selector.Decision{Reply: helpText}, true
+	}
 	if pausedRe.MatchString(lower) {
 		return call("schedule.list", map[string]any{"state": "paused"}), true
+	}
+	if m := listMoreRe.FindStringSubmatch(lower); m != nil {
+		args := map[string]any{}
+		if mineRe.MatchString(lower) && in.SenderID != "" {
+			args["createdBy"] = in.SenderID
+		}
+		if m[1] != "" {
+			if t := lex(m[1]); len(t) == 1 && t[0].kind == tChannel {
+				args["channelId"] = channelOf(t[0].s)
+			} else {
+				return selector.Decision{}, false
+			}
+		}
+		return call("schedule.list", args), true
+	}
+	if m := inChanRe.FindStringSubmatch(lower); m != nil {
+		if t := lex(m[1]); len(t) == 1 && t[0].kind == tChannel {
+			return call("schedule.list", map[string]any{"channelId": channelOf(t[0].s)}), true
+		}
 	}
 	if m := whoRe.FindStringSubmatch(lower); m != nil {
 		args := map[string]any{}
 		if a := whoActions[strings.Join(strings.Fields(m[1]), " ")]; a != "" {
 			args["action"] = a
 		}
-		return historyOf(in, text, m[2], args)
+		return historyOf(in, text, m[2], args, true)
+	}
+	if m := showMoreRe.FindStringSubmatch(lower); m != nil {
+		words := ""
+		for _, g := range m[1:] {
+			if g != "" {
+				words = g
+			}
+		}
+		if pronounRe.MatchString(words) && in.ContextJobID == "" {
+			return clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), true
+		}
+		if namesJob(in, words) {
+			id, d, ok := pickJob(in, text, words)
+			if !ok {
+				return d, true
+			}
+			return call("schedule.show", map[string]any{"jobId": id}), true
+		}
 	}
 	if m := lastRunRe.FindStringSubmatch(lower); m != nil {
 		words := ""
@@ -59,27 +113,80 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 		return call("schedule.show", map[string]any{"jobId": id, "runs": 5}), true
 	}
 	if m := historyRe.FindStringSubmatch(lower); m != nil {
-		return historyOf(in, text, m[1], map[string]any{})
+		return historyOf(in, text, m[1], map[string]any{}, false)
 	}
 	if m := agendaRe.FindStringSubmatch(lower); m != nil {
 		rest := strings.TrimSpace(m[1])
-		if rest == "" && !strings.Contains(lower, "coming") && !strings.Contains(lower, "happening") && !strings.Contains(lower, " due") {
+		args := map[string]any{}
+		rest = takeChannel(rest, args)
+		if rest == "" && !strings.Contains(lower, "coming") && !strings.Contains(lower, "happening") && !strings.Contains(lower, " due") && !strings.HasSuffix(lower, " on") {
 			return selector.Decision{}, false // "what's scheduled": the list
 		}
 		if from, until, ok := window(in, rest); ok {
-			return call("schedule.agenda", map[string]any{"from": from.UTC().Format(time.RFC3339), "until": until.UTC().Format(time.RFC3339)}), true
+			args["from"], args["until"] = from.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339)
+			return call("schedule.agenda", args), true
+		}
+	}
+	if m := agendaMoreRe.FindStringSubmatch(lower); m != nil {
+		args := map[string]any{}
+		rest := takeChannel(strings.TrimSpace(m[1]+" "+m[2]), args)
+		if from, until, ok := window(in, rest); ok {
+			args["from"], args["until"] = from.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339)
+			return call("schedule.agenda", args), true
 		}
 	}
 	return selector.Decision{}, false
 }
 
+// agendaMoreRe: "show me tomorrow's schedule", "agenda for monday", "what
+// do I have on monday", "list what's happening tomorrow".
+var agendaMoreRe = regexp.MustCompile(`^(?:(?:show|give|get)(?:\s+me)?\s+(?:the\s+)?([a-z]+)(?:'s|s')?\s+(?:schedule|agenda|runs|posts|reminders)|(?:the\s+)?agenda(?:\s+for)?|what\s+do\s+(?:i|we)\s+have(?:\s+on)?|(?:list|show)(?:\s+me)?\s+what(?:'s|s|\s+is)\s+(?:happening|on|coming\s+up|scheduled|due))\s*(.*)$`)
+
+// takeChannel moves a channel the words name ("in #ops") into args.
+func takeChannel(words string, args map[string]any) string {
+	for _, t := range lex(words) {
+		if t.kind == tChannel {
+			args["channelId"] = channelOf(t.s)
+			words = strings.TrimSpace(strings.Replace(words, t.s, "", 1))
+			for _, p := range []string{" in", " to", " for", " on"} {
+				words = strings.TrimSpace(strings.TrimSuffix(words, p))
+			}
+			for _, p := range []string{"in ", "to ", "for ", "on "} {
+				words = strings.TrimSpace(strings.TrimPrefix(words, p))
+			}
+			words = strings.Join(strings.Fields(strings.Replace(" "+words+" ", " in ", " ", 1)), " ")
+		}
+	}
+	return words
+}
+
+// isHowTo: "how do I pause a reminder?", "what commands are there?": help.
+func isHowTo(lower string) bool {
+	return howToRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(lower, "")))
+}
+
 // historyOf asks the audit log about the job, channel or period words
-// name: "the standup", "in #ops this week", "today".
-func historyOf(in selector.Input, text, words string, args map[string]any) (selector.Decision, bool) {
+// name: "the standup", "in #ops this week", "today". With oneJob ("who
+// changed the #finance reminder?"), words that name one job by its
+// channel mean that job.
+func historyOf(in selector.Input, text, words string, args map[string]any, oneJob bool) (selector.Decision, bool) {
 	words = strings.TrimSpace(words)
 	if from, rest, ok := periodSuffix(in, words); ok {
 		args["since"] = from.UTC().Format(time.RFC3339)
 		words = rest
+	}
+	if pronounRe.MatchString(words) {
+		if in.ContextJobID == "" {
+			return clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), true
+		}
+		args["jobId"] = in.ContextJobID
+		return call("schedule.history", args), true
+	}
+	if oneJob && namesJob(in, words) {
+		if ids, _, ok := matchJobs(in.Jobs, words); ok && len(ids) == 1 {
+			args["jobId"] = ids[0]
+			return call("schedule.history", args), true
+		}
 	}
 	for _, t := range lex(words) {
 		if t.kind == tChannel {
@@ -111,7 +218,7 @@ func historyOf(in selector.Input, text, words string, args map[string]any) (sele
 func channelOf(s string) string {
 	if strings.HasPrefix(s, "<#") {
 		id, _, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(s, "<#"), ">"), "|")
-		return id
+		return strings.ToUpper(id) // read from lowercased words: Slack ids are upper case
 	}
 	return strings.ToLower(s)
 }
@@ -166,7 +273,7 @@ func window(in selector.Input, words string) (from, until time.Time, ok bool) {
 	w = strings.TrimPrefix(w, "the ")
 	monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
 	switch w {
-	case "", "next", "soon", "the next few days", "the week ahead", "coming up":
+	case "", "next", "soon", "now", "the next few days", "the week ahead", "coming up":
 		return now, now.AddDate(0, 0, 7), true
 	case "today", "for today", "later", "later today", "rest of the day", "rest of today":
 		return now, day.AddDate(0, 0, 1), true

@@ -51,6 +51,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	// "pause the standup until further notice": for good, which is what
 	// pause and delete do anyway
 	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
+	lower = manageSynonyms(in, lower)
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		args := map[string]any{}
 		rest := strings.TrimSpace(m[1])
@@ -65,7 +66,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		if strings.Contains(lower, "paused") {
 			args["state"] = "paused"
 		}
-		if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") {
+		if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") || mineRe.MatchString(lower) {
 			if in.SenderID != "" {
 				args["createdBy"] = in.SenderID
 			}
@@ -156,6 +157,40 @@ var (
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
 	openEndedRe  = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
 )
+
+// manageVerbs are the management verbs a one-edit slip is read as, when
+// what follows names a job ("pasue the standup", "delte the dentist").
+var manageVerbs = []string{"pause", "resume", "delete", "cancel", "remove", "show", "unpause", "describe"}
+
+var (
+	onHoldRe    = regexp.MustCompile(`^(?:put|place|keep)\s+(.+?)\s+on\s+hold$`)
+	needPauseRe = regexp.MustCompile(`^i\s+(?:need|want)\s+(.+?)\s+(paused|stopped|deleted|removed|resumed)$`)
+	scrapRe     = regexp.MustCompile(`^(?:scrap|ditch|bin|axe)\s+(.+)$`)
+)
+
+// manageSynonyms rewrites management said another way into the verb the
+// table below reads, only when the rest names a job.
+func manageSynonyms(in selector.Input, lower string) string {
+	if m := onHoldRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "pause " + m[1]
+	}
+	if m := needPauseRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return map[string]string{"paused": "pause", "stopped": "pause", "deleted": "delete", "removed": "delete", "resumed": "resume"}[m[2]] + " " + m[1]
+	}
+	if m := scrapRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "delete " + m[1]
+	}
+	first, rest, ok := strings.Cut(lower, " ")
+	if !ok || len(first) < 4 || slices.Contains(manageVerbs, first) || !namesJob(in, rest) {
+		return lower
+	}
+	for _, v := range manageVerbs {
+		if oneEdit(first, v) {
+			return v + " " + rest
+		}
+	}
+	return lower
+}
 
 // twoJobs refuses a change naming two jobs ("delete X and Y"), naming
 // both: one job a message, so each change is confirmed on its own.
