@@ -130,7 +130,7 @@ channel_profiles:
 func TestChat_NoSwallowing(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat(
-		"post hello every friday",            // asks what time
+		"post hello every friday",             // asks what time
 		"remind me to drink water every hour", // a new, complete request
 		"post tea every monday",               // asks what time
 		"what?",                               // neither: asked again
