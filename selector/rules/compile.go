@@ -399,6 +399,11 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 	if u == "hour" {
 		step *= 60
 	}
+	if len(w.nths) > 0 || slices.Contains(w.doms, -1) || slices.ContainsFunc(w.doms, func(d int) bool { return d < -1 }) {
+		// "every minute on the last weekday of the month": a cron step
+		// cannot say a position in the month, and an interval ignores it
+		return refuse("I can't repeat every %s only on a day counted from the start or end of the month. I can do it on set weekdays (“every 15 minutes on weekdays”) or dates (“every hour on the 1st”).", humanDuration(time.Duration(step)*time.Second))
+	}
 	if w.timesPer > 1 {
 		return refuse("I can't spread several posts over an hour by themselves: say “every 30 minutes”.")
 	}

@@ -1490,9 +1490,12 @@ func impossibleDate(d ymd) string {
 // biweekly, fortnightly, nightly, half-hourly.
 func (p *parser) pFrequency() bool {
 	s := p.s(0)
-	if (s == "bi" || s == "half") && p.is(1, "-") {
+	if (s == "bi" || s == "half" || s == "semi") && p.is(1, "-") {
 		s += p.s(2)
 		p.i += 2
+	} else if (s == "bi" || s == "semi") && p.is(1, "weekly", "monthly") {
+		s += p.s(1)
+		p.i++
 	}
 	switch s {
 	case "daily", "nightly":
@@ -1504,9 +1507,13 @@ func (p *parser) pFrequency() bool {
 	case "weekly":
 		p.i++
 		return p.recurUnit("week", 1)
-	case "biweekly", "fortnightly":
+	case "fortnightly":
 		p.i++
 		return p.recurUnit("week", 2)
+	case "biweekly", "semiweekly":
+		// twice a week to some, every two weeks to others (NL_SPEC 25)
+		p.why = "?“" + s + "” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”."
+		return false
 	case "monthly":
 		p.i++
 		return p.recurUnit("month", 1)
@@ -1522,8 +1529,8 @@ func (p *parser) pFrequency() bool {
 	case "halfhourly":
 		p.i++
 		return p.recurSeconds(1800)
-	case "bimonthly":
-		p.why = "“Bimonthly” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”."
+	case "bimonthly", "semimonthly":
+		p.why = "?“" + s + "” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”."
 		return false
 	}
 	return false
