@@ -244,7 +244,11 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		return compileStep(w, hm, 1, "hour", now, zone, loc)
 	}
 	if w.window != nil {
-		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText([2]int{w.window[0], 0}), clockText([2]int{w.window[1] % 24, 0}))
+		from, to := [2]int{w.window[0], 0}, [2]int{w.window[1] % 24, 0}
+		if w.winMins != nil {
+			from, to = [2]int{w.window[0], w.winMins[0]}, [2]int{w.window[0], w.winMins[1]}
+		}
+		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText(from), clockText(to))
 	}
 	if w.timesPer > 1 && len(hm) != w.timesPer {
 		if len(hm) == 0 {
@@ -399,6 +403,9 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 	if u == "hour" {
 		step *= 60
 	}
+	if w.winMins != nil && u != "minute" {
+		return refuse("Every %s between two times in the same hour is at most once: say the time (“at 9:15”).", humanDuration(time.Duration(step)*time.Second))
+	}
 	if len(w.nths) > 0 || slices.Contains(w.doms, -1) || slices.ContainsFunc(w.doms, func(d int) bool { return d < -1 }) {
 		// "every minute on the last weekday of the month": a cron step
 		// cannot say a position in the month, and an interval ignores it
@@ -472,7 +479,13 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		if 60%n != 0 {
 			return refuse("Every %d minutes on set days can't be kept evenly: use a step that divides the hour (5, 10, 15, 20, 30 minutes).", n)
 		}
-		if n == 1 {
+		if w.winMins != nil {
+			var ms []int
+			for m := w.winMins[0]; m < w.winMins[1]; m += n {
+				ms = append(ms, m)
+			}
+			expr = intList(ms) + " " + hourField + " " + days
+		} else if n == 1 {
 			expr = "* " + hourField + " " + days
 		} else {
 			expr = fmt.Sprintf("*/%d %s %s", n, hourField, days)

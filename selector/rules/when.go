@@ -36,6 +36,9 @@ func (c clk) resolved(part string) (h int, ambiguous bool) {
 	case "morning":
 		return c.h % 12, false
 	case "afternoon", "evening", "night", "tonight":
+		if part == "night" && c.h >= 1 && c.h <= 5 {
+			return c.h, true // "3 at night": 3 in the morning, or 3 pm?
+		}
 		if c.h == 12 {
 			if part == "night" || part == "tonight" {
 				return 0, false
@@ -87,6 +90,7 @@ type when struct {
 	onHour bool
 	mins   []int // minutes past every hour
 	window []int // [from, to) hours
+	winMins []int // [from, to) minutes, when the window is within one hour
 	quart  bool  // every quarter
 
 	date    *ymd
@@ -874,6 +878,9 @@ func (p *parser) pClocks() bool {
 		}
 	}
 done:
+	if len(cs) > 0 && slices.Equal(cs, p.w.clocks) && p.w.rec {
+		return true // the same times said twice: "every day at 8am … daily at 8am"
+	}
 	if len(cs) == 0 || len(p.w.clocks) > 0 {
 		return false // times are one list: "at 9am 10am" is not read
 	}
@@ -1098,6 +1105,11 @@ func (p *parser) pWindow() bool {
 	}
 	from, amb1 := a.resolved("")
 	to, amb2 := b.resolved("")
+	if !amb1 && (b.ap == 0 || b.ap == a.ap) && b.h == a.h && b.m > a.m && p.w.window == nil {
+		// "between 11:00 and 11:10": minutes within one hour
+		p.w.window, p.w.winMins = []int{from, from + 1}, []int{a.m, b.m}
+		return true
+	}
 	if a.ap == 0 && amb1 && b.ap == 'p' && a.h < b.h {
 		from, amb1 = a.h+12, false // "from 1 to 5pm"
 	}
@@ -1391,6 +1403,9 @@ func (p *parser) recurUnit(u string, n int) bool {
 	if u == "second" && (p.w.unit != "" || n%60 == 0 || n < 60) {
 		return p.recurSeconds(n)
 	}
+	if u == "day" && n == 1 && (p.w.unit == "minute" || p.w.unit == "hour") {
+		return true // "every minute between 11:00 and 11:10 every day"
+	}
 	if p.w.unit != "" && !(p.w.unit == u && p.w.n == n) {
 		return false
 	}
@@ -1422,6 +1437,12 @@ func (p *parser) recurQuarter() bool {
 }
 
 func (p *parser) addDows(days []int, recurring bool) bool {
+	if (p.w.wdOnce || p.w.dowsEv) && recurring && slices.Equal(uniq(slices.Clone(p.w.dows)), uniq(slices.Clone(days))) {
+		// the same days said twice: "at 10:00 on monday send hi every
+		// monday", "every friday … on fridays"
+		p.w.rec, p.w.dowsEv, p.w.wdOnce = true, true, false
+		return true
+	}
 	if p.w.wdOnce || p.w.dowsEv && recurring {
 		return false // two sets of days: "every monday … every friday"
 	}
