@@ -900,8 +900,8 @@ func (p *parser) pRelative() bool {
 		}
 		p.i += 2
 		fromNow = true
-	} else if p.is(0, "later") {
-		p.i++
+	} else if p.is(0, "later", "hence") {
+		p.i++ // "20 minutes hence"
 		fromNow = true
 	}
 	if !in && !fromNow {

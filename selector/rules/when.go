@@ -77,21 +77,21 @@ type when struct {
 	clocks []clk
 	part   string // morning, afternoon, evening, night, tonight
 
-	rec    bool   // something recurs
-	unit   string // every n <unit>: minute, hour, day, week, month, year
-	n      int
-	dows   []int
-	dowsEv bool // the days were said as recurring ("every", "mondays")
-	exDows []int
-	doms   []int // -1: the last day
-	months []int
-	exMons []int
-	nths   []nth
-	onHour bool
-	mins   []int // minutes past every hour
-	window []int // [from, to) hours
+	rec     bool   // something recurs
+	unit    string // every n <unit>: minute, hour, day, week, month, year
+	n       int
+	dows    []int
+	dowsEv  bool // the days were said as recurring ("every", "mondays")
+	exDows  []int
+	doms    []int // -1: the last day
+	months  []int
+	exMons  []int
+	nths    []nth
+	onHour  bool
+	mins    []int // minutes past every hour
+	window  []int // [from, to) hours
 	winMins []int // [from, to) minutes, when the window is within one hour
-	quart  bool  // every quarter
+	quart   bool  // every quarter
 
 	date    *ymd
 	dayRel  int // days from today ("tomorrow" = 1), with hasDay
@@ -768,6 +768,13 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 	if c.ap == 0 {
 		if ap := p.readAmPm(); ap != 0 {
 			c.ap = ap
+		} else if c.h == 12 && c.m == 0 && p.is(0, "noon", "midday", "midnight") {
+			// "12 noon", "12 midnight"
+			if p.is(0, "midnight") {
+				c.h = 0
+			}
+			c.zero, strong = true, true
+			p.i++
 		} else if p.is(0, "o'clock", "oclock") {
 			p.i++
 			strong = true
@@ -856,7 +863,7 @@ func (p *parser) pClocks() bool {
 		if !ok {
 			break
 		}
-		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") && p.w.part != "tonight" {
+		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") && p.w.part != "tonight" && !p.afterDayComma(c) {
 			return false
 		}
 		cs = append(cs, c)
@@ -888,6 +895,22 @@ done:
 	p.dayPartAfter()
 	p.w.clocks = append(slices.Clip(p.w.clocks), cs...)
 	return true
+}
+
+// afterDayComma: a bare hour after a day and a comma, before a zone or
+// the end ("tomorrow, 10 pacific time").
+func (p *parser) afterDayComma(c clk) bool {
+	k := p.i - 1
+	if c.m != 0 {
+		return false
+	}
+	for k >= 0 && p.t[k].kind == tNum {
+		k--
+	}
+	if k < 1 || p.t[k].s != "," || !(p.w.hasDay || len(p.w.dows) > 0 || p.w.date != nil) {
+		return false
+	}
+	return p.i == len(p.t) || zoneWords[p.s(0)] != "" || zoneAbbrev[p.s(0)] != ""
 }
 
 func (p *parser) peekClock() (clk, bool, bool) {
