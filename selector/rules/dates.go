@@ -359,6 +359,20 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			p.i++
 		}
 		if m, ok := p.readMonth(); ok {
+			if j := p.i; (p.is(0, ",", "and", "&", "/") || p.is(0, ",") && p.is(1, "and")) && func() bool {
+				// "the 1st of Jan, Apr and Jul": a list of months, read
+				// by pDomList
+				p.i++
+				if p.is(0, "and") {
+					p.i++
+				}
+				_, ok := p.readMonth()
+				p.i = j
+				return ok
+			}() {
+				p.i = start
+				return ymd{}, nil, false
+			}
 			return ymd{y: p.readDateYear(), m: m, d: dd}, nil, true
 		}
 	}
@@ -558,6 +572,17 @@ func (p *parser) pDomList() bool {
 			p.i = j
 		}
 		months = ms
+	case p.tk(0).kind == tWord && !p.is(0, "may", "march") || p.is(0, "may", "march") && (p.i+1 == len(p.t) || p.is(1, "at", "and", ",", "every", "each")):
+		// "every 22nd February": the month with no "of"
+		j := p.i
+		if ms, ok := p.readMonthList(); ok {
+			months = ms
+		} else {
+			p.i = j
+		}
+	}
+	if start > 0 && p.t[start-1].s == "monthly" && p.w.unit == "month" && len(months) == 0 {
+		every = true // "monthly 14th"
 	}
 	if !on && !the && !every && !monthly && len(months) == 0 && (start == 0 || !slices.Contains([]string{"every", "each", "evry"}, p.t[start-1].s)) {
 		p.i = start
@@ -588,6 +613,13 @@ func (p *parser) pDomList() bool {
 			return p.addDate(ymd{m: months[0], d: doms[0]}, false)
 		}
 		p.w.domOnce = true
+	case len(months) > 1:
+		// "on the 1st of Jan, Apr, Jul and Oct": a date in several
+		// months is a yearly pattern
+		p.w.rec = true
+		if p.w.unit == "" {
+			p.w.unit, p.w.n = "year", 1
+		}
 	case len(months) > 0:
 		// "on the 5th and 20th of June": those dates, once each
 		p.w.multiOnce = true

@@ -576,7 +576,7 @@ func readNames(blocks [][]tok, body string) names {
 				if s == "weekday" || s == "weekdays" || s == "weekend" || s == "weekends" || s == "workdays" || s == "business" || s == "working" {
 					n.dowRange = true
 				}
-				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum) {
+				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum || k >= 2 && listWords[b[k-1].s] && isMonthTok(b[k-2])) {
 					if except {
 						n.exMons = append(n.exMons, m)
 					} else {
@@ -650,3 +650,5 @@ func isNth(b []tok, k int) bool {
 	}
 	return false
 }
+
+func isMonthTok(t tok) bool { _, ok := month(t.s); return ok }
