@@ -435,7 +435,11 @@ func (p *parser) pDate() bool {
 	}
 	// a list of m/d dates in a recurrence: every 2/14 and 8/14
 	if p.w.rec && d.y == 0 {
-		return p.addDate(d, true)
+		nm, nd := len(p.w.months), len(p.w.doms)
+		if !p.addDate(d, true) {
+			return false
+		}
+		return p.dateList(d, nm, nd)
 	}
 	return p.addDate(d, false)
 }

@@ -1343,20 +1343,11 @@ func (p *parser) pEvery() bool {
 				p.w.unit, p.w.n = "year", n
 			}
 			p.w.rec = true
+			nm, nd := len(p.w.months), len(p.w.doms)
 			if !p.addDate(ymd{m: m, d: d}, true) {
 				return false
 			}
-			// every June 5th and 20th
-			for p.is(0, "and", ",", "&") && ordinal(p.s(1)) > 0 {
-				p.i++
-				d, _ := p.readDayOfMonth(false)
-				if d < 1 || d > daysIn(m, 0) {
-					p.why = impossibleDate(ymd{m: m, d: d})
-					return false
-				}
-				p.w.doms = append(slices.Clip(p.w.doms), d)
-			}
-			return true
+			return p.dateList(ymd{m: m, d: d}, nm, nd)
 		}
 		if n != 1 {
 			return false
@@ -1617,5 +1608,68 @@ func (p *parser) pTimesPer() bool {
 		return false
 	}
 	p.w.timesPer = n
+	return true
+}
+
+// listedDom reads the next day of a date list: "20th", or a bare "30"
+// that is not a time ("30 minutes", "5pm", "5:30").
+func (p *parser) listedDom() (int, bool) {
+	t := p.tk(0)
+	if t.kind != tNum {
+		return 0, false
+	}
+	if ordinal(t.s) <= 0 {
+		if strings.Trim(t.s, "0123456789") != "" || p.is(1, "am", "pm", "a", "p", "o'clock", ":", "h", "hours", "hrs") || unit(p.s(1)) != "" {
+			return 0, false
+		}
+	}
+	save := p.i
+	d, ok := p.readDayOfMonth(true)
+	if !ok || d < 1 || d > 31 {
+		p.i = save
+		return 0, false
+	}
+	return d, true
+}
+
+// dateList reads more dates after a yearly one ("every June 5th and 20th",
+// "every Aug 20 and 30", "every January 1st and July 1st"); nm and nd are
+// how many months and days the when had before the first date was added.
+func (p *parser) dateList(first ymd, nm, nd int) bool {
+	m, d := first.m, first.d
+	// every June 5th and 20th, every Aug 20 and 30, every
+	// January 1st and July 1st
+	dates := []ymd{{m: m, d: d}}
+	for p.is(0, "and", ",", "&") {
+		j := p.i
+		p.i++
+		if p.is(0, "and") && p.s(-1) == "," {
+			p.i++
+		}
+		if dd, ok := p.listedDom(); ok {
+			if dd > daysIn(dates[len(dates)-1].m, 0) {
+				p.why = impossibleDate(ymd{m: dates[len(dates)-1].m, d: dd})
+				return false
+			}
+			dates = append(dates, ymd{m: dates[len(dates)-1].m, d: dd})
+			continue
+		}
+		if m2, ok := p.readMonth(); ok {
+			if d2, ok := p.readDayOfMonth(true); ok && d2 <= daysIn(m2, 0) {
+				dates = append(dates, ymd{m: m2, d: d2})
+				continue
+			}
+		}
+		p.i = j
+		break
+	}
+	if len(dates) > 1 {
+		p.w.months, p.w.doms = p.w.months[:nm], p.w.doms[:nd]
+		for _, x := range dates {
+			if !p.addDateList(x) {
+				return false
+			}
+		}
+	}
 	return true
 }
