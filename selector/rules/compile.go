@@ -551,11 +551,9 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 					doms = append(doms, -1)
 					continue
 				}
-				if x.ord > 0 {
-					doms = append(doms, x.ord)
-					continue
-				}
-				return refuse("I can't schedule that day of the month.")
+				// the nth day, or the nth to last (BYMONTHDAY=-n)
+				doms = append(doms, x.ord)
+				continue
 			case dowBiz:
 				if setpos != 0 || len(byday) > 0 {
 					return refuse("I can only do one business day of the month per schedule.")

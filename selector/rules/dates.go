@@ -29,11 +29,45 @@ func (p *parser) readOrd() (int, bool) {
 		return -1, true
 	}
 	n := ordinal(p.s(0))
-	if n >= 1 && n <= 5 {
-		p.i++
-		return n, true
+	if n < 1 || n > 31 {
+		return 0, false
 	}
-	return 0, false
+	p.i++
+	// "the 2nd to last", "the third-to-last", "the 4th last": counted
+	// from the end
+	switch {
+	case p.is(0, "to") && p.is(1, "last"):
+		p.i += 2
+		return -n, true
+	case p.is(0, "-") && p.is(1, "to") && p.is(2, "-") && p.is(3, "last"):
+		p.i += 4
+		return -n, true
+	case p.is(0, "last") && n > 1:
+		p.i++
+		return -n, true
+	}
+	return n, true
+}
+
+// nthOK says why a position cannot be kept: a weekday comes at most 5
+// times in a month, a business day at most 23, a day at most 31.
+func nthOK(ords []int, dow int) string {
+	limit := 5
+	switch dow {
+	case dowBiz:
+		limit = 23
+	case dowAny:
+		limit = 28
+	}
+	for _, o := range ords {
+		if o > limit || -o > limit {
+			if dow >= 0 {
+				return "A weekday comes at most 5 times in a month, so I can't count to that one. Try “the last Friday” or “the 2nd to last Friday”."
+			}
+			return "A month has at most " + itoa(limit) + " of those, counted from either end. Which day did you mean?"
+		}
+	}
+	return ""
 }
 
 // pNth: "the first Monday of the month", "the last Friday of every month",
@@ -82,9 +116,59 @@ func (p *parser) pNth() bool {
 		}
 		dow = d
 	}
+	if why := nthOK(ords, dow); why != "" {
+		p.why = why
+		return false
+	}
 	// of the month / of every month / in November
-	monthly, every, mon := false, false, 0
+	monthly, every, mon, thisYear := false, false, 0, false
 	switch {
+	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "quarter") || p.is(0, "every", "each") && p.is(1, "quarter"):
+		// "the first Monday of every quarter": its first month; "the
+		// last day of each quarter": its last
+		p.i += 3
+		if p.s(-1) != "quarter" {
+			p.i--
+		}
+		first, last := false, false
+		for _, o := range ords {
+			first, last = first || o > 0, last || o < 0
+		}
+		if first && last {
+			p.why = "?The first or the last month of each quarter? Say one per schedule."
+			return false
+		}
+		qm := []int{1, 4, 7, 10}
+		if last {
+			qm = []int{3, 6, 9, 12}
+		}
+		if p.w.unit != "" && p.w.unit != "month" || len(p.w.months) > 0 {
+			return false
+		}
+		p.w.rec, p.w.unit, p.w.n = true, "month", 1
+		p.w.months = append(slices.Clip(p.w.months), qm...)
+		monthly, every = true, true
+	case p.is(0, "this", "next") && p.tk(1).kind == tWord && monthPartAt(p, 1) == false && func() bool { _, ok := month(p.s(1)); return ok }(),
+		p.is(0, "of", "in") && p.is(1, "this", "next") && func() bool { _, ok := month(p.s(2)); return ok }():
+		// "the 4th Thursday this November": that month, once
+		if p.is(0, "of", "in") {
+			p.i++
+		}
+		p.i++
+		mon, _ = p.readMonth()
+		thisYear = p.s(-2) == "this"
+	case p.is(0, "this", "next") && p.is(1, "month"), p.is(0, "of", "in") && p.is(1, "this", "next") && p.is(2, "month"):
+		// "the 2nd Tuesday next month"
+		if p.is(0, "of", "in") {
+			p.i++
+		}
+		next := p.is(0, "next")
+		p.i += 2
+		m := int(p.now.Month())
+		if next {
+			m = m%12 + 1
+		}
+		mon, thisYear = m, !next
 	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
 		monthly = true
 		p.i += 3
@@ -129,6 +213,10 @@ func (p *parser) pNth() bool {
 		// one date: the next such day in that month
 		d, ok := nthDate(p.now, mon, ord, dow)
 		if !ok {
+			return false
+		}
+		if thisYear && d.y != p.now.Year() {
+			p.why = "That day has passed this year. Which date did you mean?"
 			return false
 		}
 		return p.addDate(d, false)

@@ -637,6 +637,13 @@ func isNth(b []tok, k int) bool {
 	for k+2 < len(b) && (b[k+1].s == "and" || b[k+1].s == "," || b[k+1].s == "&") && (ordinal(b[k+2].s) > 0 || b[k+2].s == "last") {
 		k += 2
 	}
+	// "2nd to last day", "4th last Friday": counted from the end
+	if k+2 < len(b) && b[k+1].s == "to" && b[k+2].s == "last" {
+		return true
+	}
+	if k+1 < len(b) && b[k+1].s == "last" {
+		return true
+	}
 	if k+1 < len(b) {
 		if _, _, ok := weekday(b[k+1].s); ok {
 			return true
