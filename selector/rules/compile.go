@@ -250,7 +250,10 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		}
 		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText(from), clockText(to))
 	}
-	if w.timesPer > 1 && len(hm) != w.timesPer {
+	// "twice a week on Monday and Thursday", "twice a month on the 1st
+	// and 16th": the days are the times
+	daysGiven := u == "week" && len(uniq(w.dows)) == w.timesPer || u == "month" && len(uniq(w.doms)) == w.timesPer && len(w.nths) == 0
+	if w.timesPer > 1 && len(hm) != w.timesPer && !(daysGiven && len(hm) == 1) {
 		if len(hm) == 0 {
 			return refuse("I can't spread several posts over a day or week by themselves: give the times (“every day at 9am and 5pm”).")
 		}

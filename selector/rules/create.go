@@ -467,7 +467,8 @@ func create(in selector.Input, text string) selector.Decision {
 		if _, ok, y, first := parseBlockFirst(region[k:], w, now); ok {
 			// "what went well in March every Friday": a month or a date
 			// that the rest of the when does not need may end the text
-			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) {
+			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
+				!slices.Contains([]string{"during", "throughout", "every", "each"}, region[k].s) {
 				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 				amb := body[region[k].i:region[k+first-1].j]
 				return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb))
@@ -845,6 +846,11 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	what := ""
 	if len(quoted) > 0 {
 		what = quoted[0]
+		// quoted in the user's words, as written
+		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+		if i := strings.Index(strings.ToLower(body), what); i >= 0 && len(body[i:]) >= len(what) && strings.ToLower(body[i:i+len(what)]) == what {
+			what = body[i : i+len(what)]
+		}
 	} else if len(bad) > 0 {
 		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 		if bad[len(bad)-1].j <= len(body) {
