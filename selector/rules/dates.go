@@ -842,6 +842,12 @@ func (p *parser) pDays() bool {
 		p.i = start
 		return false
 	}
+	if (p.w.dowsEv || p.w.wdOnce) && slices.Equal(uniq(days), uniq(p.w.dows)) && (plural || len(days) > 1 || p.w.dowsEv) {
+		// the same days said twice: "every friday … on fridays"
+		p.w.rec, p.w.dowsEv, p.w.wdOnce = true, true, false
+		p.dayPartAfterDay()
+		return true
+	}
 	if !plural && len(days) == 1 && (p.w.dowsEv || p.w.wdOnce) {
 		return false // "every monday at 9 tuesday": which?
 	}
