@@ -101,6 +101,10 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		return ask("How often? For example “every hour at quarter past”.")
 	}
 	dated := w.date != nil || w.hasDay || len(w.dows) > 0 || w.domOnce
+	if len(hm) > 0 && !dated && len(w.months) > 0 && len(w.doms) == 0 && !w.multiOnce {
+		// "in April at 9am", "during January and July at 9am": which days?
+		return ask("Which days in %s? Say “every day in %s” or a date such as “on %s 1st”.", monthList(w.months), monthList(w.months), time.Month(w.months[0]))
+	}
 	if len(hm) == 0 {
 		if dated {
 			return ask("What time on that day? For example 9am.")
