@@ -1546,7 +1546,7 @@ func (p *parser) pFrequency() bool {
 		p.i++
 		return p.recurUnit("week", 2)
 	case "biweekly", "semiweekly":
-		// twice a week to some, every two weeks to others (NL_SPEC 25)
+		// twice a week to some, every two weeks to others (NL_SPEC 30)
 		p.why = "?“" + s + "” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”."
 		return false
 	case "monthly":
