@@ -185,6 +185,10 @@ func NewRegistry(d Deps) *Registry {
 	MustRegister(r, scheduleResume())
 	MustRegister(r, scheduleDelete())
 	MustRegister(r, scheduleRunNow())
+	MustRegister(r, scheduleSkip())
+	MustRegister(r, scheduleUnskip())
+	MustRegister(r, scheduleSnooze())
+	MustRegister(r, scheduleComplete())
 	MustRegister(r, messagePost())
 	return r
 }
