@@ -78,11 +78,12 @@ func TestFireDue_RecoveryPassesOverASkippedWindow(t *testing.T) {
 		reg := registry(st, nil)
 		j := mustCreate(t, reg, `{"scheduleType":"interval","schedule":{"everySeconds":3600},
 			"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`)
-		mustCallFn(t, reg, "schedule.skip", fmt.Sprintf(`{"jobId":%q,"at":"2026-11-22T14:00:00Z"}`, j.JobID))
-		// Down from 12:00 to 14:10: 13:00 is due, 14:00 is skipped.
-		mustFire(t, scheduler.New(st, nil), time.Date(2026, 11, 22, 14, 10, 0, 0, time.UTC), 1)
-		requireTriggers(t, st, "2026-11-22T13:00:00Z")
-		if got := getJob(t, st, j.JobID).NextRunAt; !got.Equal(time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)) {
+		mustCallFn(t, reg, "schedule.skip", fmt.Sprintf(`{"jobId":%q,"at":"2026-11-22T15:00:00Z"}`, j.JobID))
+		// Down from 12:00 to 15:10: 13:00 and 14:00 are due, 15:00 is
+		// skipped; the latest due, 14:00, fires.
+		mustFire(t, scheduler.New(st, nil), time.Date(2026, 11, 22, 15, 10, 0, 0, time.UTC), 1)
+		requireTriggers(t, st, "2026-11-22T14:00:00Z")
+		if got := getJob(t, st, j.JobID).NextRunAt; !got.Equal(time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC)) {
 			t.Errorf("next = %s", got)
 		}
 	})
@@ -117,6 +118,10 @@ func TestFireDue_SnoozeFiresOnce(t *testing.T) {
 			t.Errorf("triggers = %+v", items)
 		}
 		mustFire(t, s, at.AddDate(0, 0, 1), 1) // the schedule goes on
+		// A snooze on a window of the schedule fires beside it.
+		at = at.AddDate(0, 0, 2)
+		mustCallFn(t, reg, "schedule.snooze", fmt.Sprintf(`{"jobId":%q,"until":%q}`, j.JobID, at.Format(time.RFC3339)))
+		mustFire(t, s, at, 2)
 	})
 }
 

@@ -284,13 +284,11 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (
 			n = 0
 			err := tx.JobsDue(now, batch, func(j *store.Job) error {
 				n++
-				f, recs, err := s.fireJob(tx, j, now)
+				fs, recs, err := s.fireJob(tx, j, now)
 				if err != nil {
 					return fmt.Errorf("fire job %s: %w", j.JobID, err)
 				}
-				if f != nil {
-					out = append(out, *f)
-				}
+				out = append(out, fs...)
 				records = append(records, recs...)
 				return nil
 			})
@@ -392,7 +390,7 @@ func walkWindows(next func(time.Time) (time.Time, bool), first, now time.Time) (
 // fireJob handles one due job in tx: it applies the misfire and overlap
 // policies, writes the run record, the trigger item and the audit events,
 // and moves the job on to its next window (or disables it).
-func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, []*store.Run, error) {
+func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) ([]fired, []*store.Run, error) {
 	sp, err := JobSpec(j)
 	if err != nil {
 		before := j.Clone()
@@ -406,7 +404,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		}
 		return nil, nil, s.audit(tx, now, store.AuditJobDisabled, j, before, "schedule no longer valid: "+err.Error())
 	}
-	var out *fired
+	var out []fired
 	var records []*store.Run
 	first := j.NextRunAt // the first due window of the schedule
 	if snooze := j.SnoozeAt; !snooze.IsZero() && !snooze.After(now) {
@@ -416,7 +414,9 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		if err != nil {
 			return nil, nil, err
 		}
-		out = f
+		if f != nil {
+			out = append(out, *f)
+		}
 		if rec != nil {
 			records = append(records, rec)
 		}
@@ -436,7 +436,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 			return nil, nil, err
 		}
 		if f != nil {
-			out = f
+			out = append(out, *f)
 		}
 		records = append(records, recs...)
 	}
