@@ -198,3 +198,24 @@ func TestCreate_CountIsKeptAsRunsLeft(t *testing.T) {
 		}
 	}
 }
+
+// An update may set or clear the count, and a new schedule drops the
+// skipped runs it does not have.
+func TestUpdate_CountAndSkipsFollowTheNewSchedule(t *testing.T) {
+	e := newEnv(t)
+	j := e.mustCreate(t, friday)
+	e.mustCall(t, "schedule.skip", jobArgs(j.JobID, "at", fri4.Format(time.RFC3339)))
+	res := e.mustCall(t, "schedule.update", `{"jobId":"`+j.JobID+`","count":4}`).(*functions.JobResult)
+	if res.Job.Remaining != 4 || len(res.Job.Skip) != 1 || len(res.NextRuns) != 3 || !res.NextRuns[1].Equal(fri11) {
+		t.Errorf("count 4: remaining %d, skip %v, next %v", res.Job.Remaining, res.Job.Skip, res.NextRuns)
+	}
+	res = e.mustCall(t, "schedule.update", `{"jobId":"`+j.JobID+`","count":null,"schedule":{"cron":"0 10 * * 5","timezone":"America/New_York"}}`).(*functions.JobResult)
+	if res.Job.Remaining != 0 || res.Job.Skip != nil || strings.Contains(res.Job.Description, "except") {
+		t.Errorf("new schedule, no count: remaining %d, skip %v, %q", res.Job.Remaining, res.Job.Skip, res.Job.Description)
+	}
+	before := e.snapshot(t, j.JobID)
+	if _, err := e.call("schedule.update", `{"jobId":"`+j.JobID+`","count":0}`); !errors.Is(err, functions.ErrInvalidArgs) {
+		t.Errorf("count 0: %v", err)
+	}
+	requireUnchanged(t, e, before)
+}
