@@ -131,4 +131,9 @@ func TestChat_SkipSnoozeDoneAndCount(t *testing.T) {
 	if water.Remaining != 3 || !water.EndAt.IsZero() {
 		t.Errorf("water: remaining %d, end %s; want a count of 3 and no end", water.Remaining, water.EndAt)
 	}
+	st.Close()
+	// The history says who marked the run done.
+	if out := c.mustRun("call", "schedule.show", "--args", `{"jobId":"`+stretchID+`"}`); !strings.Contains(out, "done by ") {
+		t.Errorf("show lacks the done run:\n%s", out)
+	}
 }
