@@ -58,10 +58,8 @@ func life(in selector.Input, text string) (selector.Decision, bool) {
 // lifeJob is the job words name; no words, "it" or "that" are the job
 // that fired last (fired) or the one spoken of last.
 func lifeJob(in selector.Input, text, words string, fired bool, question string) (string, selector.Decision, bool) {
-	if fired && in.LastFiredJobID != "" || in.ContextJobID == "" {
-		if in.LastFiredJobID != "" {
-			in.ContextJobID = in.LastFiredJobID
-		}
+	if in.LastFiredJobID != "" && (fired || in.ContextJobID == "") {
+		in.ContextJobID = in.LastFiredJobID
 	}
 	if strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) == "" && in.ContextJobID == "" {
 		return "", clarify(in, text, selector.MissingJob, question), false
