@@ -198,9 +198,11 @@ func (c *Call) result(j *store.Job) *JobResult {
 	if err != nil {
 		return res
 	}
-	if j.Remaining != 0 {
-		// The count changes as it fires, and only the definition's
-		// writers set the description: say what is left now.
+	if j.Remaining != 0 || len(j.Skip) > 0 && !j.Skip[0].After(c.Now) {
+		// The count changes as it fires and skips pass, and only the
+		// definition's writers set the description: say what is left now.
+		pruneSkips(j, c.Now)
+		sp.Skip = j.Skip
 		j.Description = sp.DescribeWithZone()
 	}
 	if j.State != store.JobEnabled {

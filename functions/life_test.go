@@ -61,7 +61,15 @@ func TestSkip_LeavesOutOneRunAndUnskipRestoresIt(t *testing.T) {
 	if got, want := strings.Join(acts, " "), "job.created job.skipped job.skipped job.unskipped"; got != want {
 		t.Errorf("audit = %s, want %s", got, want)
 	}
-	// Once passed, a skip is dropped when the job is next written.
+	// Once passed, a skip is no longer said, and is dropped when the job
+	// is next written.
+	e.now = fri4.Add(time.Hour)
+	e.mustCall(t, "schedule.skip", jobArgs(j.JobID, "at", fri11.Format(time.RFC3339)))
+	e.now = fri11.Add(time.Hour)
+	show := e.mustCall(t, "schedule.show", jobArgs(j.JobID)).(*functions.JobResult)
+	if want := "Every Friday at 9:00 AM, except Fri 25 Dec (America/New_York)"; show.Job.Description != want {
+		t.Errorf("shown after 11 Dec: %q, want %q", show.Job.Description, want)
+	}
 	e.now = fri25.Add(time.Hour)
 	e.mustCall(t, "schedule.skip", jobArgs(j.JobID))
 	if got := e.job(t, j.JobID).Skip; len(got) != 1 || !got[0].Equal(time.Date(2027, 1, 1, 14, 0, 0, 0, time.UTC)) {
