@@ -189,6 +189,8 @@ func NewRegistry(d Deps) *Registry {
 	MustRegister(r, scheduleUnskip())
 	MustRegister(r, scheduleSnooze())
 	MustRegister(r, scheduleComplete())
+	MustRegister(r, scheduleAgenda())
+	MustRegister(r, scheduleHistory())
 	MustRegister(r, messagePost())
 	return r
 }
