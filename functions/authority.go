@@ -61,6 +61,8 @@ func (e *AuthorityError) Unwrap() error { return ErrForbidden }
 var verbs = map[string]string{
 	store.AuditJobUpdated: "change", store.AuditJobPaused: "pause", store.AuditJobResumed: "resume",
 	store.AuditJobDeleted: "delete", store.AuditJobTriggered: "run",
+	store.AuditJobSkipped: "skip a run of", store.AuditJobUnskipped: "restore a run of",
+	store.AuditJobSnoozed: "snooze", store.AuditRunCompleted: "mark done a run of",
 }
 
 // authorize says whether the call's actor may make change action to j.
@@ -86,8 +88,18 @@ func (c *Call) authorize(j *store.Job, action string) error {
 	case a.ChannelProfileID == j.CreatedBy.ChannelProfileID &&
 		slices.Contains(c.r.deps.Profiles[j.CreatedBy.ChannelProfileID].Admins, a.SenderID):
 		return nil
+	case (action == store.AuditJobSnoozed || action == store.AuditRunCompleted) && recipient(j, a):
+		return nil
 	}
 	return &AuthorityError{JobID: j.JobID, Verb: verbs[action], Creator: j.CreatedBy.Sender}
+}
+
+// recipient says whether a is the person a job's direct messages go to
+// ("remind @bob"), who may snooze it and mark its runs done.
+func recipient(j *store.Job, a store.Actor) bool {
+	ref := j.TargetRef
+	return ref != nil && ref.Channel == "slack" && ref.ChannelID == a.SenderID &&
+		(ref.ChannelProfileID == "" || ref.ChannelProfileID == a.ChannelProfileID)
 }
 
 // jobToChange loads a job for change action, refusing an actor without

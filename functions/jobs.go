@@ -21,6 +21,7 @@ const (
 	GraceRunAt     = 60 * time.Second
 	MaxAhead       = 10 * 365 * 24 * time.Hour
 	NextRunsShown  = 3
+	MaxCount       = 10000 // runs a count may give
 )
 
 var (
@@ -44,14 +45,7 @@ type JobResult struct {
 func (c *Call) orch() Orchestrator { return c.r.deps.Orchestrator }
 
 // jobSpec is the Spec of a job's schedule, bounded by its startAt and endAt.
-func jobSpec(j *store.Job) (*scheduler.Spec, error) {
-	sp, err := scheduler.NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
-	if err != nil {
-		return nil, err
-	}
-	sp.NotBefore = j.StartAt
-	return sp, nil
-}
+func jobSpec(j *store.Job) (*scheduler.Spec, error) { return scheduler.JobSpec(j) }
 
 func invalid(err error) error {
 	var ie *scheduler.InvalidError
@@ -180,20 +174,47 @@ func (c *Call) arm(j *store.Job, sp *scheduler.Spec) error {
 		}
 		return fieldErr("schedule", "never fires after %s", c.Now.Format(time.RFC3339))
 	}
+	next = withSnooze(j, sp, next, c.Now)
 	j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
 	return nil
 }
 
+// withSnooze is the job's next fire given its schedule's next: its snooze
+// when that comes first. A snooze that has passed unfired (the job was
+// paused) is dropped.
+func withSnooze(j *store.Job, sp *scheduler.Spec, next, now time.Time) time.Time {
+	switch {
+	case j.SnoozeAt.IsZero():
+	case !j.SnoozeAt.After(now):
+		j.SnoozeAt = time.Time{}
+	case j.SnoozeAt.Before(next):
+		return j.SnoozeAt
+	}
+	return next
+}
+
 func (c *Call) result(j *store.Job) *JobResult {
 	res := &JobResult{Job: j, NextRuns: []time.Time{}}
-	if j.State != store.JobEnabled {
-		return res
-	}
 	sp, err := jobSpec(j)
 	if err != nil {
 		return res
 	}
+	if j.Remaining != 0 || len(j.Skip) > 0 && !j.Skip[0].After(c.Now) {
+		// The count changes as it fires and skips pass, and only the
+		// definition's writers set the description: say what is left now.
+		pruneSkips(j, c.Now)
+		sp.Skip = j.Skip
+		j.Description = sp.DescribeWithZone()
+	}
+	if j.State != store.JobEnabled {
+		return res
+	}
 	res.NextRuns = append(res.NextRuns, j.NextRunAt)
+	if !j.NextRunAt.Equal(j.SnoozeAt) && sp.Limit > 0 {
+		if sp.Limit--; sp.Limit == 0 { // the first of them is j.NextRunAt
+			return res
+		}
+	}
 	res.NextRuns = append(res.NextRuns, sp.NextN(j.NextRunAt, NextRunsShown-1)...)
 	return res
 }

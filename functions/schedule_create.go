@@ -24,6 +24,7 @@ type scheduleCreateArgs struct {
 	TargetRef      *store.TargetRef   `json:"targetRef"`
 	MisfirePolicy  string             `json:"misfirePolicy"`
 	OverlapPolicy  string             `json:"overlapPolicy"`
+	Count          int64              `json:"count"`
 }
 
 func scheduleCreate() Spec[scheduleCreateArgs] {
@@ -67,6 +68,14 @@ func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
 	}
 	if j.OverlapPolicy == "" {
 		j.OverlapPolicy = store.OverlapSkip
+	}
+	switch {
+	case a.Count < 0 || a.Count > MaxCount:
+		return nil, fieldErr("count", "must be between 1 and %d, got %d", MaxCount, a.Count)
+	case a.Count > 1 && j.ScheduleType == store.ScheduleOnce:
+		return nil, fieldErr("count", "a once job runs once; give a recurring schedule for %d runs", a.Count)
+	case j.ScheduleType != store.ScheduleOnce:
+		j.Remaining = a.Count
 	}
 	sp, err := c.checkSchedule(j)
 	if err != nil {

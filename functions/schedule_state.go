@@ -59,6 +59,7 @@ func scheduleResume() Spec[jobIDArgs] {
 				if !ok {
 					return false, fmt.Errorf("%w: job %s has no run after now; update its schedule instead", ErrConflict, j.JobID)
 				}
+				next = withSnooze(j, sp, next, c.Now)
 				j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
 				return true, nil
 			})

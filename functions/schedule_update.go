@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
@@ -42,6 +43,7 @@ type scheduleUpdateArgs struct {
 	TargetRef     Opt[store.TargetRef]    `json:"targetRef"`
 	MisfirePolicy Opt[string]             `json:"misfirePolicy"`
 	OverlapPolicy Opt[string]             `json:"overlapPolicy"`
+	Count         Opt[int64]              `json:"count"`
 }
 
 func scheduleUpdate() Spec[scheduleUpdateArgs] {
@@ -87,6 +89,13 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 		j.EndAt = a.EndAt.V // zero when null: no end
 		rearm = true
 	}
+	if a.Count.Set {
+		if !a.Count.Null && (a.Count.V < 1 || a.Count.V > MaxCount) {
+			return false, fieldErr("count", "must be between 1 and %d, got %d", MaxCount, a.Count.V)
+		}
+		j.Remaining = a.Count.V // zero when null: no count
+		rearm = true
+	}
 	if a.TargetAction.Set {
 		j.TargetAction = a.TargetAction.V
 		if err := c.checkAction(&j.TargetAction); err != nil {
@@ -114,11 +123,21 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 		// new schedule runs again: that is what changing it asks for.
 		if j.State == store.JobDisabled {
 			j.State = store.JobEnabled
+			if j.Remaining < 0 {
+				j.Remaining = 0 // a spent count, not given again: none
+			}
 		}
 		sp, err := c.checkSchedule(j)
 		if err != nil {
 			return false, err
 		}
+		// Skipped runs the new schedule does not have are gone.
+		pruneSkips(j, c.Now)
+		j.Skip = slices.DeleteFunc(j.Skip, func(t time.Time) bool { return !isOccurrence(sp, t) })
+		if len(j.Skip) == 0 {
+			j.Skip = nil
+		}
+		sp.Skip = j.Skip
 		if err := c.arm(j, sp); err != nil {
 			return false, err
 		}

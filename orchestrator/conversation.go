@@ -274,6 +274,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, Timezone: c.zone(m, prof), Now: now,
 		ContextJobID: mem.lastJob, Workflows: c.Workflows, Functions: c.Registry.Allowed(), Jobs: jobs,
 	}
+	in.LastFiredJobID = c.lastFired(ctx, prof, m) // "snooze that": life.go
 	if mem.pending != nil && now.Before(mem.pending.Expires) {
 		in.Pending = mem.pending
 	}
@@ -494,6 +495,9 @@ func actionWords(a store.TargetAction) string {
 func Describe(fn string, res any) string {
 	switch r := res.(type) {
 	case *functions.JobResult:
+		if s, ok := describeLife(fn, r); ok { // skip, unskip, snooze, done: life.go
+			return s
+		}
 		j := r.Job
 		switch fn {
 		case "schedule.create":

@@ -27,9 +27,54 @@ func (sp *Spec) Describe() string {
 		s += ", starting " + nb.Format("Mon 2 Jan 2006") + " " + Clock(nb.Hour(), nb.Minute())
 	}
 	if !sp.End.IsZero() {
-		s += ", until " + sp.End.In(sp.Loc).Format("Mon 2 Jan 2006") + " " + Clock(sp.End.In(sp.Loc).Hour(), sp.End.In(sp.Loc).Minute())
+		s += ", until " + sp.describeEnd()
+	}
+	if sp.Limit == 1 {
+		s += ", once more"
+	} else if sp.Limit > 1 {
+		s += fmt.Sprintf(", %d more times", sp.Limit)
+	}
+	if len(sp.Skip) > 0 {
+		days := make([]string, len(sp.Skip))
+		for i, t := range sp.Skip {
+			days[i] = sp.describeSkip(t)
+		}
+		s += ", except " + joinAnd(days)
 	}
 	return s
+}
+
+// describeEnd says the end as a person would: an end at midnight is the
+// last day it runs on, "Tue 31 Mar 2026", not "Wed 1 Apr 2026 12:00 AM".
+func (sp *Spec) describeEnd() string {
+	e := sp.End.In(sp.Loc)
+	if e.Hour() == 0 && e.Minute() == 0 && e.Second() == 0 && e.Nanosecond() == 0 {
+		return e.AddDate(0, 0, -1).Format("Mon 2 Jan 2006")
+	}
+	return e.Format("Mon 2 Jan 2006") + " " + Clock(e.Hour(), e.Minute())
+}
+
+// describeSkip names a left-out occurrence by its day ("Thu 24 Dec"), and
+// by its time too when the schedule fires more than once that day.
+func (sp *Spec) describeSkip(t time.Time) string {
+	l := t.In(sp.Loc)
+	day := l.Format("Mon 2 Jan")
+	y, m, d := l.Date()
+	first, ok := sp.next(time.Date(y, m, d, 0, 0, 0, 0, sp.Loc).Add(-time.Nanosecond))
+	again, ok2 := sp.next(t)
+	sameDay := func(u time.Time) bool { uy, um, ud := u.In(sp.Loc).Date(); return uy == y && um == m && ud == d }
+	if (ok && !first.Equal(t) && sameDay(first)) || (ok2 && sameDay(again)) {
+		return day + " " + Clock(l.Hour(), l.Minute())
+	}
+	return day
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // DescribeWithZone is Describe followed by the zone name in parentheses,

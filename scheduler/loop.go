@@ -284,13 +284,11 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (
 			n = 0
 			err := tx.JobsDue(now, batch, func(j *store.Job) error {
 				n++
-				f, recs, err := s.fireJob(tx, j, now)
+				fs, recs, err := s.fireJob(tx, j, now)
 				if err != nil {
 					return fmt.Errorf("fire job %s: %w", j.JobID, err)
 				}
-				if f != nil {
-					out = append(out, *f)
-				}
+				out = append(out, fs...)
 				records = append(records, recs...)
 				return nil
 			})
@@ -342,7 +340,7 @@ const maxCounted = 1000
 // a year down an every-minute job costs about a thousand calls of Next
 // inside the write transaction, not half a million.
 func dueWindows(sp *Spec, first, now time.Time) (count int, capped bool, last time.Time) {
-	if sp.Type == store.ScheduleInterval && sp.Every > 0 {
+	if sp.Type == store.ScheduleInterval && sp.Every > 0 && len(sp.Skip) == 0 {
 		return intervalWindows(sp, first, now)
 	}
 	return walkWindows(sp.Next, first, now)
@@ -392,11 +390,8 @@ func walkWindows(next func(time.Time) (time.Time, bool), first, now time.Time) (
 // fireJob handles one due job in tx: it applies the misfire and overlap
 // policies, writes the run record, the trigger item and the audit events,
 // and moves the job on to its next window (or disables it).
-func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, []*store.Run, error) {
-	sp, err := NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
-	if sp != nil {
-		sp.NotBefore = j.StartAt
-	}
+func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) ([]fired, []*store.Run, error) {
+	sp, err := JobSpec(j)
 	if err != nil {
 		before := j.Clone()
 		// A stored job that no longer parses (say, a zone removed from
@@ -409,8 +404,76 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		}
 		return nil, nil, s.audit(tx, now, store.AuditJobDisabled, j, before, "schedule no longer valid: "+err.Error())
 	}
+	var out []fired
+	var records []*store.Run
+	first := j.NextRunAt // the first due window of the schedule
+	if snooze := j.SnoozeAt; !snooze.IsZero() && !snooze.After(now) {
+		// A snooze fires once, late or not, by its own execution id; the
+		// job's nextRunAt was it or an earlier window of the schedule.
+		f, rec, err := s.dispatchWindow(tx, j, store.SnoozeExecutionID(j.JobID, snooze), snooze, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f != nil {
+			out = append(out, *f)
+		}
+		if rec != nil {
+			records = append(records, rec)
+		}
+		j.SnoozeAt = time.Time{}
+		if first.Equal(snooze) {
+			t, ok := sp.Next(snooze.Add(-time.Nanosecond))
+			if !ok || t.After(now) {
+				first = time.Time{} // no window of the schedule is due
+			} else {
+				first = t
+			}
+		}
+	}
+	if !first.IsZero() {
+		f, recs, err := s.fireWindows(tx, j, sp, first, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f != nil {
+			out = append(out, *f)
+		}
+		records = append(records, recs...)
+	}
+	// Back on the grid: the first window after now, or the snooze before it.
+	next, ok := sp.Next(now)
+	reason := "no run after this one"
+	if j.Remaining < 0 {
+		ok, reason = false, "its count of runs is spent"
+	}
+	if !j.SnoozeAt.IsZero() && (!ok || j.SnoozeAt.Before(next)) {
+		next, ok = j.SnoozeAt, true
+	}
+	if !ok {
+		j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
+	} else {
+		j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
+	}
+	j.UpdatedAt = now
+	if err := tx.JobStatusPut(j); err != nil {
+		return nil, nil, err
+	}
+	if j.State == store.JobDisabled {
+		if !j.EndAt.IsZero() && reason == "no run after this one" {
+			reason = "past its end " + j.EndAt.Format(time.RFC3339)
+		}
+		if err := s.audit(tx, now, store.AuditJobDisabled, j, nil, reason); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, records, nil
+}
+
+// fireWindows applies the misfire policy to the schedule's windows due
+// from first up to now and dispatches the one it fires, if any.
+func (s *Scheduler) fireWindows(tx store.Tx, j *store.Job, sp *Spec, first, now time.Time) (*fired, []*store.Run, error) {
 	// Count the windows due: the scheduled one and any later ones up to now.
-	count, capped, last := dueWindows(sp, j.NextRunAt, now)
+	count, capped, last := dueWindows(sp, first, now)
 	atLeast := ""
 	if capped {
 		atLeast = "at least "
@@ -427,7 +490,7 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 			fire, missed = last, count-1
 		}
 		if missed > 0 {
-			r := &store.Run{ExecutionID: store.ExecutionID(j.JobID, j.NextRunAt), JobID: j.JobID, ScheduledAt: j.NextRunAt,
+			r := &store.Run{ExecutionID: store.ExecutionID(j.JobID, first), JobID: j.JobID, ScheduledAt: first,
 				CompletedAt: now, Status: store.RunMissed, Missed: missed,
 				Reason: fmt.Sprintf("skip_missed: %s%d window(s) passed while schedbot was not running", atLeast, missed)}
 			if existing, err := tx.RunGet(r.ExecutionID); err == nil && existing.Status != store.RunMissed {
@@ -462,25 +525,12 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 		if rec != nil {
 			records = append(records, rec)
 		}
-	}
-	// Back on the grid: the first window after now.
-	next, ok := sp.Next(now)
-	if !ok {
-		j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
-	} else {
-		j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
-	}
-	j.UpdatedAt = now
-	if err := tx.JobStatusPut(j); err != nil {
-		return nil, nil, err
-	}
-	if j.State == store.JobDisabled {
-		reason := "no run after this one"
-		if !j.EndAt.IsZero() {
-			reason = "past its end " + j.EndAt.Format(time.RFC3339)
-		}
-		if err := s.audit(tx, now, store.AuditJobDisabled, j, nil, reason); err != nil {
-			return nil, nil, err
+		if f != nil && j.Remaining > 0 {
+			// A counted job spends one a dispatched window; spent, it is
+			// disabled (fireJob) and says so (-1, as zero is no count).
+			if j.Remaining--; j.Remaining == 0 {
+				j.Remaining = -1
+			}
 		}
 	}
 	return out, records, nil
@@ -490,7 +540,12 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) (*fired, [
 // window was already dispatched (its executionId exists) or the previous
 // run is still going and the job's overlap policy is skip.
 func (s *Scheduler) dispatch(tx store.Tx, j *store.Job, window, now time.Time) (*fired, *store.Run, error) {
-	execID := store.ExecutionID(j.JobID, window)
+	return s.dispatchWindow(tx, j, store.ExecutionID(j.JobID, window), window, now)
+}
+
+// dispatchWindow is dispatch with the window's execution id given: a
+// scheduled window's, or a snooze's (store.SnoozeExecutionID).
+func (s *Scheduler) dispatchWindow(tx store.Tx, j *store.Job, execID string, window, now time.Time) (*fired, *store.Run, error) {
 	if _, err := tx.RunGet(execID); err == nil {
 		return nil, nil, nil // dispatched before (a clock step back); never twice
 	} else if !errors.Is(err, store.ErrNotFound) {

@@ -33,6 +33,14 @@ type Spec struct {
 	// NotBefore is the job's startAt: Next never returns an instant before
 	// it, whatever the type. Zero: none. NewSpec leaves it zero; callers set it.
 	NotBefore time.Time
+	// Skip lists occurrences left out (the job's skip): Next passes over
+	// them as if the schedule had none there. NewSpec leaves it empty.
+	Skip []time.Time
+	// Limit, when above zero, is how many more fires there are (a job's
+	// remaining count): NextN returns at most that many and Describe says
+	// it; Next does not know how many have fired and ignores it. Below
+	// zero the count is spent: Next returns none.
+	Limit int64
 }
 
 // LoadLocation loads an IANA zone, refusing the empty name and "Local"
@@ -127,10 +135,46 @@ func NewSpec(scheduleType string, s store.Schedule, endAt time.Time) (*Spec, err
 	return sp, nil
 }
 
+// JobSpec is the Spec of a job's schedule as it fires: bounded by its
+// startAt and endAt, without the occurrences it skips, and limited to the
+// fires it has left.
+func JobSpec(j *store.Job) (*Spec, error) {
+	sp, err := NewSpec(j.ScheduleType, j.Schedule, j.EndAt)
+	if err != nil {
+		return nil, err
+	}
+	sp.NotBefore, sp.Skip, sp.Limit = j.StartAt, j.Skip, j.Remaining
+	return sp, nil
+}
+
 // Next returns the first fire instant strictly after after, at or after
-// NotBefore and before End;
+// NotBefore and before End, and not in Skip;
 // ok is false when there is none.
-func (sp *Spec) Next(after time.Time) (t time.Time, ok bool) {
+func (sp *Spec) Next(after time.Time) (time.Time, bool) {
+	if sp.Limit < 0 {
+		return time.Time{}, false
+	}
+	for {
+		t, ok := sp.next(after)
+		if !ok || !sp.Skipped(t) {
+			return t, ok
+		}
+		after = t
+	}
+}
+
+// Skipped says whether t is one of the occurrences the spec leaves out.
+func (sp *Spec) Skipped(t time.Time) bool {
+	for _, s := range sp.Skip {
+		if s.Equal(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// next is Next with no occurrence left out.
+func (sp *Spec) next(after time.Time) (t time.Time, ok bool) {
 	if !sp.NotBefore.IsZero() && after.Before(sp.NotBefore) {
 		after = sp.NotBefore.Add(-time.Nanosecond) // strictly after this: at or after NotBefore
 	}
@@ -158,6 +202,9 @@ func (sp *Spec) Next(after time.Time) (t time.Time, ok bool) {
 // NextN returns up to n fire instants after after.
 func (sp *Spec) NextN(after time.Time, n int) []time.Time {
 	var out []time.Time
+	if sp.Limit > 0 && int64(n) > sp.Limit {
+		n = int(sp.Limit)
+	}
 	for len(out) < n {
 		t, ok := sp.Next(after)
 		if !ok {

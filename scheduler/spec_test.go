@@ -34,13 +34,13 @@ func TestDescribe(t *testing.T) {
 		{"cron", store.Schedule{Cron: "5,10,20 1-3,7 * * *", Timezone: ny}, "", "At minute 5, 10 and 20 past hour 1, 2, 3 and 7"},
 		// The OR trap: both day fields restricted fire when either matches.
 		{"cron", store.Schedule{Cron: "0 9 1-7 * 1", Timezone: ny}, "", "On the 1st to the 7th of every month or on any Monday at 9:00 AM"},
-		{"rrule", store.Schedule{RRule: "FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0", Timezone: ny, Dtstart: "2026-11-20T10:00"}, "2027-06-01T04:00:00Z", "On the first Monday of every month at 9:00 AM, until Tue 1 Jun 2027 12:00 AM"},
+		{"rrule", store.Schedule{RRule: "FREQ=MONTHLY;BYDAY=1MO;BYHOUR=9;BYMINUTE=0", Timezone: ny, Dtstart: "2026-11-20T10:00"}, "2027-06-01T04:00:00Z", "On the first Monday of every month at 9:00 AM, until Mon 31 May 2027"},
 		{"interval", store.Schedule{EverySeconds: 900, StartAt: time.Now()}, "", "Every 15 minutes"},
 		{"interval", store.Schedule{EverySeconds: 3600, StartAt: time.Now()}, "", "Every hour"},
 		{"interval", store.Schedule{EverySeconds: 5400, StartAt: time.Now()}, "", "Every 90 minutes"},
 		{"interval", store.Schedule{EverySeconds: 14 * 86400, StartAt: time.Now()}, "", "Every 2 weeks"},
 		{"once", store.Schedule{RunAt: time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC), Timezone: ny}, "", "Once on Fri 27 Nov 2026 at 9:00 AM"},
-		{"cron", store.Schedule{Cron: "0 9 * * 5", Timezone: ny}, "2026-12-12T05:00:00Z", "Every Friday at 9:00 AM, until Sat 12 Dec 2026 12:00 AM"},
+		{"cron", store.Schedule{Cron: "0 9 * * 5", Timezone: ny}, "2026-12-12T05:00:00Z", "Every Friday at 9:00 AM, until Fri 11 Dec 2026"},
 	}
 	for _, c := range cases {
 		var end time.Time

@@ -38,6 +38,9 @@ type Input struct {
 	Jobs []JobRef
 	// ContextJobID is the job the conversation last spoke of ("pause it").
 	ContextJobID string
+	// LastFiredJobID is the job whose post was delivered last in this
+	// conversation ("snooze that", "done" right after a reminder fired).
+	LastFiredJobID string
 	// Workflows and Functions are what this profile may start and call.
 	Workflows []string
 	Functions []string
@@ -56,13 +59,15 @@ type JobRef struct {
 	// change ("move the standup to 10am" keeps its days and zone).
 	ScheduleType string
 	Schedule     store.Schedule
+	// Skip is the occurrences it leaves out ("unskip the standup").
+	Skip []time.Time
 }
 
 // RefOf is what the selector may know of a job. Chat and parse both use
 // it, so a reference resolves the same way through either.
 func RefOf(j *store.Job) JobRef {
 	ref := JobRef{JobID: j.JobID, Name: j.Name, Description: j.Description, State: string(j.State),
-		CreatedBy: j.CreatedBy.SenderID, ScheduleType: j.ScheduleType, Schedule: j.Schedule}
+		CreatedBy: j.CreatedBy.SenderID, ScheduleType: j.ScheduleType, Schedule: j.Schedule, Skip: j.Skip}
 	switch a := j.TargetAction; {
 	case a.Type == store.ActionWorkflowStart:
 		ref.Text = "workflow " + a.WorkflowID

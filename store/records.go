@@ -138,6 +138,19 @@ type Job struct {
 	RunCount       int64        `json:"runCount"`
 	CreatedAt      time.Time    `json:"createdAt"`
 	UpdatedAt      time.Time    `json:"updatedAt"`
+
+	// Skip lists occurrences left out ("skip the standup on Dec 24"):
+	// instants the schedule would fire at and does not. A definition
+	// field; the functions drop those passed whenever they write the job.
+	Skip []time.Time `json:"skip,omitempty"`
+	// Remaining is how many more times a job given a count ("3 times")
+	// fires, a status field: each dispatched window takes one, and the
+	// job is disabled when none is left, which -1 says. Zero: no count.
+	Remaining int64 `json:"remaining,omitzero"`
+	// SnoozeAt is when the job's action runs once more, outside its
+	// schedule ("snooze that 10 minutes"), a status field: the scheduler
+	// fires it once and clears it. Zero: none.
+	SnoozeAt time.Time `json:"snoozeAt,omitzero"`
 }
 
 // JobStatus is the part of a job its runs change: what Tx.JobStatusPut
@@ -154,11 +167,13 @@ type JobStatus struct {
 	LastResult     *Result   `json:"lastResult,omitempty"`
 	RunCount       int64     `json:"runCount"`
 	UpdatedAt      time.Time `json:"updatedAt"`
+	Remaining      int64     `json:"remaining,omitzero"`
+	SnoozeAt       time.Time `json:"snoozeAt,omitzero"`
 }
 
 // Status returns j's status.
 func (j *Job) Status() *JobStatus {
-	return &JobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt}
+	return &JobStatus{j.State, j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt, j.Remaining, j.SnoozeAt}
 }
 
 // ApplyStatus sets j's status fields to s (all of them zero for a zero s:
@@ -166,6 +181,7 @@ func (j *Job) Status() *JobStatus {
 func (j *Job) ApplyStatus(s *JobStatus) {
 	j.State, j.NextRunAt, j.NextRunAtLocal = s.State, s.NextRunAt, s.NextRunAtLocal
 	j.LastRunAt, j.LastResult, j.RunCount, j.UpdatedAt = s.LastRunAt, s.LastResult, s.RunCount, s.UpdatedAt
+	j.Remaining, j.SnoozeAt = s.Remaining, s.SnoozeAt
 }
 
 // Definition returns a copy of j with its status fields zero: what the
@@ -218,6 +234,19 @@ type Run struct {
 	Error        string    `json:"error,omitempty"`
 	Manual       bool      `json:"manual,omitzero"`
 	Missed       int       `json:"missed,omitzero"` // windows a missed record stands for
+
+	// DoneBy and DoneAt say who marked this occurrence done ("done" after
+	// a reminder fired: schedule.complete), and when. CompletedAt is the
+	// run's own end, which the worker writes.
+	DoneBy *Actor    `json:"doneBy,omitempty"`
+	DoneAt time.Time `json:"doneAt,omitzero"`
+}
+
+// SnoozeExecutionID is the id of the run a snooze fires: deterministic,
+// so the window is dispatched once, and apart from a scheduled window at
+// the same instant.
+func SnoozeExecutionID(jobID string, at time.Time) string {
+	return ExecutionID(jobID, at) + "~snooze"
 }
 
 // ExecutionID is the deterministic id of a job's window, so a retried
@@ -355,6 +384,10 @@ const (
 	AuditJobDeleted        = "job.deleted"
 	AuditJobDisabled       = "job.disabled"
 	AuditJobTriggered      = "job.triggered"
+	AuditJobSkipped        = "job.skipped"
+	AuditJobUnskipped      = "job.unskipped"
+	AuditJobSnoozed        = "job.snoozed"
+	AuditRunCompleted      = "run.completed"
 	AuditTriggerDue        = "trigger.due"
 	AuditTriggerDispatched = "trigger.dispatched"
 	AuditTriggerSkipped    = "trigger.skipped"

@@ -97,7 +97,7 @@ type Tx interface {
 	JobPut(j *Job) error
 	// JobStatusPut writes only the status of a stored job, the fields its
 	// runs change (State, NextRunAt, NextRunAtLocal, LastRunAt, LastResult,
-	// RunCount, UpdatedAt), and keeps its indexes in step; the rest of j is
+	// RunCount, UpdatedAt, Remaining, SnoozeAt), and keeps its indexes in step; the rest of j is
 	// not written: the job keeps its stored definition (and name). The
 	// scheduler fires with it: a burst changes 10,000 statuses and no
 	// definition. A job not stored is ErrNotFound; the name kept held by

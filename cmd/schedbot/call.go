@@ -111,6 +111,8 @@ func printResult(w io.Writer, fn string, res any) {
 		verb := map[string]string{
 			"schedule.create": "Created", "schedule.update": "Updated", "schedule.pause": "Paused",
 			"schedule.resume": "Resumed", "schedule.delete": "Deleted",
+			"schedule.skip": "Skipped a run of", "schedule.unskip": "Restored a run of",
+			"schedule.snooze": "Snoozed", "schedule.complete": "Marked a run done of",
 		}[fn]
 		printJob(w, verb, r)
 	case *store.JobPage:
@@ -221,6 +223,9 @@ func printJob(w io.Writer, verb string, r *functions.JobResult) {
 			}
 			if run.Manual {
 				note = strings.TrimSpace("manual " + note)
+			}
+			if run.DoneBy != nil {
+				note = strings.TrimSpace("done by " + orDash(run.DoneBy.Sender) + " " + localTime(run.DoneAt, loc) + " " + note)
 			}
 			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", localTime(run.ScheduledAt, loc), run.Status, run.ExecutionID, truncate(note, 60))
 		}

@@ -16,6 +16,11 @@ type compiled struct {
 	sched   map[string]any // the create call's "schedule"
 	startAt time.Time
 	endAt   time.Time
+	// count is "3 times": create passes it on as a count of runs, which
+	// survives edits, and not countEnd, the end it gives today (endAt is
+	// countEnd when the count bounds the job first).
+	count    int
+	countEnd time.Time
 }
 
 // outcome of compiling: exactly one of a schedule, a question or a reason.
@@ -672,6 +677,7 @@ func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 		if c.endAt.IsZero() || end.Before(c.endAt) {
 			c.endAt = end
 		}
+		c.count, c.countEnd = w.count, end
 		sp, _ = specOf(c, now)
 	}
 	if _, ok := sp.Next(from); !ok {

@@ -626,7 +626,10 @@ func create(in selector.Input, text string) selector.Decision {
 	if !c.startAt.IsZero() {
 		args["startAt"] = c.startAt.UTC().Format(time.RFC3339)
 	}
-	if !c.endAt.IsZero() {
+	if c.count > 0 && c.typ != "once" {
+		args["count"] = c.count // runs, not a date: it holds when the days change
+	}
+	if !c.endAt.IsZero() && (c.count == 0 || c.typ == "once" || !c.endAt.Equal(c.countEnd)) {
 		args["endAt"] = c.endAt.UTC().Format(time.RFC3339)
 	}
 	return call("schedule.create", args)

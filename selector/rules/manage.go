@@ -37,6 +37,9 @@ var (
 
 // manage recognises list/show/update/pause/resume/delete/run-now.
 func manage(in selector.Input, text string) (selector.Decision, bool) {
+	if d, ok := life(in, text); ok { // skip, unskip, snooze, done: life.go
+		return d, true
+	}
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	lower := strings.ToLower(strings.TrimRight(body, ".!? "))
 	lower = strings.TrimPrefix(lower, "/")

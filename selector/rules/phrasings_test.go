@@ -284,6 +284,7 @@ type callArgs struct {
 	Schedule     json.RawMessage `json:"schedule"`
 	StartAt      time.Time       `json:"startAt"`
 	EndAt        *time.Time      `json:"endAt"`
+	Count        int             `json:"count"` // runs in all: the same fires as an end after the last
 	TargetAction *struct {
 		Type         string `json:"type"`
 		WorkflowID   string `json:"workflowId"`
@@ -322,6 +323,17 @@ func (a *callArgs) schedule(into *sched) error {
 	}
 	if a.EndAt != nil {
 		into.EndAt = *a.EndAt
+	}
+	if a.Count > 0 {
+		next, err := compileSchedule(*into)
+		if err != nil {
+			return err
+		}
+		if fs := next(phrasingsNow, a.Count); len(fs) == a.Count {
+			if end := fs[a.Count-1].Add(time.Second); into.EndAt.IsZero() || end.Before(into.EndAt) {
+				into.EndAt = end
+			}
+		}
 	}
 	return nil
 }
@@ -406,6 +418,7 @@ func decideRow(r phrasing) (d decided) {
 
 var callKinds = map[string]string{"create": "schedule.create", "update": "schedule.update", "list": "schedule.list", "show": "schedule.show",
 	"pause": "schedule.pause", "resume": "schedule.resume", "delete": "schedule.delete", "run_now": "schedule.run_now",
+	"skip": "schedule.skip", "unskip": "schedule.unskip", "snooze": "schedule.snooze", "complete": "schedule.complete",
 	"history": "schedule.history", "agenda": "schedule.agenda"}
 
 // score judges one row; why says what differed.

@@ -69,6 +69,11 @@ func fill(t *testing.T, rng *rand.Rand, v reflect.Value) {
 			*x = time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)*int64(rng.IntN(2))).UTC()
 		case *json.RawMessage:
 			*x = rawValues[rng.IntN(len(rawValues))]
+		case *[]time.Time:
+			*x = nil // none a third of the time
+			for range rng.IntN(4) {
+				*x = append(*x, time.Unix(rng.Int64N(4e9), 0).UTC())
+			}
 		case *map[string]any:
 			*x = map[string]any{} // empty a third of the time
 			for range rng.IntN(4) {

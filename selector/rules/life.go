@@ -1,0 +1,263 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/selector"
+)
+
+// The life of a reminder after it is made (issue 19 §3): skip one run,
+// restore it, snooze it, mark it done. "that" and "it" right after a
+// reminder fired are the job whose post came last (Input.LastFiredJobID).
+
+var (
+	skipRe   = regexp.MustCompile(`^skip\b(.*)$`)
+	unskipRe = regexp.MustCompile(`^(?:un-?skip|don'?t\s+skip|do\s+not\s+skip|undo\s+(?:the\s+)?skip(?:\s+of)?)\b(.*)$`)
+	snoozeRe = regexp.MustCompile(`^(?:snooze|remind\s+me\s+(?:again|later))\b(.*)$`)
+	doneRe   = regexp.MustCompile(`^(?:(?:all\s+|it'?s\s+|that'?s\s+|i'?m\s+)?done|did\s+it|finished|completed?)(?:\s+with\s+(.*?)|\s+(it|that|this))?$|^mark\s+(.*?)\s*(?:as\s+)?(?:done|complete|completed|finished)$`)
+	// "tomorrow's standup": the day said before the job
+	possessiveDayRe = regexp.MustCompile(`^(.*?)\b((?:next\s+)?(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun))'s\s+(.+)$`)
+	// "10 minutes", "an hour": an amount of time, which snooze reads as "in …"
+	amountRe     = regexp.MustCompile(`^(?:\d+(?:\.\d+)?|a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty-five|half\s+an?)\s*(?:more\s+)?(?:m|min|mins|minutes?|h|hr|hrs|hours?|days?|weeks?)\b`)
+	snoozeLeadRe = regexp.MustCompile(`^(?:for|until|till|til|to|by|in)\s+`)
+)
+
+// life recognises skip, unskip, snooze and done. ok is false when the text
+// is none of them (or names no job, so that "skip lunch every day at noon"
+// stays a request to create).
+func life(in selector.Input, text string) (selector.Decision, bool) {
+	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	lower := strings.TrimSpace(strings.TrimRight(strings.ToLower(body), ".!? "))
+	if strings.Contains(lower, " every ") || strings.Contains(lower, " to ") && snoozeRe.MatchString(lower) {
+		return selector.Decision{}, false // "remind me again to …", "skip … every day": a new schedule
+	}
+	if m := doneRe.FindStringSubmatch(lower); m != nil {
+		words := strings.TrimSpace(m[1] + " " + m[2] + " " + m[3])
+		id, d, ok := lifeJob(in, text, words, true, "Which reminder is done? Give me its name or id.")
+		if !ok {
+			return d, true
+		}
+		return call("schedule.complete", map[string]any{"jobId": id}), true
+	}
+	if m := unskipRe.FindStringSubmatch(lower); m != nil {
+		return occurrence(in, text, strings.TrimSpace(m[1]), "schedule.unskip")
+	}
+	if m := skipRe.FindStringSubmatch(lower); m != nil {
+		return occurrence(in, text, strings.TrimSpace(m[1]), "schedule.skip")
+	}
+	if m := snoozeRe.FindStringSubmatch(lower); m != nil {
+		return snooze(in, text, strings.TrimSpace(m[1]))
+	}
+	return selector.Decision{}, false
+}
+
+// lifeJob is the job words name; no words, "it" or "that" are the job
+// that fired last (fired) or the one spoken of last.
+func lifeJob(in selector.Input, text, words string, fired bool, question string) (string, selector.Decision, bool) {
+	if in.LastFiredJobID != "" && (fired || in.ContextJobID == "") {
+		in.ContextJobID = in.LastFiredJobID
+	}
+	if strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) == "" && in.ContextJobID == "" {
+		return "", clarify(in, text, selector.MissingJob, question), false
+	}
+	return pickJob(in, text, words)
+}
+
+// lifeZone is the sender's zone and now in it.
+func lifeZone(in selector.Input) (time.Time, string) {
+	zone := in.Timezone
+	loc, err := scheduler.LoadLocation(zone)
+	if err != nil {
+		loc, zone = time.UTC, "UTC"
+	}
+	return in.Now.In(loc), zone
+}
+
+// readInstant reads phrase, all of it, as one instant: "tomorrow at 9am",
+// "in 10 minutes". question is set when the phrase is a time that needs
+// more ("tomorrow" alone).
+func readInstant(in selector.Input, phrase string) (t time.Time, hasClock bool, question string, ok bool) {
+	now, zone := lifeZone(in)
+	toks := lex(phrase)
+	if len(toks) == 0 {
+		return time.Time{}, false, "", false
+	}
+	w, ok, _ := parseBlock(toks, when{}, now)
+	if !ok || w.rec {
+		return time.Time{}, false, "", false
+	}
+	o := compile(w, now, zone)
+	if o.c == nil || o.c.typ != "once" {
+		return time.Time{}, false, o.question, o.question != ""
+	}
+	t, err := time.Parse(time.RFC3339, o.c.sched["runAt"].(string))
+	return t, len(w.clocks) > 0 || w.hasRel, "", err == nil
+}
+
+// split finds where the words naming a job end and a time phrase that
+// read accepts begins, the longest such phrase first. ok is false when
+// no tail of words is one.
+func split(words string, read func(tail string) bool) (head string, ok bool) {
+	for _, t := range lex(words) {
+		if read(strings.TrimSpace(words[t.i:])) {
+			return strings.TrimSpace(words[:t.i]), true
+		}
+	}
+	return words, false
+}
+
+// occurrence reads "skip the standup on Dec 24" and "unskip it on Friday":
+// a job and, optionally, the day (and time) of one of its runs.
+func occurrence(in selector.Input, text, words, fn string) (selector.Decision, bool) {
+	if m := possessiveDayRe.FindStringSubmatch(words); m != nil {
+		words = strings.TrimSpace(m[1] + " " + m[3] + " " + m[2]) // "tomorrow's standup": "standup tomorrow"
+	}
+	var day time.Time
+	var timed bool
+	var question string
+	head, dated := split(words, func(tail string) bool {
+		t, clock, q, ok := readInstant(in, tail)
+		if !ok || t.IsZero() {
+			// a day with no time: any run that day
+			if t2, _, _, ok2 := readInstant(in, tail+" at 11:59pm"); ok2 && !t2.IsZero() {
+				t, clock, q, ok = t2, false, "", true
+			}
+		}
+		if ok {
+			day, timed, question = t, clock, q
+		}
+		return ok
+	})
+	if !dated {
+		head = words
+	}
+	if !namesJob(in, head) && strings.TrimSpace(fillerRe.ReplaceAllString(head, " ")) != "" {
+		return selector.Decision{}, false // not a job: "skip lunch" may be a message
+	}
+	if question != "" {
+		return clarify(in, text, selector.MissingTime, question), true
+	}
+	id, d, ok := lifeJob(in, text, head, false, "Which schedule? Give me its name or id.")
+	if !ok {
+		return d, true
+	}
+	var ref *selector.JobRef
+	for k := range in.Jobs {
+		if in.Jobs[k].JobID == id {
+			ref = &in.Jobs[k]
+		}
+	}
+	args := map[string]any{"jobId": id}
+	switch {
+	case dated && ref != nil:
+		at, d, ok := runOn(in, text, ref, day, timed)
+		if !ok {
+			return d, true
+		}
+		args["at"] = at.UTC().Format(time.RFC3339)
+	case fn == "schedule.unskip" && ref != nil:
+		now, _ := lifeZone(in)
+		var left []time.Time
+		for _, t := range ref.Skip {
+			if t.After(now) {
+				left = append(left, t)
+			}
+		}
+		switch len(left) {
+		case 0:
+			return unsupported("%s skips no run.", jobLabel(ref)), true
+		case 1:
+			args["at"] = left[0].UTC().Format(time.RFC3339)
+		default:
+			var days []string
+			for _, t := range left {
+				days = append(days, t.In(now.Location()).Format("Mon 2 Jan 3:04 PM"))
+			}
+			return clarify(in, text, selector.MissingTime, "It skips "+joinAnd(days)+": which one should run again? For example “on "+left[0].In(now.Location()).Format("Jan 2")+"”."), true
+		}
+	case fn == "schedule.unskip":
+		return clarify(in, text, selector.MissingTime, "Which run should come back? For example “unskip the standup on Dec 24”."), true
+	}
+	return call(fn, args), true
+}
+
+// runOn is the one run of the job on day (in the sender's zone), or at
+// day's time when timed.
+func runOn(in selector.Input, text string, ref *selector.JobRef, day time.Time, timed bool) (time.Time, selector.Decision, bool) {
+	now, _ := lifeZone(in)
+	sp, err := scheduler.NewSpec(ref.ScheduleType, ref.Schedule, time.Time{})
+	if err != nil {
+		return time.Time{}, unsupported("I can't read the schedule of %s.", jobLabel(ref)), false
+	}
+	local := day.In(now.Location())
+	start := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, now.Location())
+	end := start.AddDate(0, 0, 1)
+	var runs []time.Time
+	for t, ok := sp.Next(start.Add(-time.Nanosecond)); ok && t.Before(end) && len(runs) < 1440; t, ok = sp.Next(t) {
+		if !timed || t.Equal(day) {
+			runs = append(runs, t)
+		}
+	}
+	dayText := local.Format("Mon 2 Jan")
+	switch {
+	case len(runs) == 1:
+		return runs[0], selector.Decision{}, true
+	case len(runs) == 0 && timed:
+		return time.Time{}, unsupported("%s doesn't run at %s on %s.", jobLabel(ref), scheduler.Clock(local.Hour(), local.Minute()), dayText), false
+	case len(runs) == 0:
+		return time.Time{}, unsupported("%s doesn't run on %s.", jobLabel(ref), dayText), false
+	}
+	var clocks []string
+	for _, t := range runs[:min(len(runs), 5)] {
+		l := t.In(now.Location())
+		clocks = append(clocks, scheduler.Clock(l.Hour(), l.Minute()))
+	}
+	return time.Time{}, clarify(in, text, selector.MissingTime, fmt.Sprintf("%s runs %d times on %s (%s): which one? For example “at %s”.",
+		jobLabel(ref), len(runs), dayText, strings.Join(clocks, ", "), strings.ToLower(clocks[0]))), false
+}
+
+// snooze reads "snooze that 10 minutes", "snooze the standup until
+// tomorrow 9am", "remind me again in an hour".
+func snooze(in selector.Input, text, words string) (selector.Decision, bool) {
+	var until time.Time
+	head, ok := split(words, func(tail string) bool {
+		tail = snoozeLeadRe.ReplaceAllString(tail, "")
+		tail = strings.TrimPrefix(tail, "at ") // an answer to "until when?" comes as "at 10 minutes"
+		if amountRe.MatchString(tail) {
+			tail = "in " + tail
+		}
+		t, _, _, ok := readInstant(in, tail)
+		if ok && !t.IsZero() {
+			until = t
+		}
+		return ok && !t.IsZero()
+	})
+	if !ok {
+		head = words
+	}
+	if !namesJob(in, head) && strings.TrimSpace(fillerRe.ReplaceAllString(head, " ")) != "" {
+		return selector.Decision{}, false
+	}
+	id, d, found := lifeJob(in, text, head, true, "Which reminder should I snooze? Give me its name or id.")
+	if !found {
+		return d, true
+	}
+	if !ok {
+		return clarify(in, text, selector.MissingTime, "Until when? For example “10 minutes” or “tomorrow at 9am”."), true
+	}
+	return call("schedule.snooze", map[string]any{"jobId": id, "until": until.UTC().Format(time.RFC3339)}), true
+}
+
+func jobLabel(ref *selector.JobRef) string {
+	switch {
+	case ref.Name != "":
+		return "“" + ref.Name + "”"
+	case ref.Text != "":
+		return "“" + ref.Text + "”"
+	}
+	return "Job " + ref.JobID
+}
