@@ -109,6 +109,19 @@ func (d *daemon) metricsHandler() http.Handler {
 	return mux
 }
 
+// metricsTimeouts bound what one client of the metrics endpoint may hold:
+// a slow sender, a slow reader, a connection left open. Tests shorten them.
+var metricsTimeouts = struct{ readHeader, read, write, idle time.Duration }{
+	readHeader: 10 * time.Second, read: 30 * time.Second, write: 30 * time.Second, idle: 2 * time.Minute,
+}
+
+// newMetricsServer serves /metrics and /healthz with every timeout set, so
+// that clients which stop reading or sending cannot pile up connections.
+func newMetricsServer(h http.Handler) *http.Server {
+	t := metricsTimeouts
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
+}
+
 // pinger is a store behind a network connection (postgres), which /healthz asks.
 type pinger interface {
 	Ping(ctx context.Context) error

@@ -202,7 +202,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		if err != nil {
 			return nil, nil, fmt.Errorf("metrics listen on %s: %w", addr, err)
 		}
-		srv := &http.Server{Handler: d.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+		srv := newMetricsServer(d.metricsHandler())
 		d.serveHTTP(g, gctx, "metrics", srv, mln)
 		log.Info("metrics listening", slog.String("addr", mln.Addr().String()))
 	}
