@@ -64,6 +64,10 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	sender, senderID := chatUser()
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s. Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
 		oc.cfg.ID, zoneFor(prof, oc.cfg))
+	fmt.Fprintf(stdout, "Data: %s (--data DIR to keep it elsewhere).\n", dataWhere(cfg))
+	if note := oldDataNote(common, cfg); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	lines := make(chan string)
 	go func() {
 		defer close(lines)

@@ -67,7 +67,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
+	if note := oldDataNote(common, cfg); note != "" {
+		d.log.Warn(note)
+	}
+	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("data", dataWhere(cfg)), slog.String("socket", cfg.Server.Socket),
 		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
 	err = wait()
 	d.log.Info("schedbot stopped")
