@@ -33,6 +33,7 @@ type daemon struct {
 	orchs   map[string]*orch
 	metrics *metrics
 	alive   atomic.Int32 // loops running
+	probe   writeProbe   // /healthz's last write to the stores
 }
 
 func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
