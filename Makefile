@@ -3,11 +3,13 @@ GO      ?= go
 BIN     ?= bin/schedbot
 FUZZTIME ?= 10s
 ARGS    ?= chat
+# What `schedbot version` prints: the tag or commit this tree is at.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 
 .PHONY: build test bench lint fuzz run clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/schedbot
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/schedbot
 
 # The race detector needs cgo, and cgo a C compiler: go env reports
 # CGO_ENABLED=0 where it finds none, and the tests then run without -race.

@@ -48,3 +48,32 @@ func TestMakeTest_WithoutACCompiler(t *testing.T) {
 		}
 	}
 }
+
+// TestVersion_MakeBuildStampsIt: `make build` makes a binary whose
+// `schedbot version` names the commit it was built from, not "(devel)".
+func TestVersion_MakeBuildStampsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds schedbot")
+	}
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make on this machine")
+	}
+	rev, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		t.Skip("not in a git checkout")
+	}
+	bin := filepath.Join(t.TempDir(), "schedbot")
+	cmd := exec.Command(makeBin, "build", "BIN="+bin)
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("schedbot version: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "schedbot ") || !strings.Contains(string(out), strings.TrimSpace(string(rev))) || strings.Contains(string(out), "(devel)") {
+		t.Errorf("schedbot version = %q, want the commit %s", out, strings.TrimSpace(string(rev)))
+	}
+}
