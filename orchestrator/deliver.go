@@ -142,10 +142,13 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 				next := *it
 				next.Attempts++
 				next.UpdatedAt = w.now()
+				if next.Attempts == 1 {
+					next.FirstAttemptAt = t
+				}
 				if err := tx.QueuePut(&next); err != nil {
 					return err
 				}
-				l.ds[i].Attempt, l.ds[i].LastPost = next.Attempts, last
+				l.ds[i].Attempt, l.ds[i].LastPost, l.ds[i].FirstAttempt = next.Attempts, last, next.FirstAttemptAt
 			}
 			taken = append(taken, l)
 		}
@@ -173,6 +176,9 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	for _, l := range taken {
 		for _, it := range l.items {
 			it.Attempts++
+			if it.Attempts == 1 {
+				it.FirstAttemptAt = t
+			}
 		}
 		n += len(l.items)
 		w.inFly.Add(1)
@@ -435,7 +441,7 @@ type resolved struct {
 func (w *Worker) resolve(it *store.QueueItem) *resolved {
 	var p ReplyPayload
 	d := &resolved{Delivery: Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID,
-		Attempt: it.Attempts + 1, Created: it.CreatedAt}}
+		Attempt: it.Attempts + 1, Created: it.CreatedAt, FirstAttempt: it.FirstAttemptAt}}
 	if err := json.Unmarshal(it.Payload, &p); err != nil {
 		d.Target = w.opt.DefaultTarget
 		d.err = Permanent(fmt.Errorf("payload is not a message: %v", err))

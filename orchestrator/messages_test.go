@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -80,5 +81,41 @@ func TestWorker_TriggersNeverWaitForAMessagesSelector(t *testing.T) {
 		}
 		cancel()
 		wg.Wait()
+	})
+}
+
+// TestWorker_ARetryKnowsWhenTheFirstAttemptBegan: every attempt at an
+// item carries the instant of its first, kept in the store, so that a
+// channel looks for an earlier post from then on, not from a count.
+func TestWorker_ARetryKnowsWhenTheFirstAttemptBegan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var firsts []time.Time
+		e := newEnv(t, func(o *orchestrator.Options) { o.Backoff = time.Minute })
+		e.slack.DeliverFunc = func(d *orchestrator.Delivery) error {
+			mu.Lock()
+			defer mu.Unlock()
+			firsts = append(firsts, d.FirstAttempt)
+			if len(firsts) < 3 {
+				return errors.New("connection reset")
+			}
+			return nil
+		}
+		start := time.Now().UTC()
+		e.fire(t, e.create(t, fmt.Sprintf(everyMinute, "C0000RETRY")))
+		for range 2 {
+			time.Sleep(5 * time.Minute)
+			e.drain(t)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(firsts) != 3 {
+			t.Fatalf("%d attempts, want 3", len(firsts))
+		}
+		for i, f := range firsts {
+			if f.IsZero() || f.Before(start) || !f.Equal(firsts[0]) {
+				t.Errorf("attempt %d: first attempt at %v, want the first attempt's instant %v", i+1, f, firsts[0])
+			}
+		}
 	})
 }

@@ -37,6 +37,9 @@ type Delivery struct {
 	Target         store.TargetRef
 	Attempt        int       // 1 for the first try
 	Created        time.Time // when the item was queued
+	// FirstAttempt is when the first attempt began (zero: not known, as
+	// for an item queued by an older schedbot; Created is earlier still).
+	FirstAttempt time.Time
 	// LastPost is when the channel last had a delivery before this lane
 	// began, by any process sharing the store (zero: not known): a channel
 	// with a pace keeps it across processes.

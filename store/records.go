@@ -280,6 +280,9 @@ type QueueItem struct {
 	LastError        string          `json:"lastError,omitempty"`
 	CreatedAt        time.Time       `json:"createdAt"`
 	UpdatedAt        time.Time       `json:"updatedAt"`
+	// FirstAttemptAt is when an outgoing item's first delivery attempt
+	// began: an earlier attempt is looked for from then on.
+	FirstAttemptAt time.Time `json:"firstAttemptAt,omitzero"`
 }
 
 // TriggerPayload is the payload of a trigger queue item.
