@@ -440,7 +440,7 @@ type resolved struct {
 // target, else the channel profile it came from, else the default.
 func (w *Worker) resolve(it *store.QueueItem) *resolved {
 	var p ReplyPayload
-	d := &resolved{Delivery: Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID,
+	d := &resolved{Delivery: Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID, InReplyTo: it.InReplyTo,
 		Attempt: it.Attempts + 1, Created: it.CreatedAt, FirstAttempt: it.FirstAttemptAt}}
 	if err := json.Unmarshal(it.Payload, &p); err != nil {
 		d.Target = w.opt.DefaultTarget

@@ -33,6 +33,7 @@ type Delivery struct {
 	OrchestratorID string
 	JobID          string
 	ExecutionID    string
+	InReplyTo      string // a reply: the message item it answers
 	Text           string
 	Target         store.TargetRef
 	Attempt        int       // 1 for the first try

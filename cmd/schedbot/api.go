@@ -395,6 +395,13 @@ func (d *daemon) apiHandler() http.Handler {
 		}
 		return callOnce(ctx, d.orchs[o.ID], req.Profile, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)}, req.RequestID)
 	})
+	handle("/v1/chat", func(ctx context.Context, body []byte) (any, error) {
+		var req chatRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, usagef("bad request: %v", err)
+		}
+		return d.chatMessage(ctx, req)
+	})
 	handle("/v1/audit", func(ctx context.Context, body []byte) (any, error) {
 		var q auditQuery
 		if err := json.Unmarshal(body, &q); err != nil {

@@ -34,6 +34,7 @@ type daemon struct {
 	metrics *metrics
 	alive   atomic.Int32 // loops running
 	probe   writeProbe   // /healthz's last write to the stores
+	chat    *chatHub     // replies awaited by chats through the local API
 }
 
 func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
@@ -86,7 +87,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	if cfg.Server.MetricsListen == "off" {
 		cfg.Server.MetricsListen = ""
 	}
-	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics()}
+	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics(), chat: newChatHub()}
 	var term *termcli.Terminal
 	cleanup := func() {
 		for _, oc := range dm.orchs {
@@ -148,7 +149,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			RecordedFunc: func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
 		})
 		conv := conversations(cfg, o, oc, log)
-		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: term}
+		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: dm.chat.before(term)}
 		if slackAd != nil {
 			deliverers[config.ChannelSlack] = slackAd
 			conv.ResolveTarget = slackAd.Resolve
