@@ -190,11 +190,36 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// dueLanes reads up to a batch of due outgoing items, by channel, leaving
-// out the channels in busy (a delivery of this process in flight).
+// dueLanes reads up to a batch of due outgoing items, by lane (one per
+// channel, store.LaneOf), leaving out the lanes in busy (a delivery of this
+// process in flight). A store that indexes outgoing by lane passes over a
+// busy lane without reading its backlog, so a round costs what it picks;
+// another is read page by page.
 func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*lane, error) {
 	byKey := map[string]*lane{}
 	var lanes []*lane
+	add := func(it *store.QueueItem) {
+		key := store.LaneOf(it)
+		l := byKey[key]
+		if l == nil {
+			l = &lane{key: key}
+			byKey[key] = l
+			lanes = append(lanes, l)
+		}
+		l.items, l.ds = append(l.items, it), append(l.ds, w.resolve(it))
+	}
+	if lr, ok := tx.(store.LaneReader); ok {
+		items, indexed, err := lr.QueueDueLanes(t, w.opt.Batch, func(l string) bool { return busy[l] })
+		if err != nil {
+			return nil, err
+		}
+		if indexed {
+			for _, it := range items {
+				add(it)
+			}
+			return lanes, nil
+		}
+	}
 	picked := 0
 	after := ""
 	for picked < w.opt.Batch {
@@ -206,18 +231,10 @@ func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*la
 			if it.NotBefore.After(t) || picked >= w.opt.Batch {
 				continue
 			}
-			d := w.resolve(it)
-			key := d.Target.Channel + "|" + d.Target.ChannelProfileID + "|" + d.Target.ChannelID
-			if busy[key] {
+			if busy[store.LaneOf(it)] {
 				continue // its channel has a delivery in flight; next round
 			}
-			l := byKey[key]
-			if l == nil {
-				l = &lane{key: key}
-				byKey[key] = l
-				lanes = append(lanes, l)
-			}
-			l.items, l.ds = append(l.items, it), append(l.ds, d)
+			add(it)
 			picked++
 		}
 		after = page[len(page)-1].ItemID
