@@ -119,3 +119,14 @@ func TestWorker_ARetryKnowsWhenTheFirstAttemptBegan(t *testing.T) {
 		}
 	})
 }
+
+// TestWorker_StoppedBeforeItBeganIsNoFailure: a worker whose context ends
+// before it starts (a chat closed at once) returns no error.
+func TestWorker_StoppedBeforeItBeganIsNoFailure(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := e.w.Run(ctx); err != nil {
+		t.Errorf("Run with its context already ended = %v, want nil", err)
+	}
+}

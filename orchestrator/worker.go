@@ -242,7 +242,9 @@ func (w *Worker) now() time.Time { return w.opt.Now().UTC() }
 // items in hand get ShutdownGrace to finish.
 func (w *Worker) Run(ctx context.Context) error {
 	n, err := w.Recover(ctx)
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		return nil // stopped before it began: a shutdown, not a failure
+	} else if err != nil {
 		return fmt.Errorf("recover processing items: %w", err)
 	}
 	if n > 0 {
