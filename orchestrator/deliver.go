@@ -209,7 +209,7 @@ func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*la
 		l.items, l.ds = append(l.items, it), append(l.ds, w.resolve(it))
 	}
 	if lr, ok := tx.(store.LaneReader); ok {
-		items, indexed, err := lr.QueueDueLanes(t, w.opt.Batch, func(l string) bool { return busy[l] })
+		items, indexed, err := lr.QueueDueLanes(t, w.opt.Batch, busy)
 		if err != nil {
 			return nil, err
 		}

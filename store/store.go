@@ -231,7 +231,7 @@ type ParallelWriter interface {
 // items. indexed is false when the store has no index to read (a read
 // transaction before a write made one): the caller reads the queue.
 type LaneReader interface {
-	QueueDueLanes(now time.Time, limit int, busy func(lane string) bool) (items []*QueueItem, indexed bool, err error)
+	QueueDueLanes(now time.Time, limit int, busy map[string]bool) (items []*QueueItem, indexed bool, err error)
 }
 
 // ReadAheader is a Tx of a store across a network: it reads, in one round

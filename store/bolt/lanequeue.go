@@ -75,7 +75,7 @@ func (t *tx) buildLaneIndex() (*bolt.Bucket, error) {
 	return idx, nil
 }
 
-func (t *tx) QueueDueLanes(now time.Time, limit int, busy func(lane string) bool) (out []*store.QueueItem, indexed bool, err error) {
+func (t *tx) QueueDueLanes(now time.Time, limit int, busy map[string]bool) (out []*store.QueueItem, indexed bool, err error) {
 	defer guard(&err)
 	idx := t.b.Bucket(bucketOutgoingLanes)
 	if idx == nil {
@@ -96,7 +96,7 @@ func (t *tx) QueueDueLanes(now time.Time, limit int, busy func(lane string) bool
 			continue
 		}
 		lane := string(k[:sep])
-		if busy != nil && busy(lane) {
+		if busy[lane] {
 			// Over the whole lane in one seek, however long its backlog.
 			k, v = c.Seek(append([]byte(lane), 1))
 			continue

@@ -29,14 +29,11 @@ func testQueueDueLanes(t *testing.T, s store.Store) {
 				return nil
 			}
 			ok = true
-			items, idx, err := lr.QueueDueLanes(t0, 100, func(l string) bool {
-				for _, b := range busy {
-					if b == l {
-						return true
-					}
-				}
-				return false
-			})
+			skip := map[string]bool{}
+			for _, b := range busy {
+				skip[b] = true
+			}
+			items, idx, err := lr.QueueDueLanes(t0, 100, skip)
 			indexed = idx
 			for _, it := range items {
 				out += it.ItemID + " "
