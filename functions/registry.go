@@ -185,6 +185,8 @@ func NewRegistry(d Deps) *Registry {
 	MustRegister(r, scheduleResume())
 	MustRegister(r, scheduleDelete())
 	MustRegister(r, scheduleRunNow())
+	MustRegister(r, scheduleAgenda())
+	MustRegister(r, scheduleHistory())
 	MustRegister(r, messagePost())
 	return r
 }
@@ -502,6 +504,15 @@ func (r *Registry) Allowed() []string {
 		}
 	}
 	return out
+}
+
+// Schema returns the JSON schema of function id's arguments (allowed or
+// not), or nil for an unknown id.
+func (r *Registry) Schema(id string) json.RawMessage {
+	if e := r.entries[id]; e != nil {
+		return e.raw
+	}
+	return nil
 }
 
 // Tool describes a function for an LLM: its name, description and the JSON
