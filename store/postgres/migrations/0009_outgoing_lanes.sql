@@ -1,4 +1,4 @@
--- Version 8: the outgoing queue indexed by delivery lane (store.LaneOf: one
+-- Version 9: the outgoing queue indexed by delivery lane (store.LaneOf: one
 -- channel's deliveries), so that a delivery round reads the lanes it may
 -- take and passes over a busy lane's backlog. Items queued before this
 -- version have no lane and are read apart, by the old way.
