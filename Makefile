@@ -3,14 +3,25 @@ GO      ?= go
 BIN     ?= bin/schedbot
 FUZZTIME ?= 10s
 ARGS    ?= chat
+# What `schedbot version` prints: the tag or commit this tree is at.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 
 .PHONY: build test bench lint fuzz run clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/schedbot
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/schedbot
+
+# The race detector needs cgo, and cgo a C compiler: go env reports
+# CGO_ENABLED=0 where it finds none, and the tests then run without -race.
+# CI (CI=true, whose .ci/run installs gcc) always runs them with it.
+RACE ?= $(if $(filter 1,$(shell $(GO) env CGO_ENABLED 2>/dev/null)),-race,)
+ifeq ($(CI),true)
+RACE = -race
+endif
 
 test:
-	$(GO) test -race ./...
+	@$(if $(RACE),:,echo "make test: no C compiler found (cgo is off), so the tests run without -race; install gcc for the race detector")
+	$(GO) test $(RACE) ./...
 
 # Benchmarks behind the figures in the issues' closing notes. The bursts run
 # a fixed 9 rounds (each is a few seconds of setup) so their median ratios are steady.

@@ -200,7 +200,7 @@ var DefaultFunctions = []string{"schedule.*", "message.post"}
 
 // Find picks the config as docs/DESIGN.md section 8 says: the file named by flag,
 // else $SCHEDBOT_CONFIG, else ./schedbot.yaml if present, else the embedded
-// default with its data under dataDir (./.schedbot when empty).
+// default with its data under dataDir (DefaultDataDir when empty).
 func Find(flagPath, dataDir string) (*Config, error) {
 	path := flagPath
 	if path == "" {
@@ -221,10 +221,10 @@ func Find(flagPath, dataDir string) (*Config, error) {
 }
 
 // Default returns the embedded default with its data under dataDir
-// (./.schedbot when empty).
+// (DefaultDataDir when empty).
 func Default(dataDir string) (*Config, error) {
 	if dataDir == "" {
-		dataDir = ".schedbot"
+		dataDir = DefaultDataDir()
 	}
 	c, err := Parse(defaultYAML, dataDir)
 	if err != nil {
@@ -238,6 +238,19 @@ func Default(dataDir string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// DefaultDataDir is the embedded default's data directory: the user's
+// data directory, $XDG_DATA_HOME/schedbot, else ~/.local/share/schedbot,
+// whatever the current directory (./.schedbot when there is no home).
+func DefaultDataDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) { // the spec ignores a relative one
+		return filepath.Join(x, "schedbot")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return filepath.Join(home, ".local", "share", "schedbot")
+	}
+	return ".schedbot"
 }
 
 // LocalZone is this machine's IANA zone ($TZ, else /etc/localtime's link),

@@ -142,10 +142,13 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 				next := *it
 				next.Attempts++
 				next.UpdatedAt = w.now()
+				if next.Attempts == 1 {
+					next.FirstAttemptAt = t
+				}
 				if err := tx.QueuePut(&next); err != nil {
 					return err
 				}
-				l.ds[i].Attempt, l.ds[i].LastPost = next.Attempts, last
+				l.ds[i].Attempt, l.ds[i].LastPost, l.ds[i].FirstAttempt = next.Attempts, last, next.FirstAttemptAt
 			}
 			taken = append(taken, l)
 		}
@@ -173,6 +176,9 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	for _, l := range taken {
 		for _, it := range l.items {
 			it.Attempts++
+			if it.Attempts == 1 {
+				it.FirstAttemptAt = t
+			}
 		}
 		n += len(l.items)
 		w.inFly.Add(1)
@@ -184,11 +190,36 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// dueLanes reads up to a batch of due outgoing items, by channel, leaving
-// out the channels in busy (a delivery of this process in flight).
+// dueLanes reads up to a batch of due outgoing items, by lane (one per
+// channel, store.LaneOf), leaving out the lanes in busy (a delivery of this
+// process in flight). A store that indexes outgoing by lane passes over a
+// busy lane without reading its backlog, so a round costs what it picks;
+// another is read page by page.
 func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*lane, error) {
 	byKey := map[string]*lane{}
 	var lanes []*lane
+	add := func(it *store.QueueItem) {
+		key := store.LaneOf(it)
+		l := byKey[key]
+		if l == nil {
+			l = &lane{key: key}
+			byKey[key] = l
+			lanes = append(lanes, l)
+		}
+		l.items, l.ds = append(l.items, it), append(l.ds, w.resolve(it))
+	}
+	if lr, ok := tx.(store.LaneReader); ok {
+		items, indexed, err := lr.QueueDueLanes(t, w.opt.Batch, busy)
+		if err != nil {
+			return nil, err
+		}
+		if indexed {
+			for _, it := range items {
+				add(it)
+			}
+			return lanes, nil
+		}
+	}
 	picked := 0
 	after := ""
 	for picked < w.opt.Batch {
@@ -200,18 +231,10 @@ func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*la
 			if it.NotBefore.After(t) || picked >= w.opt.Batch {
 				continue
 			}
-			d := w.resolve(it)
-			key := d.Target.Channel + "|" + d.Target.ChannelProfileID + "|" + d.Target.ChannelID
-			if busy[key] {
+			if busy[store.LaneOf(it)] {
 				continue // its channel has a delivery in flight; next round
 			}
-			l := byKey[key]
-			if l == nil {
-				l = &lane{key: key}
-				byKey[key] = l
-				lanes = append(lanes, l)
-			}
-			l.items, l.ds = append(l.items, it), append(l.ds, d)
+			add(it)
 			picked++
 		}
 		after = page[len(page)-1].ItemID
@@ -439,8 +462,8 @@ type resolved struct {
 // target, else the channel profile it came from, else the default.
 func (w *Worker) resolve(it *store.QueueItem) *resolved {
 	var p ReplyPayload
-	d := &resolved{Delivery: Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID,
-		Attempt: it.Attempts + 1, Created: it.CreatedAt}}
+	d := &resolved{Delivery: Delivery{ItemID: it.ItemID, OrchestratorID: it.OrchestratorID, JobID: it.JobID, ExecutionID: it.ExecutionID, InReplyTo: it.InReplyTo,
+		Attempt: it.Attempts + 1, Created: it.CreatedAt, FirstAttempt: it.FirstAttemptAt}}
 	if err := json.Unmarshal(it.Payload, &p); err != nil {
 		d.Target = w.opt.DefaultTarget
 		d.err = Permanent(fmt.Errorf("payload is not a message: %v", err))

@@ -33,10 +33,14 @@ type Delivery struct {
 	OrchestratorID string
 	JobID          string
 	ExecutionID    string
+	InReplyTo      string // a reply: the message item it answers
 	Text           string
 	Target         store.TargetRef
 	Attempt        int       // 1 for the first try
 	Created        time.Time // when the item was queued
+	// FirstAttempt is when the first attempt began (zero: not known, as
+	// for an item queued by an older schedbot; Created is earlier still).
+	FirstAttempt time.Time
 	// LastPost is when the channel last had a delivery before this lane
 	// began, by any process sharing the store (zero: not known): a channel
 	// with a pace keeps it across processes.
@@ -164,6 +168,14 @@ type Worker struct {
 	mu    sync.Mutex
 	lanes map[string]bool // delivery lanes (one per channel) in flight
 	inFly sync.WaitGroup  // their goroutines
+
+	// Messages claimed wait here for the message loop, in order, so that
+	// a slow selector (a model taking its time) holds up no trigger.
+	msgMu   sync.Mutex
+	msgs    []*store.QueueItem
+	msgBusy int           // messages claimed and not finished
+	msgLoop bool          // Run's message loop is taking them
+	wakeMsg chan struct{} // the message loop
 }
 
 // NewWorker returns a worker; Run starts it.
@@ -202,7 +214,7 @@ func NewWorker(o Options) *Worker {
 		o.DefaultTarget.Channel = config.ChannelTerminal
 	}
 	w := &Worker{opt: o, log: o.Logger.With(slog.String("orchestrator", o.OrchestratorID)),
-		wake: make(chan struct{}, 1), wakeDeliver: make(chan struct{}, 1), lanes: map[string]bool{}}
+		wake: make(chan struct{}, 1), wakeDeliver: make(chan struct{}, 1), wakeMsg: make(chan struct{}, 1), lanes: map[string]bool{}}
 	if w.opt.Messages == nil {
 		w.opt.Messages = w.jsonCallMessages
 	}
@@ -221,14 +233,18 @@ func (w *Worker) Wake() {
 
 func (w *Worker) now() time.Time { return w.opt.Now().UTC() }
 
-// Run works the queue until ctx is done: one loop runs incoming items,
-// another delivers outgoing ones, each channel on its own lane so that a
-// slow channel holds up neither the others nor the runs. It first returns
-// items a crash left in processing to incoming. When ctx ends, deliveries
-// in flight are cancelled; the item in hand gets ShutdownGrace to finish.
+// Run works the queue until ctx is done: one loop claims incoming items
+// and runs triggers, another answers messages (in order, so that a slow
+// selector never delays a due job), another delivers outgoing ones, each
+// channel on its own lane so that a slow channel holds up neither the
+// others nor the runs. It first returns items a crash left in processing
+// to incoming. When ctx ends, deliveries in flight are cancelled; the
+// items in hand get ShutdownGrace to finish.
 func (w *Worker) Run(ctx context.Context) error {
 	n, err := w.Recover(ctx)
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		return nil // stopped before it began: a shutdown, not a failure
+	} else if err != nil {
 		return fmt.Errorf("recover processing items: %w", err)
 	}
 	if n > 0 {
@@ -238,14 +254,21 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer cancelWork()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	stopped := make(chan struct{})
-	defer close(stopped)
+	stopped := make(chan struct{}) // the processing and message loops have returned
+	w.msgMu.Lock()
+	w.msgLoop = true
+	w.msgMu.Unlock()
+	defer func() {
+		w.msgMu.Lock()
+		w.msgLoop, w.msgs, w.msgBusy = false, nil, 0 // what was not started stays in processing
+		w.msgMu.Unlock()
+	}()
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		w.deliverLoop(ctx)
 	}()
-	go func() { // the grace period of the item in hand
+	go func() { // the grace period of the items in hand
 		defer wg.Done()
 		select {
 		case <-stopped:
@@ -260,7 +283,15 @@ func (w *Worker) Run(ctx context.Context) error {
 			cancelWork()
 		}
 	}()
+	var loops sync.WaitGroup
+	loops.Add(1)
+	go func() {
+		defer loops.Done()
+		w.messageLoop(ctx, work)
+	}()
 	w.processLoop(ctx, work)
+	loops.Wait()
+	close(stopped)
 	return nil
 }
 
@@ -277,9 +308,12 @@ func (w *Worker) processLoop(ctx, work context.Context) {
 		if err != nil {
 			err = fmt.Errorf("queue step: %w", err)
 			// Whatever the failed commit left in processing goes back to
-			// incoming, after a pause (nothing is in hand here).
-			if _, rerr := w.requeue(work, w.opt.Backoff); rerr != nil {
-				err = errors.Join(err, fmt.Errorf("requeue processing items: %w", rerr))
+			// incoming, after a pause, unless messages are in hand (each
+			// of those that fails is put back on its own).
+			if w.messagesInHand() == 0 {
+				if _, rerr := w.requeue(work, w.opt.Backoff); rerr != nil {
+					err = errors.Join(err, fmt.Errorf("requeue processing items: %w", rerr))
+				}
 			}
 		}
 		if w.now().Sub(lastPrune) > time.Minute {
@@ -303,6 +337,61 @@ func (w *Worker) processLoop(ctx, work context.Context) {
 			return
 		}
 	}
+}
+
+// messageLoop answers the claimed messages one at a time, in the order
+// they were claimed, each with work (which outlives ctx by the grace
+// period). Those not started when ctx ends stay in processing, where the
+// next start (or, on a shared database, another process) finds them.
+func (w *Worker) messageLoop(ctx, work context.Context) {
+	for {
+		w.msgMu.Lock()
+		var it *store.QueueItem
+		if len(w.msgs) > 0 && ctx.Err() == nil {
+			it, w.msgs = w.msgs[0], w.msgs[1:]
+		}
+		w.msgMu.Unlock()
+		if it != nil {
+			w.handleMessage(work, it)
+			w.doneMessage()
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wakeMsg:
+		}
+	}
+}
+
+// takeMessage hands a claimed message to the message loop; without one
+// (Step), the caller answers it itself. It reports whether it was taken.
+func (w *Worker) takeMessage(it *store.QueueItem) bool {
+	w.msgMu.Lock()
+	defer w.msgMu.Unlock()
+	if !w.msgLoop {
+		return false
+	}
+	w.msgs = append(w.msgs, it)
+	w.msgBusy++
+	select {
+	case w.wakeMsg <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+func (w *Worker) doneMessage() {
+	w.msgMu.Lock()
+	w.msgBusy--
+	w.msgMu.Unlock()
+}
+
+// messagesInHand counts the messages claimed and not yet finished.
+func (w *Worker) messagesInHand() int {
+	w.msgMu.Lock()
+	defer w.msgMu.Unlock()
+	return w.msgBusy
 }
 
 // idle is how long a loop with nothing to do may sleep: until the next
@@ -429,7 +518,8 @@ func (w *Worker) Step(ctx context.Context) (busy bool, err error) {
 
 // processIncoming claims a batch (marking trigger runs running in the same
 // transaction) and runs it: triggers together in one transaction, falling
-// back to one transaction each when any of them fails; messages one by one.
+// back to one transaction each when any of them fails; messages go to the
+// message loop (under Step, one by one here).
 func (w *Worker) processIncoming(ctx context.Context) (int, error) {
 	var items []*store.QueueItem
 	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
@@ -457,7 +547,9 @@ func (w *Worker) processIncoming(ctx context.Context) (int, error) {
 		case store.KindTrigger:
 			triggers = append(triggers, it)
 		case store.KindMessage:
-			errs = append(errs, w.handleMessage(ctx, it))
+			if !w.takeMessage(it) {
+				errs = append(errs, w.handleMessage(ctx, it))
+			}
 		default:
 			w.finishUnknown(ctx, it)
 		}

@@ -312,6 +312,28 @@ type QueueItem struct {
 	LastError        string          `json:"lastError,omitempty"`
 	CreatedAt        time.Time       `json:"createdAt"`
 	UpdatedAt        time.Time       `json:"updatedAt"`
+	// FirstAttemptAt is when an outgoing item's first delivery attempt
+	// began: an earlier attempt is looked for from then on.
+	FirstAttemptAt time.Time `json:"firstAttemptAt,omitzero"`
+}
+
+// LaneOf is the delivery lane of an outgoing item: the channel, channel
+// profile and channel id of its payload's targetRef (a reply's or
+// message.post's), whose deliveries go one at a time, in order; with no
+// targetRef, the lane of the profile it came through.
+func LaneOf(it *QueueItem) string {
+	var p struct {
+		TargetRef *TargetRef `json:"targetRef"`
+	}
+	_ = json.Unmarshal(it.Payload, &p) // an unreadable payload is dead-lettered by its deliverer
+	if p.TargetRef == nil {
+		return "|" + it.ChannelProfileID + "|"
+	}
+	prof := p.TargetRef.ChannelProfileID
+	if prof == "" {
+		prof = it.ChannelProfileID
+	}
+	return p.TargetRef.Channel + "|" + prof + "|" + p.TargetRef.ChannelID
 }
 
 // TriggerPayload is the payload of a trigger queue item.

@@ -232,6 +232,17 @@ type ParallelWriter interface {
 	DueCount(ctx context.Context, t time.Time) (int, error)
 }
 
+// LaneReader is a Tx that keeps the outgoing queue indexed by lane
+// (LaneOf), so that a delivery round reads what it picks, not another
+// channel's backlog. QueueDueLanes returns the due outgoing items (not
+// before now) of the lanes busy does not name, each lane's in queue order,
+// at most limit in all, passing over a busy lane without reading its
+// items. indexed is false when the store has no index to read (a read
+// transaction before a write made one): the caller reads the queue.
+type LaneReader interface {
+	QueueDueLanes(now time.Time, limit int, busy map[string]bool) (items []*QueueItem, indexed bool, err error)
+}
+
 // ReadAheader is a Tx of a store across a network: it reads, in one round
 // trip, jobs and runs its caller is about to read one by one (in a write
 // transaction locking the jobs, as JobGet does there). A local store needs

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,11 +90,14 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	return classify(err)
 }
 
-// maxCheckPages bounds the history read to find an earlier attempt.
-const maxCheckPages = 10
+// checkMargin is how far before an item's first attempt an earlier post
+// of it is looked for: clocks differ between hosts and Slack.
+const checkMargin = 5 * time.Minute
 
 // posted reports whether the channel (or the thread) already has the post
-// of d, by its metadata, looking back to shortly before d was queued.
+// of d, by its metadata, reading back to shortly before d's first attempt
+// (or, not known, before it was queued) however many messages came since:
+// the search is bounded by time, and by the delivery's deadline.
 func (a *Adapter) posted(ctx context.Context, channel, thread string, d *orchestrator.Delivery) (bool, error) {
 	if strings.HasPrefix(channel, "U") || strings.HasPrefix(channel, "W") {
 		// A post to a person went to their DM with the bot.
@@ -104,8 +108,8 @@ func (a *Adapter) posted(ctx context.Context, channel, thread string, d *orchest
 		channel = ch.ID
 	}
 	oldest := ""
-	if !d.Created.IsZero() {
-		oldest = strconv.FormatInt(d.Created.Add(-time.Minute).Unix(), 10) + ".000000"
+	if from := cmp.Or(d.FirstAttempt, d.Created); !from.IsZero() {
+		oldest = strconv.FormatInt(from.Add(-checkMargin).Unix(), 10) + ".000000"
 	}
 	mine := func(msgs []slack.Message) bool {
 		for _, m := range msgs {
@@ -116,7 +120,7 @@ func (a *Adapter) posted(ctx context.Context, channel, thread string, d *orchest
 		return false
 	}
 	cursor := ""
-	for range maxCheckPages {
+	for {
 		var msgs []slack.Message
 		var err error
 		if thread != "" {
@@ -140,7 +144,6 @@ func (a *Adapter) posted(ctx context.Context, channel, thread string, d *orchest
 			return false, nil
 		}
 	}
-	return false, nil
 }
 
 // reserve says how long to wait before posting to a channel again: after

@@ -306,11 +306,22 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, peerKey{}, cred)
 }
 
+// maxSocketPath is the longest path a unix socket may be bound or
+// reached at: sun_path holds 108 bytes with the terminating NUL.
+const maxSocketPath = 107
+
 // listenSocket listens on the unix socket at path, mode 0600 from the
 // moment it appears there: it is bound and chmodded inside a fresh 0700
 // directory, where no one else can reach it, and then renamed into place.
-// A socket left by a dead daemon is replaced; a live one is an error.
+// The temporary directory lengthens the path, so it is bound through
+// /proc/self/fd when that would pass the limit: only the final path must
+// fit. A socket left by a dead daemon is replaced; a live one is an error.
 func listenSocket(path string) (net.Listener, error) {
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("server.socket: %s is %d bytes, longer than the %d a unix socket path may have; "+
+			"set server.socket in a config file (--config) to a shorter path, such as /run/user/%d/schedbot.sock, or use a shorter --data",
+			path, len(path), maxSocketPath, os.Getuid())
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -325,7 +336,17 @@ func listenSocket(path string) (net.Listener, error) {
 	}
 	defer os.RemoveAll(private)
 	tmp := filepath.Join(private, "s")
-	l, err := net.Listen("unix", tmp)
+	bindAt := tmp
+	if len(tmp) > maxSocketPath {
+		// The same directory, reached through a short path.
+		d, err := os.Open(private)
+		if err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", path, err)
+		}
+		defer d.Close()
+		bindAt = fmt.Sprintf("/proc/self/fd/%d/s", d.Fd())
+	}
+	l, err := net.Listen("unix", bindAt)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
@@ -373,6 +394,13 @@ func (d *daemon) apiHandler() http.Handler {
 			return nil, err
 		}
 		return callOnce(ctx, d.orchs[o.ID], req.Profile, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)}, req.RequestID)
+	})
+	handle("/v1/chat", func(ctx context.Context, body []byte) (any, error) {
+		var req chatRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return nil, usagef("bad request: %v", err)
+		}
+		return d.chatMessage(ctx, req)
 	})
 	handle("/v1/audit", func(ctx context.Context, body []byte) (any, error) {
 		var q auditQuery

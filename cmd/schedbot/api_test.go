@@ -283,3 +283,59 @@ func TestCall_CutConnectionSaysRetryIsSafe(t *testing.T) {
 	ln.Close()
 	<-done
 }
+
+// socketDir is a directory under t.TempDir whose path is n bytes long.
+func socketDir(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if len(dir)+2 > n {
+		t.Skipf("the temporary directory %s is already longer than %d bytes", dir, n)
+	}
+	dir = filepath.Join(dir, strings.Repeat("d", n-len(dir)-1))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestListenSocket_LongDataDirectory: a socket path that fits the 107
+// bytes of a unix socket is served, however long the temporary name it is
+// first bound under would be, and it answers there.
+func TestListenSocket_LongDataDirectory(t *testing.T) {
+	path := filepath.Join(socketDir(t, maxSocketPath-len("/schedbot.sock")), "schedbot.sock")
+	if len(path) != maxSocketPath {
+		t.Fatalf("test path is %d bytes, want %d", len(path), maxSocketPath)
+	}
+	l, err := listenSocket(path)
+	if err != nil {
+		t.Fatalf("listen on a %d-byte path: %v", len(path), err)
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Write([]byte("hi"))
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if b, _ := io.ReadAll(c); string(b) != "hi" {
+		t.Errorf("read %q from the socket, want hi", b)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket at %s: %v, %v; want mode 0600", path, fi, err)
+	}
+}
+
+// TestListenSocket_PathTooLong: a path past the limit is refused naming
+// the limit and server.socket, not with the kernel's "invalid argument".
+func TestListenSocket_PathTooLong(t *testing.T) {
+	path := filepath.Join(socketDir(t, maxSocketPath), "schedbot.sock")
+	_, err := listenSocket(path)
+	if err == nil || !strings.Contains(err.Error(), "server.socket") || !strings.Contains(err.Error(), "107") {
+		t.Fatalf("listen on a %d-byte path: %v; want an error naming server.socket and the 107-byte limit", len(path), err)
+	}
+}

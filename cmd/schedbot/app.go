@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/user"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -109,6 +110,42 @@ func pickOrchestrator(cfg *config.Config, orchID, profileID string) (*config.Orc
 }
 
 func storePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) }
+
+// dataWhere says where cfg's data is, for a person to find it again: each
+// orchestrator's store file, or its database.
+func dataWhere(cfg *config.Config) string {
+	var parts []string
+	for _, id := range cfg.OrchestratorIDs() {
+		o := cfg.Orchestrators[id]
+		where := storePath(o)
+		if isPostgres(o) {
+			where = "the PostgreSQL database in $" + o.Store.DSNEnv
+		}
+		if len(cfg.Orchestrators) > 1 {
+			where = id + ": " + where
+		}
+		parts = append(parts, where)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// oldDataNote points at ./.schedbot when it holds a store of an older
+// schedbot, which kept its data in the current directory, and the
+// embedded default now looks elsewhere ("" otherwise).
+func oldDataNote(c commonFlags, cfg *config.Config) string {
+	if c.data != "" || cfg.Source != "embedded default" {
+		return ""
+	}
+	old, err := filepath.Abs(".schedbot")
+	if err != nil || old == config.DefaultDataDir() {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(old, "default", "automation", "automation.db")); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("note: %s holds the data of an older schedbot, which kept it in the current directory; "+
+		"run with --data %s to use it", old, old)
+}
 
 // openOrch opens an orchestrator's store and builds its registry; changed
 // is called after each committed job change (nil: nothing to wake).

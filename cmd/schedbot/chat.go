@@ -51,7 +51,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if c, err := dialDaemon(cfg); err != nil {
 		return err
 	} else if c != nil {
-		return fmt.Errorf("a schedbot serve is running on %s and holds the stores; stop it to chat, or use `schedbot call`", cfg.Server.Socket)
+		return chatThroughServe(ctx, c, cfg, pid, stdin, stdout, stderr)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -64,15 +64,12 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	sender, senderID := chatUser()
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s. Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
 		oc.cfg.ID, zoneFor(prof, oc.cfg))
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	fmt.Fprintf(stdout, "Data: %s (--data DIR to keep it elsewhere).\n", dataWhere(cfg))
+	fmt.Fprintln(stdout, "No schedbot serve is running: reminders fire only while this chat runs. For jobs that keep firing, start `schedbot serve` and chat with it.")
+	if note := oldDataNote(common, cfg); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	lines := readLines(stdin)
 	session := "terminal-" + strconv.Itoa(os.Getpid())
 	for done := false; !done; {
 		select {
@@ -102,6 +99,52 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	drain(oc.store, 10*time.Second)
 	cancel()
 	return wait()
+}
+
+// readLines sends the lines of r, then closes.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
+
+// chatThroughServe is chat while a serve runs: each line goes to its local
+// API, which answers with the reply. The jobs live in the daemon, so they
+// keep firing after chat ends, and their posts are printed where it runs.
+func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid string, stdin io.Reader, stdout, stderr io.Writer) error {
+	prof, _ := cfg.Profile(pid)
+	o := cfg.Orchestrators[prof.OrchestratorID]
+	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s, through the running schedbot serve (%s). Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
+		o.ID, zoneFor(prof, o), cfg.Server.Socket)
+	fmt.Fprintf(stdout, "Data: %s. Your jobs keep firing after chat ends; serve prints their posts.\n", dataWhere(cfg))
+	session := "terminal-" + strconv.Itoa(os.Getpid())
+	for line := range readLines(stdin) {
+		if ctx.Err() != nil {
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r chatReply
+		if err := c.do(ctx, "/v1/chat", chatRequest{Profile: pid, Session: session, Text: line}, &r); err != nil {
+			fmt.Fprintln(stderr, "schedbot: "+err.Error())
+			continue
+		}
+		switch {
+		case r.Pending:
+			fmt.Fprintf(stdout, "%s schedbot: (no answer yet; serve prints it when it comes)\n", time.Now().Format("15:04:05"))
+		case r.Text != "":
+			fmt.Fprintf(stdout, "%s schedbot: %s\n", time.Now().Format("15:04:05"), r.Text)
+		}
+	}
+	return nil
 }
 
 // drain waits, at most limit, until nothing is left in the queue's

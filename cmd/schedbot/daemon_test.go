@@ -39,6 +39,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build schedbot: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// Hermetic: a test that gives no --data writes under a home of its
+	// own, never the user's data directory (child processes inherit it).
+	// Go's caches stay where they were, found before HOME moves.
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		if out, err := exec.Command("go", "env", v).Output(); err == nil {
+			os.Setenv(v, strings.TrimSpace(string(out)))
+		}
+	}
+	for _, v := range []string{"HOME", "XDG_DATA_HOME"} {
+		os.Setenv(v, filepath.Join(dir, strings.ToLower(v)))
+	}
 	code := pgtest.Run(m) // m.Run, then the postgres tests' cluster is stopped
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -77,7 +77,7 @@ Usage:
 
 Every command takes --config FILE (or $SCHEDBOT_CONFIG; else ./schedbot.yaml if
 present; else the embedded default) and --data DIR (the embedded default's data
-directory, ./.schedbot by default).
+directory, $XDG_DATA_HOME/schedbot or ~/.local/share/schedbot by default).
 
 Exit status: 0 ok, 1 the operation failed, 2 usage.
 `
@@ -172,7 +172,7 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default $SCHEDBOT_CONFIG, ./schedbot.yaml, or the embedded default)")
-	fs.StringVar(&c.data, "data", "", "data directory of the embedded default (default ./.schedbot)")
+	fs.StringVar(&c.data, "data", "", "data directory of the embedded default (default $XDG_DATA_HOME/schedbot, else ~/.local/share/schedbot)")
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -100,6 +101,9 @@ func (d *daemon) metricsHandler() http.Handler {
 			return
 		}
 		db, err := d.pingDatabases(r.Context())
+		if err == nil {
+			err = d.probeWrites(r.Context())
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
@@ -107,6 +111,61 @@ func (d *daemon) metricsHandler() http.Handler {
 		w.Write([]byte("ok\n" + db))
 	})
 	return mux
+}
+
+// metricsTimeouts bound what one client of the metrics endpoint may hold:
+// a slow sender, a slow reader, a connection left open. Tests shorten them.
+var metricsTimeouts = struct{ readHeader, read, write, idle time.Duration }{
+	readHeader: 10 * time.Second, read: 30 * time.Second, write: 30 * time.Second, idle: 2 * time.Minute,
+}
+
+// newMetricsServer serves /metrics and /healthz with every timeout set, so
+// that clients which stop reading or sending cannot pile up connections.
+func newMetricsServer(h http.Handler) *http.Server {
+	t := metricsTimeouts
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
+}
+
+// writeProbe is the outcome of /healthz's last write to the stores, kept
+// for probeEvery so that a health check polled often costs one small
+// transaction per store every few seconds.
+type writeProbe struct {
+	mu  sync.Mutex
+	at  time.Time
+	err error
+}
+
+const probeEvery = 5 * time.Second
+
+// probeKey is the conversation record the probe writes and deletes again.
+const probeKey = "schedbot:healthz-probe"
+
+// probeWrites checks that every store can still commit a write (a full
+// disk, a read-only file system, a database in recovery say no): a
+// record written and deleted in one transaction.
+func (d *daemon) probeWrites(ctx context.Context) error {
+	d.probe.mu.Lock()
+	defer d.probe.mu.Unlock()
+	if !d.probe.at.IsZero() && time.Since(d.probe.at) < probeEvery {
+		return d.probe.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var err error
+	for _, id := range slices.Sorted(maps.Keys(d.orchs)) {
+		werr := d.orchs[id].store.Update(ctx, func(tx store.Tx) error {
+			if err := tx.ConversationPut(&store.Conversation{Key: probeKey, UpdatedAt: time.Now().UTC()}); err != nil {
+				return err
+			}
+			return tx.ConversationDelete(probeKey)
+		})
+		if werr != nil {
+			err = fmt.Errorf("store not writable (orchestrator %s): %v", id, werr)
+			break
+		}
+	}
+	d.probe.at, d.probe.err = time.Now(), err
+	return err
 }
 
 // pinger is a store behind a network connection (postgres), which /healthz asks.

@@ -33,6 +33,8 @@ type daemon struct {
 	orchs   map[string]*orch
 	metrics *metrics
 	alive   atomic.Int32 // loops running
+	probe   writeProbe   // /healthz's last write to the stores
+	chat    *chatHub     // replies awaited by chats through the local API
 }
 
 func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
@@ -77,7 +79,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("socket", cfg.Server.Socket),
+	if note := oldDataNote(common, cfg); note != "" {
+		d.log.Warn(note)
+	}
+	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("data", dataWhere(cfg)), slog.String("socket", cfg.Server.Socket),
 		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
 	err = wait()
 	d.log.Info("schedbot stopped")
@@ -92,7 +97,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	if cfg.Server.MetricsListen == "off" {
 		cfg.Server.MetricsListen = ""
 	}
-	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics()}
+	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics(), chat: newChatHub()}
 	var term *termcli.Terminal
 	cleanup := func() {
 		for _, oc := range dm.orchs {
@@ -154,7 +159,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			RecordedFunc: func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
 		})
 		conv := conversations(cfg, o, oc, log)
-		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: term}
+		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: dm.chat.before(term)}
 		if slackAd != nil {
 			deliverers[config.ChannelSlack] = slackAd
 			conv.ResolveTarget = slackAd.Resolve
@@ -212,7 +217,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		if err != nil {
 			return nil, nil, fmt.Errorf("metrics listen on %s: %w", addr, err)
 		}
-		srv := &http.Server{Handler: d.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+		srv := newMetricsServer(d.metricsHandler())
 		d.serveHTTP(g, gctx, "metrics", srv, mln)
 		log.Info("metrics listening", slog.String("addr", mln.Addr().String()))
 	}

@@ -20,7 +20,19 @@ func (t *tx) QueueNextAt(q store.QueueName, now time.Time) (next time.Time, ok b
 		return time.Time{}, false, fmt.Errorf("next in queue: unknown queue %q", q)
 	}
 	// A scan: incoming and outgoing hold what is in flight, not history,
-	// and a worker asks only when it has nothing to do.
+	// and a worker asks only when it has nothing to do. Outgoing's lane
+	// index holds each item's notBefore: no item is decoded.
+	if idx := t.b.Bucket(bucketOutgoingLanes); q == store.QueueOutgoing && idx != nil {
+		c := idx.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if nb := binary.BigEndian.Uint64(v); nb != 0 {
+				if at := time.Unix(0, int64(nb)).UTC(); at.After(now) && (!ok || at.Before(next)) {
+					next, ok = at, true
+				}
+			}
+		}
+		return next, ok, nil
+	}
 	c := t.bucket(queueBucket(q)).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		it, err := decode[store.QueueItem]("queue item", k, v)

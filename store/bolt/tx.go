@@ -648,6 +648,11 @@ func (t *tx) QueueAdd(item *store.QueueItem) (err error) {
 	} else if _, ok := t.stageOf([]byte(item.ItemID)); ok {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
 	}
+	if item.Queue == store.QueueOutgoing {
+		if err := t.laneIndexPut(item); err != nil {
+			return err
+		}
+	}
 	return t.put(queueBucket(item.Queue), item.ItemID, item)
 }
 
@@ -682,6 +687,16 @@ func (t *tx) QueuePut(item *store.QueueItem) (err error) {
 	q, ok := t.stageOf([]byte(item.ItemID))
 	if !ok {
 		return notFound("queue item", item.ItemID)
+	}
+	if q == store.QueueOutgoing {
+		if err := t.laneIndexDelete([]byte(item.ItemID)); err != nil {
+			return err
+		}
+	}
+	if item.Queue == store.QueueOutgoing {
+		if err := t.laneIndexPut(item); err != nil {
+			return err
+		}
 	}
 	if q != item.Queue {
 		if err := t.bucket(queueBucket(q)).Delete([]byte(item.ItemID)); err != nil {
@@ -772,6 +787,11 @@ func (t *tx) QueueDelete(id string) (err error) {
 	q, ok := t.stageOf([]byte(id))
 	if !ok {
 		return notFound("queue item", id)
+	}
+	if q == store.QueueOutgoing {
+		if err := t.laneIndexDelete([]byte(id)); err != nil {
+			return err
+		}
 	}
 	return t.bucket(queueBucket(q)).Delete([]byte(id))
 }

@@ -737,6 +737,9 @@ func encodeItem(it *store.QueueItem, insert bool) (*pendingItem, error) {
 		return nil, fmt.Errorf("encode queue item %s: %w", it.ItemID, err)
 	}
 	p := &pendingItem{insert: insert, queue: string(it.Queue), notBefore: nsOrNil(it.NotBefore), body: body}
+	if it.Queue == store.QueueOutgoing {
+		p.lane = []byte(store.LaneOf(it))
+	}
 	if !it.UpdatedAt.IsZero() {
 		p.updated = it.UpdatedAt.UnixNano()
 	}
@@ -778,9 +781,9 @@ func (t *tx) QueueAdd(item *store.QueueItem) error {
 	if t.w.items[item.ItemID] != nil {
 		return fmt.Errorf("queue item %s: %w", item.ItemID, store.ErrExists)
 	}
-	tag, err := t.exec(`INSERT INTO schedbot_queue (orchestrator_id, item_id, queue, not_before_ns, updated_ns, body)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (orchestrator_id, item_id) DO NOTHING`,
-		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body)
+	tag, err := t.exec(`INSERT INTO schedbot_queue (orchestrator_id, item_id, queue, not_before_ns, updated_ns, body, lane)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (orchestrator_id, item_id) DO NOTHING`,
+		t.s.orch, bs(item.ItemID), p.queue, p.notBefore, p.updated, p.body, p.lane)
 	if err != nil {
 		return fmt.Errorf("add queue item %s: %w", item.ItemID, err)
 	}

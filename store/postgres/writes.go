@@ -51,6 +51,7 @@ type pendingItem struct {
 	notBefore *int64 // Unix nanoseconds
 	updated   int64
 	body      []byte
+	lane      []byte // an outgoing item's lane (store.LaneOf); nil otherwise
 }
 
 type writes struct {
@@ -372,10 +373,10 @@ func (t *tx) flush() error {
 		}
 	}
 	if len(newItems) > 0 {
-		_, err := t.tx.CopyFrom(t.ctx, pgx.Identifier{"schedbot_queue"}, []string{"orchestrator_id", "item_id", "queue", "not_before_ns", "updated_ns", "body"},
+		_, err := t.tx.CopyFrom(t.ctx, pgx.Identifier{"schedbot_queue"}, []string{"orchestrator_id", "item_id", "queue", "not_before_ns", "updated_ns", "body", "lane"},
 			pgx.CopyFromSlice(len(newItems), func(i int) ([]any, error) {
 				p := items[newItems[i]]
-				return []any{t.s.orch, bs(newItems[i]), p.queue, p.notBefore, p.updated, p.body}, nil
+				return []any{t.s.orch, bs(newItems[i]), p.queue, p.notBefore, p.updated, p.body, p.lane}, nil
 			}))
 		if err != nil {
 			return fmt.Errorf("write queue items: %w", err)

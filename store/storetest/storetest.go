@@ -40,6 +40,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"QueueRecoverReturnsWhatNobodyHolds", testQueueRecover},
 		{"QueueNextAtIsTheEarliestWaitingItem", testQueueNextAt},
 		{"LanesKeepTheirLastDelivery", testLanes},
+		{"QueueDueLanesSkipsABusyLaneWhole", testQueueDueLanes},
 		{"AuditAppendChainsAndLists", testAudit},
 		{"AuditListPagesAcrossBigTransactions", testAuditPaging},
 		{"UpdateErrorRollsBackEverything", testRollback},

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/store"
+)
+
+// Chat through a running serve: `schedbot chat` sends each line to the
+// daemon's local API (POST /v1/chat), which queues it as a message of the
+// terminal profile and answers with the reply once the worker has made
+// it. The jobs made live in the daemon and keep firing after chat ends;
+// their posts are printed where serve runs.
+
+// chatRequest is POST /v1/chat: one line a person typed.
+type chatRequest struct {
+	Profile string `json:"profile"`
+	Session string `json:"session"` // the conversation: "it" and questions are remembered per session
+	Text    string `json:"text"`
+}
+
+// chatReply is the answer; Pending when none came within chatWait (it is
+// then printed where serve runs).
+type chatReply struct {
+	Text    string `json:"text,omitempty"`
+	Pending bool   `json:"pending,omitempty"`
+}
+
+// chatWait bounds how long the local API waits for a reply: a model may
+// take 30 s three times over.
+const chatWait = 3 * time.Minute
+
+// chatHub hands the replies to messages sent through the local API to the
+// requests waiting for them; every other terminal delivery, and a reply
+// nobody waits for any more, goes on to the terminal.
+type chatHub struct {
+	mu      sync.Mutex
+	waiting map[string]chan *orchestrator.Delivery // by message item id
+}
+
+func newChatHub() *chatHub { return &chatHub{waiting: map[string]chan *orchestrator.Delivery{}} }
+
+func (h *chatHub) expect(itemID string) chan *orchestrator.Delivery {
+	ch := make(chan *orchestrator.Delivery, 1)
+	h.mu.Lock()
+	h.waiting[itemID] = ch
+	h.mu.Unlock()
+	return ch
+}
+
+func (h *chatHub) forget(itemID string) {
+	h.mu.Lock()
+	delete(h.waiting, itemID)
+	h.mu.Unlock()
+}
+
+// before puts the hub in front of the terminal deliverer next.
+func (h *chatHub) before(next orchestrator.Deliverer) orchestrator.Deliverer {
+	return deliverFunc(func(ctx context.Context, d *orchestrator.Delivery) error {
+		if d.InReplyTo != "" {
+			h.mu.Lock()
+			ch := h.waiting[d.InReplyTo]
+			delete(h.waiting, d.InReplyTo)
+			h.mu.Unlock()
+			if ch != nil {
+				ch <- d
+				return nil
+			}
+		}
+		return next.Deliver(ctx, d)
+	})
+}
+
+type deliverFunc func(ctx context.Context, d *orchestrator.Delivery) error
+
+func (f deliverFunc) Deliver(ctx context.Context, d *orchestrator.Delivery) error { return f(ctx, d) }
+
+// chatMessage queues one line as a message of a terminal profile, from
+// the OS user at the other end of the socket, and waits for its reply.
+func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, error) {
+	prof, err := d.cfg.Profile(req.Profile)
+	if err != nil {
+		return nil, usagef("profile: %v", err)
+	}
+	if prof.Channel != config.ChannelTerminal {
+		return nil, usagef("profile %s is a %s profile; chat talks through a terminal profile", req.Profile, prof.Channel)
+	}
+	if req.Session == "" || len(req.Session) > 100 {
+		return nil, usagef("session: 1 to 100 characters")
+	}
+	oc := d.orchs[prof.OrchestratorID]
+	if oc == nil || oc.worker == nil {
+		return nil, fmt.Errorf("orchestrator %s is not served", prof.OrchestratorID)
+	}
+	who := peerActor(ctx, req.Profile)
+	payload, err := json.Marshal(orchestrator.Message{Text: req.Text, SenderID: who.SenderID, Sender: who.Sender,
+		ChannelID: req.Session, Via: store.ViaCLI})
+	if err != nil {
+		return nil, err
+	}
+	item := &store.QueueItem{ItemID: ulid.Make().String(), Kind: store.KindMessage, OrchestratorID: oc.cfg.ID,
+		ChannelProfileID: req.Profile, Payload: payload}
+	replies := d.chat.expect(item.ItemID)
+	if err := oc.store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(item) }); err != nil {
+		d.chat.forget(item.ItemID)
+		return nil, err
+	}
+	oc.worker.Wake()
+	t := time.NewTimer(chatWait)
+	defer t.Stop()
+	select {
+	case r := <-replies:
+		return &chatReply{Text: r.Text}, nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	d.chat.forget(item.ItemID)
+	select { // handed over just before it was forgotten
+	case r := <-replies:
+		return &chatReply{Text: r.Text}, nil
+	default:
+	}
+	return &chatReply{Pending: true}, nil
+}
