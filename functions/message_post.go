@@ -62,6 +62,9 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 		if o.ProfileID != "" {
 			item.ChannelProfileID = o.ProfileID
 		}
+		if r := a.TargetRef; r != nil && r.Channel == "slack" && isPerson(r.ChannelID) && r.ChannelID != o.CreatorID {
+			a.Text = whoAsked(o) + " asked me to remind you: " + a.Text
+		}
 	}
 	payload, err := json.Marshal(a)
 	if err != nil {
@@ -79,4 +82,16 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 		return nil, err
 	}
 	return &MessagePostResult{ItemID: item.ItemID, Queue: item.Queue}, nil
+}
+
+// whoAsked names a job's creator to the person it DMs: the post, made
+// when the job runs, says who set it, whatever its text says.
+func whoAsked(o *Origin) string {
+	switch {
+	case o.CreatorName != "":
+		return "@" + o.CreatorName
+	case o.CreatorID != "":
+		return "<@" + o.CreatorID + ">"
+	}
+	return "Someone"
 }

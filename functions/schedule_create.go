@@ -78,10 +78,52 @@ func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
 	if err := c.checkRef(j.TargetRef); err != nil {
 		return nil, err
 	}
+	if err := c.checkFloor(sp); err != nil {
+		return nil, err
+	}
 	if err := c.arm(j, sp); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// checkQuotas refuses a new job past the orchestrator's max_jobs or the
+// caller's max_jobs_per_sender (the CLI is held to the first alone). On a
+// store whose write transactions run at once it first takes the
+// orchestrator's "jobs" lock, so that the counts hold until the insert
+// commits: creates then queue up, and a quota holds under any concurrency.
+func (c *Call) checkQuotas(tx store.Tx) error {
+	if l, ok := tx.(store.Locker); ok {
+		if err := l.Lock("jobs"); err != nil {
+			return err
+		}
+	}
+	n, err := tx.JobCount(store.JobEnabled, store.JobPaused, store.JobDisabled)
+	if err != nil {
+		return err
+	}
+	if max := c.orch().MaxJobs; max > 0 && n >= max {
+		return fmt.Errorf("%w: orchestrator %q has %d jobs, its max_jobs; delete some first", ErrQuota, c.orch().ID, n)
+	}
+	max, sender := c.orch().MaxJobsPerSender, c.Actor.SenderID
+	if max <= 0 || c.Actor.Via == store.ViaCLI || sender == "" {
+		return nil
+	}
+	p := &store.JobListParams{CreatedBy: sender, Limit: min(max, store.MaxListLimit)}
+	for n = 0; n < max; {
+		page, err := tx.JobList(p)
+		if err != nil {
+			return err
+		}
+		n += len(page.Jobs)
+		if p.Cursor = page.NextCursor; p.Cursor == "" {
+			break
+		}
+	}
+	if n >= max {
+		return fmt.Errorf("%w: you have %d jobs, this orchestrator's max_jobs_per_sender; delete some first", ErrQuota, n)
+	}
+	return nil
 }
 
 func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult, error) {
@@ -90,12 +132,8 @@ func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult
 		return nil, err
 	}
 	err = c.update(ctx, func(tx store.Tx) error {
-		n, err := tx.JobCount(store.JobEnabled, store.JobPaused, store.JobDisabled)
-		if err != nil {
+		if err := c.checkQuotas(tx); err != nil {
 			return err
-		}
-		if max := c.orch().MaxJobs; max > 0 && n >= max {
-			return fmt.Errorf("%w: orchestrator %q has %d jobs, its max_jobs; delete some first", ErrQuota, c.orch().ID, n)
 		}
 		if err := tx.JobPut(j); err != nil {
 			if errors.Is(err, store.ErrExists) {

@@ -119,6 +119,11 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if a.Schedule.Set {
+			if err := c.checkFloor(sp); err != nil {
+				return false, err
+			}
+		}
 		if err := c.arm(j, sp); err != nil {
 			return false, err
 		}
