@@ -175,7 +175,10 @@ func TestDM_RemindingAnotherPerson(t *testing.T) {
 			t.Fatalf("the run posting to %s: %v", ref.ChannelID, err)
 		}
 		var it *store.QueueItem
-		e.st.View(context(), func(tx store.Tx) (err error) { it, err = tx.QueueGet(res.(*functions.MessagePostResult).ItemID); return })
+		e.st.View(context(), func(tx store.Tx) (err error) {
+			it, err = tx.QueueGet(res.(*functions.MessagePostResult).ItemID)
+			return
+		})
 		var p functions.MessagePostArgs
 		json.Unmarshal(it.Payload, &p)
 		return p.Text
