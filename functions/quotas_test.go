@@ -193,6 +193,20 @@ func TestDM_RemindingAnotherPerson(t *testing.T) {
 		t.Errorf("ana's reminder in her DM says %q, want %q", got, want)
 	}
 
+	// A post made at once says who sent it too.
+	res, err = e.callAs(anaDM, "message.post", `{"text":"hi","targetRef":{"channel":"slack","channelId":"UBOB"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it *store.QueueItem
+	e.st.View(context(), func(tx store.Tx) (err error) {
+		it, err = tx.QueueGet(res.(*functions.MessagePostResult).ItemID)
+		return
+	})
+	if !strings.Contains(string(it.Payload), `"text":"@ana asked me to remind you: hi"`) {
+		t.Errorf("ana's post to bob: %s", it.Payload)
+	}
+
 	// Bob may stop it, not change it; nobody else may do either.
 	id := `{"jobId":"` + j.JobID + `"}`
 	before := e.snapshot(t, j.JobID)
