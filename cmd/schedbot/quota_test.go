@@ -120,6 +120,26 @@ func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 				t.Errorf("%d jobs stored, want max_jobs 5", n)
 			}
 		})
+		// Far from the quota creates go several at once; near it, one at
+		// a time: a burst may stop a few short, and the rest then fit.
+		t.Run(c.name+"/max_jobs_far_then_near", func(t *testing.T) {
+			orchs := c.orchs(t, 24, 0)
+			got := createAtOnce(t, orchs, 60, anaActor)
+			if got > 24 || got < 24-3 {
+				t.Errorf("%d creates of a burst of 60 succeeded, want 21 to 24", got)
+			}
+			for i := 0; ; i++ {
+				_, err := orchs[i%len(orchs)].reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: quotaCreateArgs(""), Actor: anaActor})
+				if errors.Is(err, functions.ErrQuota) {
+					break
+				} else if err != nil || i > 3 {
+					t.Fatalf("create %d after the burst: %v", i, err)
+				}
+			}
+			if n := countJobs(t, orchs[0].store); n != 24 {
+				t.Errorf("%d jobs stored, want max_jobs 24", n)
+			}
+		})
 		t.Run(c.name+"/max_jobs_per_sender", func(t *testing.T) {
 			orchs := c.orchs(t, 1000, 3)
 			if got := createAtOnce(t, orchs, 40, anaActor); got != 3 {
