@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -169,6 +170,10 @@ type Registry struct {
 
 	mu      sync.Mutex
 	entropy io.Reader
+
+	// quotaHint is the last count of jobs a create saw (checkQuotas), -1
+	// when none has counted yet.
+	quotaHint atomic.Int64
 }
 
 // NewRegistry returns a registry with every built-in function registered.
@@ -185,6 +190,7 @@ func NewRegistry(d Deps) *Registry {
 	}
 	r := &Registry{deps: d, entries: map[string]*entry{}, log: d.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0)}
+	r.quotaHint.Store(-1)
 	if r.deps.AllowedFunc == nil {
 		r.deps.AllowedFunc = func(id string) bool { return matchFunction(d.Orchestrator.Functions, id) }
 	}
