@@ -71,13 +71,18 @@ var verbs = map[string]string{
 // stop it (delete, pause, snooze, complete: anything but change, resume
 // or run it), coming through the profile it posts through: a reminder
 // someone else set is theirs to end. The person at the CLI or the local
-// API can open the orchestrator's store anyway, so is its admin.
+// API can open the orchestrator's store anyway, so is its admin, and so
+// is an HTTP API token of a terminal profile (that person's token: the
+// terminal's authority).
 // A job's run never may: jobs run action functions only.
 func (c *Call) authorize(j *store.Job, action string) error {
 	a := c.Actor
 	switch {
 	case a.Via == store.ViaScheduler:
 	case a.Via == store.ViaCLI:
+		return nil
+	case a.Via == store.ViaHTTP && a.ChannelProfileID != "" &&
+		c.r.deps.Profiles[a.ChannelProfileID].Channel == "terminal":
 		return nil
 	case a.SenderID == "":
 	case a.SenderID == j.CreatedBy.SenderID && a.ChannelProfileID == j.CreatedBy.ChannelProfileID:
@@ -203,7 +208,8 @@ func (c *Call) mayUse(id string) error {
 	case c.Origin != nil && (id == c.Origin.ProfileID || c.Origin.TargetRef != nil && id == c.Origin.TargetRef.ChannelProfileID):
 		return nil
 	case c.Origin != nil:
-	case a.Via == store.ViaCLI, id == a.ChannelProfileID:
+	case a.Via == store.ViaCLI, id == a.ChannelProfileID,
+		a.Via == store.ViaHTTP && c.r.deps.Profiles[a.ChannelProfileID].Channel == "terminal":
 		return nil
 	case a.SenderID != "" && slices.Contains(c.r.deps.Profiles[id].Admins, a.SenderID):
 		return nil
