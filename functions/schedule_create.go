@@ -90,7 +90,7 @@ func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
 
 // quotaSlots is how many creates far from the quotas go at once on a
 // store whose write transactions run at once.
-const quotaSlots = 4
+const quotaSlots = 16
 
 // checkQuotas refuses a new job past the orchestrator's max_jobs or the
 // caller's max_jobs_per_sender (the CLI is held to the first alone).

@@ -127,21 +127,21 @@ func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 		// Far from the quota creates go several at once; near it, one at
 		// a time: a burst may stop a few short, and the rest then fit.
 		t.Run(c.name+"/max_jobs_far_then_near", func(t *testing.T) {
-			orchs := c.orchs(t, 24, 0)
-			got := createAtOnce(t, orchs, 60, quotaCLI)
-			if got > 24 {
-				t.Errorf("%d creates of a burst of 60 succeeded, want at most 24", got)
+			orchs := c.orchs(t, 100, 0)
+			got := createAtOnce(t, orchs, 150, quotaCLI)
+			if got > 100 {
+				t.Errorf("%d creates of a burst of 150 succeeded, want at most 100", got)
 			}
 			for i := 0; ; i++ {
 				_, err := orchs[i%len(orchs)].reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: quotaCreateArgs(""), Actor: quotaCLI})
 				if errors.Is(err, functions.ErrQuota) && strings.Contains(err.Error(), "delete some first") {
 					break
-				} else if err != nil && !errors.Is(err, functions.ErrQuota) || i > 24 {
+				} else if err != nil && !errors.Is(err, functions.ErrQuota) || i > 100 {
 					t.Fatalf("create %d after the burst: %v", i, err)
 				}
 			}
-			if n := countJobs(t, orchs[0].store); n != 24 {
-				t.Errorf("%d jobs stored, want max_jobs 24", n)
+			if n := countJobs(t, orchs[0].store); n != 100 {
+				t.Errorf("%d jobs stored, want max_jobs 100", n)
 			}
 		})
 		t.Run(c.name+"/max_jobs_per_sender", func(t *testing.T) {
