@@ -113,7 +113,7 @@ func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 		orchs func(t *testing.T, maxJobs, perSender int) []*orch
 	}{
 		{"bolt", boltOrchs},
-		{"postgres", func(t *testing.T, maxJobs, perSender int) []*orch { return pgOrchs(t, 4, maxJobs, perSender) }},
+		{"postgres", func(t *testing.T, maxJobs, perSender int) []*orch { return pgOrchs(t, 8, maxJobs, perSender) }},
 	} {
 		t.Run(c.name+"/max_jobs", func(t *testing.T) {
 			orchs := c.orchs(t, 5, 0)
