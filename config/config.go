@@ -45,11 +45,16 @@ type Config struct {
 
 // Orchestrator is one scope with its own store, functions and workflows.
 type Orchestrator struct {
-	ID          string               `yaml:"-"`
-	RuntimeRoot string               `yaml:"runtime_root"`
-	Timezone    string               `yaml:"timezone"`
-	Functions   []string             `yaml:"functions"`
-	MaxJobs     int                  `yaml:"max_jobs"`
+	ID          string   `yaml:"-"`
+	RuntimeRoot string   `yaml:"runtime_root"`
+	Timezone    string   `yaml:"timezone"`
+	Functions   []string `yaml:"functions"`
+	MaxJobs     int      `yaml:"max_jobs"`
+	// MaxJobsPerSender is how many jobs not deleted one sender may have
+	// made (the CLI is held to max_jobs alone).
+	MaxJobsPerSender int `yaml:"max_jobs_per_sender"`
+	// MinInterval is the frequency floor: no job fires more often.
+	MinInterval Duration             `yaml:"min_interval"`
 	Workflows   map[string]*Workflow `yaml:"workflows"`
 	// Store is this orchestrator's store: the global store section with
 	// what the orchestrator's own section sets laid over it.
@@ -189,10 +194,15 @@ const (
 
 // Defaults for fields left out.
 const (
-	DefaultMaxJobs  = 10000
-	DefaultTimezone = "UTC"
-	EnvConfig       = "SCHEDBOT_CONFIG"
-	EnvSlackAPIURL  = "SCHEDBOT_SLACK_API_URL"
+	DefaultMaxJobs = 10000
+	// DefaultMaxJobsPerSender leaves room for a hundred senders at
+	// DefaultMaxJobs.
+	DefaultMaxJobsPerSender = 100
+	// DefaultMinInterval is the scheduler's own floor: a minute.
+	DefaultMinInterval = Duration(time.Minute)
+	DefaultTimezone    = "UTC"
+	EnvConfig          = "SCHEDBOT_CONFIG"
+	EnvSlackAPIURL     = "SCHEDBOT_SLACK_API_URL"
 )
 
 // DefaultFunctions is the function allowlist of an orchestrator that names none.
@@ -405,6 +415,12 @@ func (c *Config) fill(baseDir string) {
 		if o.MaxJobs == 0 {
 			o.MaxJobs = DefaultMaxJobs
 		}
+		if o.MaxJobsPerSender == 0 {
+			o.MaxJobsPerSender = DefaultMaxJobsPerSender
+		}
+		if o.MinInterval == 0 {
+			o.MinInterval = DefaultMinInterval
+		}
 	}
 	for id, p := range c.ChannelProfiles {
 		if p == nil {
@@ -492,6 +508,12 @@ func (c *Config) Validate() error {
 		zone(p+".timezone", o.Timezone)
 		if o.MaxJobs < 0 {
 			bad(p+".max_jobs", "must be positive, got %d", o.MaxJobs)
+		}
+		if o.MaxJobsPerSender < 0 {
+			bad(p+".max_jobs_per_sender", "must be positive, got %d", o.MaxJobsPerSender)
+		}
+		if d := time.Duration(o.MinInterval); d < time.Second || d > 24*time.Hour || d%time.Second != 0 {
+			bad(p+".min_interval", "must be whole seconds from 1s to 24h, got %s", d)
 		}
 		for i, f := range o.Functions {
 			if !functionPattern.MatchString(f) {

@@ -67,11 +67,15 @@ var verbs = map[string]string{
 
 // authorize says whether the call's actor may make change action to j.
 // The creator may (the same sender through the same channel profile), and
-// so may an admin of the job's own channel profile coming through it (an
-// admin of another profile, another workspace, may not). The person at the
-// CLI or the local API can open the orchestrator's store anyway, so is its
-// admin, and so is an HTTP API token of a terminal profile (that person's
-// token: the terminal's authority).
+// so may an admin of the job's own channel profile or of the profile it
+// posts through, coming through that profile (an admin of another
+// profile, another workspace, may not). The person a reminder DMs may
+// stop it (delete, pause, snooze, complete: anything but change, resume
+// or run it), coming through the profile it posts through: a reminder
+// someone else set is theirs to end. The person at the CLI or the local
+// API can open the orchestrator's store anyway, so is its admin, and so
+// is an HTTP API token of a terminal profile (that person's token: the
+// terminal's authority).
 // A job's run never may: jobs run action functions only.
 func (c *Call) authorize(j *store.Job, action string) error {
 	a := c.Actor
@@ -85,13 +89,54 @@ func (c *Call) authorize(j *store.Job, action string) error {
 	case a.SenderID == "":
 	case a.SenderID == j.CreatedBy.SenderID && a.ChannelProfileID == j.CreatedBy.ChannelProfileID:
 		return nil
-	case a.ChannelProfileID == j.CreatedBy.ChannelProfileID &&
-		slices.Contains(c.r.deps.Profiles[j.CreatedBy.ChannelProfileID].Admins, a.SenderID):
+	case c.adminThrough(j.CreatedBy.ChannelProfileID), c.adminThrough(postsThrough(j)):
+		return nil
+	case !recipientMayNot[action] && isRecipient(j, a):
 		return nil
 	case (action == store.AuditJobSnoozed || action == store.AuditRunCompleted) && recipient(j, a):
 		return nil
 	}
-	return &AuthorityError{JobID: j.JobID, Verb: verbs[action], Creator: j.CreatedBy.Sender}
+	return &AuthorityError{JobID: j.JobID, Verb: verbOf(action), Creator: j.CreatedBy.Sender}
+}
+
+func verbOf(action string) string {
+	if v, ok := verbs[action]; ok {
+		return v
+	}
+	return strings.TrimPrefix(action, "job.")
+}
+
+// recipientMayNot are the changes a reminder's recipient may not make:
+// what it says, that it goes on, and when it runs stay its creator's.
+var recipientMayNot = map[string]bool{
+	store.AuditJobUpdated: true, store.AuditJobResumed: true, store.AuditJobTriggered: true,
+}
+
+// adminThrough says whether the actor is an admin of profile id, coming
+// through it.
+func (c *Call) adminThrough(id string) bool {
+	return id != "" && c.Actor.ChannelProfileID == id && slices.Contains(c.r.deps.Profiles[id].Admins, c.Actor.SenderID)
+}
+
+// postsThrough is the channel profile a job's posts go through.
+func postsThrough(j *store.Job) string {
+	if j.TargetRef != nil && j.TargetRef.ChannelProfileID != "" {
+		return j.TargetRef.ChannelProfileID
+	}
+	return j.CreatedBy.ChannelProfileID
+}
+
+// isRecipient says whether a is the person j DMs on Slack (a U… or W… id
+// as its target), coming through the profile it posts through.
+func isRecipient(j *store.Job, a store.Actor) bool {
+	r := j.TargetRef
+	return r != nil && r.Channel == "slack" && isPerson(r.ChannelID) && r.ChannelID == a.SenderID &&
+		a.ChannelProfileID == postsThrough(j)
+}
+
+// isPerson: a Slack user id (U…, W…), whose DM Slack opens on posting.
+func isPerson(channelID string) bool {
+	return strings.HasPrefix(channelID, "U") || strings.HasPrefix(channelID, "W")
 }
 
 // recipient says whether a is the person a job's direct messages go to
@@ -117,9 +162,12 @@ func (c *Call) jobToChange(tx store.Tx, id, action string) (*store.Job, error) {
 
 // checkRef validates a target's shape, then keeps it inside the
 // orchestrator: its profile must be one of the orchestrator's, on the
-// target's channel, and serve the channel. A target naming no profile gets
-// the caller's, else the orchestrator's only profile on that channel, so
-// that delivery goes where was checked.
+// target's channel, one the caller may post through (mayUse), and serve
+// the channel. A target naming no profile gets the caller's, else the
+// orchestrator's only profile on that channel, so that delivery goes
+// where was checked. A Slack DM conversation (D…) is a target only for
+// the person writing in it: somebody else's is never one (a person is
+// reminded through their user id, U… or W…, and the post says who asked).
 func (c *Call) checkRef(ref *store.TargetRef) error {
 	if ref == nil {
 		return nil
@@ -143,11 +191,56 @@ func (c *Call) checkRef(ref *store.TargetRef) error {
 	if p.Channel != ref.Channel {
 		return fieldErr("targetRef.channel", "is %s, but profile %q is on %s", ref.Channel, ref.ChannelProfileID, p.Channel)
 	}
-	if ref.Channel == "slack" && !p.serves(ref.ChannelID) && ref.ChannelID != c.creatorID() {
+	if err := c.mayUse(ref.ChannelProfileID); err != nil {
+		return err
+	}
+	if ref.Channel != "slack" {
+		return nil
+	}
+	if strings.HasPrefix(ref.ChannelID, "D") {
+		if own, known := c.creatorConversation(); known && ref.ChannelID != own {
+			return fieldErr("targetRef.channelId", "%s is a direct-message conversation other than the one this was asked in; "+
+				"to remind a person, name them by user id (U… or W…)", ref.ChannelID)
+		}
+	}
+	if !p.serves(ref.ChannelID) && ref.ChannelID != c.creatorID() {
 		return fieldErr("targetRef.channelId", "%s is not a channel profile %q serves (its channels: %s)",
 			ref.ChannelID, ref.ChannelProfileID, orNone(p.Channels))
 	}
 	return nil
+}
+
+// mayUse says whether the caller may post through profile id: its own
+// profile, another one it administers, or any from the CLI. A job's run
+// may post through the job's own profile and the one its stored target
+// names (checked when the job was made).
+func (c *Call) mayUse(id string) error {
+	a := c.Actor
+	switch {
+	case c.Origin != nil && (id == c.Origin.ProfileID || c.Origin.TargetRef != nil && id == c.Origin.TargetRef.ChannelProfileID):
+		return nil
+	case c.Origin != nil:
+	case a.Via == store.ViaCLI, id == a.ChannelProfileID,
+		a.Via == store.ViaHTTP && c.r.deps.Profiles[a.ChannelProfileID].Channel == "terminal":
+		return nil
+	case a.SenderID != "" && slices.Contains(c.r.deps.Profiles[id].Admins, a.SenderID):
+		return nil
+	}
+	return fieldErr("targetRef.channelProfileId", "%q is not the channel profile this request came through (%q); "+
+		"only an admin of %q may post through it", id, a.ChannelProfileID, id)
+}
+
+// creatorConversation is the conversation the job's creator wrote in (see
+// creatorID; none from the CLI), and whether it is known: the run of a job
+// made before it was recorded knows none, and checks the profile alone.
+func (c *Call) creatorConversation() (string, bool) {
+	switch {
+	case c.creator != nil:
+		return c.creator.ChannelID, true
+	case c.Origin != nil:
+		return c.Origin.CreatorChannelID, c.Origin.CreatorChannelID != ""
+	}
+	return c.Actor.ChannelID, true
 }
 
 // creatorID is the sender whose direct messages a target may name though

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -394,4 +395,62 @@ func (c *Call) logChange(action string, j *store.Job) *jobChange {
 	}
 	ch.log(c.r.log)
 	return nil
+}
+
+// floorSample is how many of a schedule's next occurrences checkFloor
+// looks at: enough to pass through a cron's or an rrule's busiest day.
+const floorSample = 64
+
+// checkFloor refuses a schedule that fires more often than the
+// orchestrator's min_interval: an interval shorter than it, or a cron or
+// rrule two of whose next occurrences come closer together.
+func (c *Call) checkFloor(sp *scheduler.Spec) error {
+	floor := c.orch().MinInterval
+	if floor <= 0 || sp.Type == store.ScheduleOnce {
+		return nil
+	}
+	gap, even := sp.Every, true
+	if sp.Type != store.ScheduleInterval {
+		gap, even = 0, true
+		at := sp.NextN(c.Now, floorSample)
+		for i := 1; i < len(at); i++ {
+			d := at[i].Sub(at[i-1])
+			if gap > 0 && d != gap {
+				even = false
+			}
+			if gap == 0 || d < gap {
+				gap = d
+			}
+		}
+	}
+	if gap <= 0 || gap >= floor {
+		return nil
+	}
+	how := "every "
+	if !even {
+		how = "as often as every "
+	}
+	return fieldErr("schedule", "fires %s%s; this orchestrator's floor is %s (min_interval)", how, spell(gap), spell(floor))
+}
+
+// spell says a duration as a person would: "5 minutes", "1 hour 30 minutes".
+func spell(d time.Duration) string {
+	var parts []string
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}} {
+		if n := d / u.d; n > 0 {
+			d -= n * u.d
+			s := fmt.Sprintf("%d %s", n, u.name)
+			if n != 1 {
+				s += "s"
+			}
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return d.String()
+	}
+	return strings.Join(parts, " ")
 }

@@ -63,6 +63,9 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 			item.ChannelProfileID = o.ProfileID
 		}
 	}
+	if r := a.TargetRef; r != nil && r.Channel == "slack" && isPerson(r.ChannelID) && r.ChannelID != c.creatorID() {
+		a.Text = c.whoAsked() + " asked me to remind you: " + a.Text
+	}
 	payload, err := json.Marshal(a)
 	if err != nil {
 		return nil, err
@@ -79,4 +82,21 @@ func postMessage(ctx context.Context, c *Call, a *MessagePostArgs) (any, error) 
 		return nil, err
 	}
 	return &MessagePostResult{ItemID: item.ItemID, Queue: item.Queue}, nil
+}
+
+// whoAsked names, to the person a post DMs, who sent it: a job's creator
+// (the post, made when the job runs, says who set it, whatever its text
+// says), else the caller.
+func (c *Call) whoAsked() string {
+	name, id := c.Actor.Sender, c.Actor.SenderID
+	if o := c.Origin; o != nil {
+		name, id = o.CreatorName, o.CreatorID
+	}
+	switch {
+	case name != "":
+		return "@" + name
+	case id != "":
+		return "<@" + id + ">"
+	}
+	return "Someone"
 }

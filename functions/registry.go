@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -51,11 +52,17 @@ const MaxArgsBytes = 64 << 10
 // Orchestrator is what the functions need to know of the orchestrator
 // their registry serves.
 type Orchestrator struct {
-	ID        string
-	Timezone  string          // default zone for interval and once schedules
-	MaxJobs   int             // quota of jobs not deleted
-	Functions []string        // allowlist patterns ("schedule.*")
-	Workflows map[string]bool // ids of the workflows it defines
+	ID       string
+	Timezone string // default zone for interval and once schedules
+	MaxJobs  int    // quota of jobs not deleted
+	// MaxJobsPerSender is the quota of jobs not deleted that one sender
+	// (by senderId) may have created; 0: none. The CLI is not held to it.
+	MaxJobsPerSender int
+	// MinInterval is the frequency floor: no schedule may fire more often
+	// (interval, cron or rrule); 0: none beyond the scheduler's minute.
+	MinInterval time.Duration
+	Functions   []string        // allowlist patterns ("schedule.*")
+	Workflows   map[string]bool // ids of the workflows it defines
 }
 
 // Deps are a registry's collaborators.
@@ -92,6 +99,11 @@ type Origin struct {
 	TargetRef   *store.TargetRef // the job's; nil: where it was created
 	ProfileID   string           // the channel profile the job came from
 	CreatorID   string           // sender id of the job's creator: their DM is a target they may use
+	CreatorName string           // the creator's name, for "@ana asked me to remind you"
+	// CreatorChannelID is the conversation the creator wrote in (a DM's
+	// D… id is a target only for its own member); empty for a job made
+	// before it was recorded.
+	CreatorChannelID string
 }
 
 // Spec declares one function: its id, JSON schema (one file beside the
@@ -158,6 +170,10 @@ type Registry struct {
 
 	mu      sync.Mutex
 	entropy io.Reader
+
+	// quotaHint is the last count of jobs a create saw (checkQuotas), -1
+	// when none has counted yet.
+	quotaHint atomic.Int64
 }
 
 // NewRegistry returns a registry with every built-in function registered.
@@ -174,6 +190,7 @@ func NewRegistry(d Deps) *Registry {
 	}
 	r := &Registry{deps: d, entries: map[string]*entry{}, log: d.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0)}
+	r.quotaHint.Store(-1)
 	if r.deps.AllowedFunc == nil {
 		r.deps.AllowedFunc = func(id string) bool { return matchFunction(d.Orchestrator.Functions, id) }
 	}
@@ -380,30 +397,43 @@ func (e *entry) parseArgs(raw json.RawMessage) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// checkStrings refuses path traversal and file references in any string
-// argument: no argument names a file, so none has a reason to look like one.
+// namingFields are the arguments that name things (a workflow, a
+// function, a job, a profile): those may not look like a path or a file
+// reference. Message texts and other prose may say "../CHANGELOG" or
+// "file: Q4 report is due".
+var namingFields = map[string]bool{
+	"workflowId": true, "functionId": true, "name": true, "jobId": true, "executionId": true,
+	"orchestratorId": true, "channelProfileId": true, "channelId": true,
+}
+
+// checkStrings refuses a NUL character in any string argument, and path
+// traversal and file references in those that name things.
 func checkStrings(v any, path string) error {
+	return checkStringsAt(v, path, "")
+}
+
+func checkStringsAt(v any, path, key string) error {
 	switch x := v.(type) {
 	case string:
-		if strings.Contains(x, "../") || strings.Contains(x, `..\`) || x == ".." ||
-			strings.HasPrefix(strings.ToLower(x), "file:") {
-			return fieldErr(orArgs(path), "path traversal and file references are not allowed")
+		if namingFields[key] && (strings.Contains(x, "../") || strings.Contains(x, `..\`) || x == ".." ||
+			strings.HasPrefix(strings.ToLower(x), "file:")) {
+			return fieldErr(orArgs(path), "path traversal and file references are not allowed in a name")
 		}
 		if strings.ContainsRune(x, 0) {
 			return fieldErr(orArgs(path), "contains a NUL character")
 		}
 	case map[string]any:
 		for k, e := range x {
-			if err := checkStrings(k, path); err != nil {
+			if err := checkStringsAt(k, path, ""); err != nil {
 				return err
 			}
-			if err := checkStrings(e, joinPath(path, k)); err != nil {
+			if err := checkStringsAt(e, joinPath(path, k), k); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if err := checkStrings(e, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if err := checkStringsAt(e, path+"["+strconv.Itoa(i)+"]", key); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -87,10 +88,103 @@ func (c *Call) newJob(a *scheduleCreateArgs) (*store.Job, error) {
 	if err := c.checkRef(j.TargetRef); err != nil {
 		return nil, err
 	}
+	if err := c.checkFloor(sp); err != nil {
+		return nil, err
+	}
 	if err := c.arm(j, sp); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// quotaSlots is how many creates far from the quotas go at once on a
+// store whose write transactions run at once.
+const quotaSlots = 16
+
+// checkQuotas refuses a new job past the orchestrator's max_jobs or the
+// caller's max_jobs_per_sender (the CLI is held to the first alone).
+//
+// On a store whose write transactions run at once (store.Locker) a count
+// then an insert hold only under a lock until the insert commits. A
+// create far from the quotas takes one of quotaSlots locks, at random,
+// and counts: at most quotaSlots creates are then under way and
+// uncounted at any moment, so room for that many keeps the quotas. A
+// create near them takes every slot, in order, and has the orchestrator
+// to itself: it counts exactly. Far or near is what the registry's last
+// count said (no sender quota to count), else a first count without a
+// lock. So a quota is exact for creates one after another, and creates
+// at once near it may be refused short of it ("try again in a moment").
+// Counting under one lock for all took 4 creates at once from 1.6 ms to
+// 15 ms each with 1,500 jobs, and grew with the jobs.
+func (c *Call) checkQuotas(tx store.Tx) error {
+	maxJobs, perSender := c.orch().MaxJobs, c.orch().MaxJobsPerSender
+	sender := c.Actor.SenderID
+	if c.Actor.Via == store.ViaCLI || sender == "" {
+		perSender = 0
+	}
+	room := 1 // how many jobs the counts must leave room for, this one's included
+	if l, ok := tx.(store.Locker); ok {
+		far := func(n, max int) bool { return max <= 0 || n+2*quotaSlots <= max }
+		hint := int(c.r.quotaHint.Load())
+		isFar := perSender <= 0 && (maxJobs <= 0 || hint >= 0 && hint+4*quotaSlots <= maxJobs)
+		if !isFar {
+			n, mine, err := c.countJobs(tx, sender, perSender)
+			if err != nil {
+				return err
+			}
+			isFar = far(n, maxJobs) && far(mine, perSender)
+		}
+		if isFar {
+			room = quotaSlots
+			if err := l.Lock(fmt.Sprintf("jobs/%d", rand.IntN(quotaSlots))); err != nil {
+				return err
+			}
+		} else {
+			for i := range quotaSlots {
+				if err := l.Lock(fmt.Sprintf("jobs/%d", i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	n, mine, err := c.countJobs(tx, sender, perSender)
+	if err != nil {
+		return err
+	}
+	c.r.quotaHint.Store(int64(n))
+	if maxJobs > 0 && n+room > maxJobs {
+		if n < maxJobs {
+			return fmt.Errorf("%w: orchestrator %q has %d jobs and more being created, near its max_jobs of %d; try again in a moment", ErrQuota, c.orch().ID, n, maxJobs)
+		}
+		return fmt.Errorf("%w: orchestrator %q has %d jobs, its max_jobs is %d; delete some first", ErrQuota, c.orch().ID, n, maxJobs)
+	}
+	if perSender > 0 && mine+room > perSender {
+		if mine < perSender {
+			return fmt.Errorf("%w: you have %d jobs and more being created, near this orchestrator's max_jobs_per_sender of %d; try again in a moment", ErrQuota, mine, perSender)
+		}
+		return fmt.Errorf("%w: you have %d jobs, this orchestrator's max_jobs_per_sender is %d; delete some first", ErrQuota, mine, perSender)
+	}
+	return nil
+}
+
+// countJobs counts the jobs not deleted, and those of sender when
+// perSender is set (up to perSender).
+func (c *Call) countJobs(tx store.Tx, sender string, perSender int) (n, mine int, err error) {
+	if n, err = tx.JobCount(store.JobEnabled, store.JobPaused, store.JobDisabled); err != nil || perSender <= 0 {
+		return n, 0, err
+	}
+	p := &store.JobListParams{CreatedBy: sender, Limit: min(perSender, store.MaxListLimit)}
+	for mine < perSender {
+		page, err := tx.JobList(p)
+		if err != nil {
+			return 0, 0, err
+		}
+		mine += len(page.Jobs)
+		if p.Cursor = page.NextCursor; p.Cursor == "" {
+			break
+		}
+	}
+	return n, mine, nil
 }
 
 func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult, error) {
@@ -99,12 +193,8 @@ func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult
 		return nil, err
 	}
 	err = c.update(ctx, func(tx store.Tx) error {
-		n, err := tx.JobCount(store.JobEnabled, store.JobPaused, store.JobDisabled)
-		if err != nil {
+		if err := c.checkQuotas(tx); err != nil {
 			return err
-		}
-		if max := c.orch().MaxJobs; max > 0 && n >= max {
-			return fmt.Errorf("%w: orchestrator %q has %d jobs, its max_jobs; delete some first", ErrQuota, c.orch().ID, n)
 		}
 		if err := tx.JobPut(j); err != nil {
 			if errors.Is(err, store.ErrExists) {

@@ -138,6 +138,11 @@ func (c *Call) patch(j *store.Job, a *scheduleUpdateArgs) (bool, error) {
 			j.Skip = nil
 		}
 		sp.Skip = j.Skip
+		if a.Schedule.Set {
+			if err := c.checkFloor(sp); err != nil {
+				return false, err
+			}
+		}
 		if err := c.arm(j, sp); err != nil {
 			return false, err
 		}

@@ -321,7 +321,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	} else {
 		d.Args = args
 	}
-	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
+	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, ChannelID: m.ChannelID, Via: via}
 	req := &functions.Request{Function: d.Function, Args: d.Args, Actor: actor}
 	return "", nil, req, func(res any, err error) (string, func(store.Tx) error) {
 		if err != nil {

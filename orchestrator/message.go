@@ -140,6 +140,6 @@ func (w *Worker) jsonCallMessages(_ context.Context, it *store.QueueItem, m *Mes
 	if via == "" {
 		return Reply{Text: notSetUp(it.ChannelProfileID)}
 	}
-	actor := store.Actor{ChannelProfileID: it.ChannelProfileID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
+	actor := store.Actor{ChannelProfileID: it.ChannelProfileID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, ChannelID: m.ChannelID, Via: via}
 	return Reply{Call: &functions.Request{Function: call.Function, Args: call.Args, Actor: actor}}
 }

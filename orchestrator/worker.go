@@ -759,7 +759,8 @@ func (w *Worker) execute(ctx context.Context, tx store.Tx, job *store.Job, run *
 	actor := workerActor
 	actor.ChannelProfileID = job.CreatedBy.ChannelProfileID
 	origin := &functions.Origin{JobID: job.JobID, ExecutionID: run.ExecutionID, TargetRef: job.TargetRef,
-		ProfileID: job.CreatedBy.ChannelProfileID, CreatorID: job.CreatedBy.SenderID}
+		ProfileID: job.CreatedBy.ChannelProfileID, CreatorID: job.CreatedBy.SenderID,
+		CreatorName: job.CreatedBy.Sender, CreatorChannelID: job.CreatedBy.ChannelID}
 	a := job.TargetAction
 	switch a.Type {
 	case store.ActionCommandInvoke:

@@ -68,7 +68,10 @@ type Actor struct {
 	SenderID         string `json:"senderId,omitempty"`
 	Sender           string `json:"sender,omitempty"`
 	MessageID        string `json:"messageId,omitempty"`
-	Via              string `json:"via"`
+	// ChannelID is the conversation the message came from, as the channel
+	// reported it (Slack: C…, or the sender's own D… DM).
+	ChannelID string `json:"channelId,omitempty"`
+	Via       string `json:"via"`
 	// Token is the name of the HTTP API token the actor came with.
 	Token string `json:"token,omitempty"`
 }

@@ -251,6 +251,17 @@ type ReadAheader interface {
 	ReadAhead(jobIDs, executionIDs []string) error
 }
 
+// Locker is a Tx of a store whose write transactions run at once
+// (postgres): Lock takes the named lock of the orchestrator until the
+// transaction ends, however it ends, waiting while another transaction
+// holds it. A check then a write that must hold together under
+// concurrency (a quota's count then the insert, a request id looked up
+// then recorded) takes one first. A store whose write transactions run
+// one at a time (bolt) needs none; callers test for it.
+type Locker interface {
+	Lock(name string) error
+}
+
 // JobListParams filters and pages JobList.
 type JobListParams struct {
 	States    []JobState // empty: every state but deleted

@@ -231,6 +231,15 @@ func callOnce(ctx context.Context, oc *orch, profile string, req functions.Reque
 	var res any
 	ran := false
 	err := oc.store.Update(ctx, func(tx store.Tx) error {
+		// Where transactions run at once (postgres), a retry arriving while
+		// the first call is still in its transaction waits for it here, and
+		// then reads its result, instead of acting too and failing on the
+		// request id or the job's name.
+		if l, ok := tx.(store.Locker); ok {
+			if err := l.Lock("request:" + requestID); err != nil {
+				return err
+			}
+		}
 		prev, err := tx.RequestGet(requestID)
 		if err == nil {
 			if prev.Digest != digest {

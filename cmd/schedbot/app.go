@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
@@ -162,6 +163,7 @@ func openOrch(cfg *config.Config, o *config.Orchestrator, log *slog.Logger, chan
 		Store: st,
 		Orchestrator: functions.Orchestrator{
 			ID: o.ID, Timezone: o.Timezone, MaxJobs: o.MaxJobs, Functions: o.Functions, Workflows: workflows,
+			MaxJobsPerSender: o.MaxJobsPerSender, MinInterval: time.Duration(o.MinInterval),
 		},
 		Profiles:    functionProfiles(cfg, o.ID),
 		Logger:      log,

@@ -233,7 +233,7 @@ func (s *Selector) proposal(in selector.Input, calls []openai.ToolCall) (selecto
 }
 
 func selectorActor(in selector.Input) store.Actor {
-	return store.Actor{ChannelProfileID: in.ProfileID, SenderID: in.SenderID, Sender: in.Sender, Via: store.ViaAPI}
+	return store.Actor{ChannelProfileID: in.ProfileID, SenderID: in.SenderID, Sender: in.Sender, ChannelID: in.ChannelID, Via: store.ViaAPI}
 }
 
 // textDecision reads a reply without a tool call: "Unsupported: …" or a question.

@@ -235,8 +235,6 @@ func decide(in selector.Input, text string) selector.Decision {
 		return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: remind me to stretch every day at 3pm.")
 	case strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }):
 		return unsupported("I could not read that message (it has control characters).")
-	case strings.Contains(text, "../") || strings.Contains(text, `..\`) || strings.Contains(strings.ToLower(text), "file:"):
-		return unsupported("I don't work with files or paths; tell me what to post, where and when.")
 	case codeRe.MatchString(text):
 		return unsupported("That looks like code. I schedule messages and workflows: tell me what to post, where and when.")
 	case injectionRe.MatchString(text):

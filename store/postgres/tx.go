@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -993,4 +994,26 @@ func (t *tx) QueueDelete(id string) error {
 		return notFound("queue item", id)
 	}
 	return nil
+}
+
+// Lock takes the transaction's advisory lock on name, scoped to the
+// orchestrator: a bigint key with its sign bit set, apart from the
+// dispatch slots' and the migration's (positive) and the instance keys
+// (pairs of int4).
+func (t *tx) Lock(name string) error {
+	if err := t.writable("lock " + name); err != nil {
+		return err
+	}
+	if _, err := t.exec(`SELECT pg_advisory_xact_lock($1)`, lockKey(t.s.orch, name)); err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	return nil
+}
+
+func lockKey(orch, name string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(orch))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	return int64(h.Sum64() | 1<<63)
 }
