@@ -181,8 +181,15 @@ func create(path string) error {
 
 // checkFile reads a bbolt file's two meta pages and refuses a file shorter
 // than the pages its current meta names, and an empty one. bbolt maps the file and would read
-// past its end: a SIGBUS, which no recover can catch.
+// past its end: a SIGBUS, which no recover can catch. What is not a regular
+// file (a directory, a FIFO, a device) is refused before it is opened:
+// opening a FIFO blocks until another process opens it for writing.
 func checkFile(path string) error {
+	if st, err := os.Stat(path); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file (%s)", store.ErrCorrupt, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -192,7 +199,7 @@ func checkFile(path string) error {
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() { // replaced between the two looks
 		return fmt.Errorf("%w: not a regular file (%s)", store.ErrCorrupt, st.Mode().Type())
 	}
 	if st.Size() == 0 {

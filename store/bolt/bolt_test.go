@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -463,6 +464,29 @@ func TestOpen_RefusesAnEmptyOrUnreadableFile(t *testing.T) {
 	}
 	if _, err := bolt.Open(notFile, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("Open(a directory) = %v, want it refused as not a regular file", err)
+	}
+	// A FIFO blocks whoever opens it until a writer comes: Open must not
+	// open it to learn what it is.
+	fifo := filepath.Join(dir, "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		_, err := bolt.Open(fifo, nil)
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(a FIFO) = %v, want it refused as not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the stuck open so the test can end.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("Open(a FIFO) still blocked after 10s; want it refused at once")
 	}
 	fresh := filepath.Join(dir, "new", "automation.db")
 	s, err := bolt.Open(fresh, nil)
