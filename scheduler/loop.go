@@ -285,6 +285,12 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (
 			err := tx.JobsDue(now, batch, func(j *store.Job) error {
 				n++
 				f, recs, err := s.fireJob(tx, j, now)
+				if re := (*store.RecordError)(nil); errors.As(err, &re) {
+					// One of this job's records (a run) does not read: the
+					// transaction is given up, the job set aside on its own
+					// and the batch fired again without it.
+					return &badJobError{job: j, rec: re}
+				}
 				if err != nil {
 					return fmt.Errorf("fire job %s: %w", j.JobID, err)
 				}
@@ -303,6 +309,12 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (
 		})
 		if err == nil && n > 0 {
 			s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
+		}
+		if bad := (*badJobError)(nil); errors.As(err, &bad) {
+			if err := s.st.Update(ctx, func(tx store.Tx) error { return s.quarantineJob(tx, now, bad) }); err != nil {
+				return total, fmt.Errorf("set aside job %s: %w", bad.job.JobID, err)
+			}
+			continue // each pass sets one job aside: the loop ends
 		}
 		if err != nil {
 			return total, err

@@ -123,7 +123,8 @@ type Tx interface {
 	// JobQuarantine sets aside a job whose stored record cannot be read:
 	// it is no longer due and counts as disabled; its record is kept as it
 	// is, for repair. A job that reads is disabled with JobPut instead
-	// (JobQuarantine refuses it).
+	// (JobQuarantine refuses it). A job whose records are gone but whose
+	// index entries are left (a damaged store) loses those entries.
 	JobQuarantine(id string) error
 	// JobNextRunAt returns the earliest nextRunAt of any enabled job; ok is
 	// false when no job is due ever.
