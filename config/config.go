@@ -37,6 +37,9 @@ type Config struct {
 	Slack           Slack                      `yaml:"slack"`
 	Server          Server                     `yaml:"server"`
 	Store           StoreConfig                `yaml:"store"`
+	Runs            Runs                       `yaml:"runs"`
+	Retention       Retention                  `yaml:"retention"`
+	Audit           Audit                      `yaml:"audit"`
 
 	// Source says where the config came from: a file path or "embedded default".
 	Source string `yaml:"-"`
@@ -387,6 +390,7 @@ func (c *Config) fill(baseDir string) {
 		c.Server.Socket = "schedbot.sock"
 	}
 	c.Server.Socket = abs(c.Server.Socket)
+	c.fillRecords(abs)
 }
 
 var (
@@ -511,6 +515,7 @@ func (c *Config) Validate() error {
 	if c.Slack.Mode != "socket" && c.Slack.Mode != "http" {
 		bad("slack.mode", "must be socket or http, got %q", c.Slack.Mode)
 	}
+	c.validateRecords(bad)
 	if len(errs) == 0 {
 		return nil
 	}

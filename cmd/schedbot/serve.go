@@ -136,7 +136,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		var worker *orchestrator.Worker
 		m := d.metrics
 		sched = scheduler.New(oc.store, &scheduler.Options{
-			OrchestratorID: id, Logger: log,
+			OrchestratorID: id, Logger: log, RunTimeout: time.Duration(cfg.Runs.Timeout),
 			DispatchedFunc: func(_ *store.Job, _ *store.Run, late time.Duration) {
 				m.lateness.WithLabelValues(id).Observe(late.Seconds())
 				worker.Wake()
