@@ -325,6 +325,9 @@ type AuditEvent struct {
 	After          json.RawMessage `json:"after,omitzero"`
 	PrevHash       string          `json:"prevHash"`
 	Hash           string          `json:"hash,omitempty"`
+	// MAC is the record's HMAC-SHA256 under the audit key (AuditSeal),
+	// empty when the store has no key. It is the body's last member.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Audit actions.

@@ -188,7 +188,15 @@ type Tx interface {
 	AuditList(p *AuditListParams) ([]*AuditEvent, error)
 	// AuditVerify checks the whole hash chain and returns a *ChainError
 	// naming the first record that does not hold; n is how many it checked.
+	// A store opened with an audit key checks every record's MAC too
+	// (AuditSeal). A chain may begin past record 1 when a checkpoint
+	// record (AuditPruned) in it names the records pruned before.
 	AuditVerify() (n int, err error)
+	// AuditPrune deletes the records up to seq through, which must be
+	// below the head, and returns how many it deleted. The caller appends
+	// the AuditPruned checkpoint naming through and its hash in the same
+	// transaction, so that the chain still verifies.
+	AuditPrune(through uint64) (n int, err error)
 
 	// RequestGet returns the request recorded under key, or ErrNotFound.
 	RequestGet(key string) (*Request, error)

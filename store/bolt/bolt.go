@@ -35,6 +35,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file for reading only (a shared lock).
 	ReadOnly bool
+	// AuditKey, when set, seals every audit record appended with an
+	// HMAC (store.AuditSeal) and makes AuditVerify check every record's.
+	AuditKey []byte
 }
 
 // Store is a bbolt-backed store.Store.
@@ -45,6 +48,8 @@ type Store struct {
 
 	mu      sync.Mutex // guards entropy
 	entropy *ulid.MonotonicEntropy
+
+	auditKey []byte
 }
 
 // Version 3 stores every record as JSON (codec.go), a job as two (tx.go);
@@ -125,7 +130,7 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s = &Store{db: db, path: path, pidPath: pidPath, entropy: ulid.Monotonic(rand.Reader, 0)}
+	s = &Store{db: db, path: path, pidPath: pidPath, entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey}
 	if err := s.init(opts.ReadOnly); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -54,6 +54,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"JobsDueSeesEarlierWritesInItsTransaction", testJobsDueSeesEarlierWrites},
 		{"PanicInTransactionGoesToTheCaller", testPanicGoesToTheCaller},
 		{"QueuePruneReachesEveryItem", testQueuePrune},
+		{"AuditPruneLeavesACheckpointedChain", testAuditPrune},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
