@@ -56,6 +56,8 @@ type Orchestrator struct {
 	// Store is this orchestrator's store: the global store section with
 	// what the orchestrator's own section sets laid over it.
 	Store *StoreConfig `yaml:"store"`
+	// Audit is the global audit section, for opening the store.
+	Audit *Audit `yaml:"-"`
 }
 
 // Workflow is an ordered list of function calls.

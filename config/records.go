@@ -69,6 +69,9 @@ func (c *Config) fillRecords(abs func(string) string) {
 	if c.Audit.PublishEvery == 0 {
 		c.Audit.PublishEvery = Duration(DefaultAuditPublish)
 	}
+	for _, o := range c.Orchestrators {
+		o.Audit = &c.Audit
+	}
 }
 
 func (c *Config) validateRecords(bad func(path, format string, args ...any)) {
@@ -96,6 +99,9 @@ func (c *Config) validateRecords(bad func(path, format string, args ...any)) {
 // the variable audit.key_env names. None set is no key (nil, nil); a key
 // file that cannot be read, or a key shorter than 16 bytes, is an error.
 func (a *Audit) AuditKey() ([]byte, error) {
+	if a == nil {
+		return nil, nil
+	}
 	var key, from string
 	if a.KeyFile != "" {
 		b, err := os.ReadFile(a.KeyFile)

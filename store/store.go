@@ -192,6 +192,9 @@ type Tx interface {
 	// (AuditSeal). A chain may begin past record 1 when a checkpoint
 	// record (AuditPruned) in it names the records pruned before.
 	AuditVerify() (n int, err error)
+	// AuditHead returns the chain's head: the last record's seq and hash
+	// (hex); 0 and "" when nothing was ever appended.
+	AuditHead() (seq uint64, hash string, err error)
 	// AuditPrune deletes the records up to seq through, which must be
 	// below the head, and returns how many it deleted. The caller appends
 	// the AuditPruned checkpoint naming through and its hash in the same

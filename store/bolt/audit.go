@@ -186,3 +186,9 @@ func (t *tx) AuditPrune(through uint64) (n int, err error) {
 	}
 	return n, nil
 }
+
+func (t *tx) AuditHead() (seq uint64, hash string, err error) {
+	defer guard(&err)
+	seq, h := t.auditHead()
+	return seq, hex.EncodeToString(h), nil
+}

@@ -201,3 +201,24 @@ func (t *tx) AuditPrune(through uint64) (int, error) {
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+func (t *tx) AuditHead() (uint64, string, error) {
+	if t.write {
+		if err := t.flushAudit(); err != nil {
+			return 0, "", err
+		}
+		if err := t.head(); err != nil {
+			return 0, "", err
+		}
+		return t.headSeq, hex.EncodeToString(t.headHash), nil
+	}
+	var seq int64
+	var hash []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT seq, hash FROM schedbot_audit_head WHERE orchestrator_id = $1`, t.s.orch).Scan(&seq, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", nil
+	} else if err != nil {
+		return 0, "", fmt.Errorf("audit head: %w", err)
+	}
+	return uint64(seq), hex.EncodeToString(hash), nil
+}

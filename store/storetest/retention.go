@@ -69,6 +69,9 @@ func testAuditPrune(t *testing.T, s store.Store) {
 		if err != nil {
 			return err
 		}
+		if seq, hash, err := tx.AuditHead(); seq != 6 || len(evs) != 3 || hash != evs[2].Hash || err != nil {
+			t.Errorf("AuditHead = %d %s, %v; want the last record's (6)", seq, hash, err)
+		}
 		var seqs []uint64
 		for _, ev := range evs {
 			seqs = append(seqs, ev.Seq)
