@@ -349,6 +349,7 @@ const (
 	AuditDeliveryFailed    = "delivery.dead_lettered"
 	AuditSchedulerStarted  = "scheduler.started"
 	AuditSchedulerStopped  = "scheduler.stopped"
+	AuditStoreRepaired     = "store.repaired" // schedbot doctor --repair
 )
 
 // AuditHash chains body to the previous record's hash (empty for the first).

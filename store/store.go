@@ -279,3 +279,22 @@ type AuditListParams struct {
 	AfterSeq uint64
 	Limit    int // 0: no limit
 }
+
+// Problem is one stored record a store cannot read, or an index entry
+// whose record is gone: what `schedbot doctor` lists.
+type Problem struct {
+	Kind  string `json:"kind"`  // "job", "run", "queue item", "next-run index", "state index", "name index"
+	ID    string `json:"id"`    // the record's key
+	Error string `json:"error"` // why it does not read
+	Bytes []byte `json:"bytes,omitempty"`
+	// Repair is what Doctor.Check did with it when asked to repair ("").
+	Repair string `json:"repair,omitempty"`
+}
+
+// Doctor is a Store that can list the records it cannot read and, asked
+// to repair, remove them (a job with its index entries and runs stays
+// disabled, or goes when it does not read) in one write transaction. Both
+// stores implement it; callers test for it.
+type Doctor interface {
+	Check(ctx context.Context, repair bool) ([]Problem, error)
+}

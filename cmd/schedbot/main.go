@@ -102,6 +102,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runQueue(ctx, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
+	case "doctor":
+		return runDoctor(ctx, rest, stdout, stderr)
 	case "cron":
 		return runCron(ctx, rest, stdout, stderr)
 	case "next":
