@@ -138,6 +138,14 @@ type Tx interface {
 	// RunList returns a job's runs, newest first (executionId order, which
 	// ExecutionID makes time order), at most limit.
 	RunList(jobID string, limit int) ([]*Run, error)
+	// RunPrune deletes up to p.Limit of a job's finished runs (neither
+	// dispatched nor running): those past its newest p.Keep and those
+	// that finished (else were scheduled) before p.Before. A run that does
+	// not read is left (schedbot doctor's). It returns how many it deleted.
+	RunPrune(p *RunPruneParams) (int, error)
+	// JobPrune deletes up to limit jobs deleted before before (their
+	// updatedAt), with their runs, and returns how many jobs it deleted.
+	JobPrune(before time.Time, limit int) (int, error)
 
 	// QueueAdd stores a new item in item.Queue (incoming when empty),
 	// assigning ItemID when empty. An existing ItemID is ErrExists.
@@ -250,6 +258,27 @@ type JobListParams struct {
 	ChannelID string     // the target's channelId; empty: any
 	Limit     int        // 1..MaxListLimit; 0 means DefaultListLimit
 	Cursor    string     // from a previous JobPage.NextCursor
+}
+
+// RunPruneParams says which of a job's runs RunPrune deletes.
+type RunPruneParams struct {
+	JobID  string
+	Keep   int       // the newest runs kept whatever their age; 0 keeps none
+	Before time.Time // older finished runs go; zero: none by age
+	Limit  int       // at most this many deleted; 0: DefaultListLimit
+}
+
+// Prunable reports whether RunPrune may delete r, the i-th newest run of
+// its job (from 0), under p.
+func (p *RunPruneParams) Prunable(r *Run, i int) bool {
+	if r.Status == RunDispatched || r.Status == RunRunning {
+		return false
+	}
+	at := r.CompletedAt
+	if at.IsZero() {
+		at = r.ScheduledAt
+	}
+	return i >= p.Keep || !p.Before.IsZero() && at.Before(p.Before)
 }
 
 // JobPage is one page of a job listing.

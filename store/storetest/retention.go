@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/schedbot/schedbot/store"
 )
@@ -93,6 +94,96 @@ func testAuditPrune(t *testing.T, s store.Store) {
 		var ce *store.ChainError
 		if _, err := tx.AuditVerify(); !errors.As(err, &ce) {
 			t.Errorf("AuditVerify with a checkpoint naming the wrong hash = %v, want a ChainError", err)
+		}
+		return nil
+	})
+}
+
+// testRetention: RunPrune deletes a job's finished runs past the newest
+// Keep and those finished before Before, never a run still going and
+// never another job's; JobPrune deletes the jobs deleted before a time,
+// with their runs, and no other job.
+func testRetention(t *testing.T, s store.Store) {
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, id := range []string{"J", "K"} {
+			if err := tx.JobPut(NewJob(id, t0)); err != nil {
+				return err
+			}
+			for h := 5; h >= 1; h-- {
+				at := t0.Add(-time.Duration(h) * time.Hour)
+				if err := tx.RunPut(&store.Run{ExecutionID: store.ExecutionID(id, at), JobID: id, ScheduledAt: at, CompletedAt: at.Add(time.Minute), Status: store.RunCompleted}); err != nil {
+					return err
+				}
+			}
+			if err := tx.RunPut(&store.Run{ExecutionID: store.ExecutionID(id, t0), JobID: id, ScheduledAt: t0, Status: store.RunRunning}); err != nil {
+				return err
+			}
+		}
+		for id, at := range map[string]time.Time{"OLD": t0.Add(-48 * time.Hour), "NEW": t0} {
+			j := NewJob(id, time.Time{})
+			j.State, j.UpdatedAt = store.JobDeleted, at
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+			if err := tx.RunPut(&store.Run{ExecutionID: store.ExecutionID(id, at), JobID: id, ScheduledAt: at, Status: store.RunCompleted}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	prune := func(p *store.RunPruneParams) int {
+		t.Helper()
+		var n int
+		mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = tx.RunPrune(p); return err })
+		return n
+	}
+	count := func(id string) int {
+		t.Helper()
+		var n int
+		mustView(t, s, func(tx store.Tx) error {
+			rs, err := tx.RunList(id, 100)
+			n = len(rs)
+			return err
+		})
+		return n
+	}
+	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 10, Before: t0.Add(-150 * time.Minute)}); n != 3 {
+		t.Errorf("RunPrune by age = %d, want the 3 runs finished over 2.5h ago", n)
+	}
+	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 1, Limit: 1}); n != 1 {
+		t.Errorf("RunPrune with limit 1 = %d, want 1", n)
+	}
+	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 1}); n != 1 {
+		t.Errorf("RunPrune by count = %d, want the last finished run past the newest", n)
+	}
+	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 0, Before: t0.Add(time.Hour)}); n != 0 {
+		t.Errorf("RunPrune of a job whose only run is running = %d, want it kept", n)
+	}
+	if got, want := count("J"), 1; got != want {
+		t.Errorf("J's runs after pruning = %d, want %d (the running one)", got, want)
+	}
+	if got := count("K"); got != 6 {
+		t.Errorf("K's runs = %d, want all 6: another job's runs are not pruned", got)
+	}
+	var n int
+	mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = tx.JobPrune(t0.Add(-24*time.Hour), 10); return err })
+	if n != 1 {
+		t.Errorf("JobPrune = %d, want the job deleted 48h ago", n)
+	}
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.JobGet("OLD"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("JobGet(pruned) = %v, want ErrNotFound", err)
+		}
+		for id, want := range map[string]int{"OLD": 0, "NEW": 1, "K": 6} {
+			if rs, err := tx.RunList(id, 100); err != nil || len(rs) != want {
+				t.Errorf("runs of %s = %d, %v; want %d", id, len(rs), err, want)
+			}
+		}
+		if c, _ := tx.JobCount(store.JobDeleted); c != 1 {
+			t.Errorf("deleted jobs = %d, want the recent one kept", c)
+		}
+		if c, _ := tx.JobCount(); c != 3 {
+			t.Errorf("jobs = %d, want J, K and NEW", c)
 		}
 		return nil
 	})
