@@ -203,8 +203,8 @@ type Tx interface {
 	// AuditHead returns the chain's head: the last record's seq and hash
 	// (hex); 0 and "" when nothing was ever appended.
 	AuditHead() (seq uint64, hash string, err error)
-	// AuditPrune deletes the records up to seq through, which must be
-	// below the head, and returns how many it deleted. The caller appends
+	// AuditPrune deletes the records up to seq through, at most the
+	// head, and returns how many it deleted. The caller appends
 	// the AuditPruned checkpoint naming through and its hash in the same
 	// transaction, so that the chain still verifies.
 	AuditPrune(through uint64) (n int, err error)

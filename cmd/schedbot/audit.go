@@ -141,7 +141,7 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	failed := false
+	broken, headless := false, false
 	for _, r := range results {
 		what := "hash chain intact"
 		if r.Keyed {
@@ -150,18 +150,21 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 		switch {
 		case r.BrokenAt > 0:
 			fmt.Fprintf(stdout, "%s: BROKEN at record %d: %s (%d records before it are intact)\n", r.Orchestrator, r.BrokenAt, r.Reason, r.Records)
-			failed = true
+			broken = true
 		case *head != "" && r.HeadFound == 0:
 			fmt.Fprintf(stdout, "%s: %d records, %s, but head %s is %s\n", r.Orchestrator, r.Records, what, *head, r.HeadReason)
-			failed = true
+			headless = true
 		case *head != "":
 			fmt.Fprintf(stdout, "%s: %d records, %s; head %s is record %d (head now %d %s)\n", r.Orchestrator, r.Records, what, *head, r.HeadFound, r.HeadSeq, r.HeadHash)
 		default:
 			fmt.Fprintf(stdout, "%s: %d records, %s; head %d %s\n", r.Orchestrator, r.Records, what, r.HeadSeq, r.HeadHash)
 		}
 	}
-	if failed {
-		return fmt.Errorf("audit log does not verify")
+	if broken {
+		return fmt.Errorf("audit log hash chain is broken")
+	}
+	if headless {
+		return fmt.Errorf("audit log does not hold the head given")
 	}
 	return nil
 }

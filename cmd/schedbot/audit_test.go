@@ -4,6 +4,7 @@ import (
 	bin "encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,11 +20,14 @@ import (
 
 var headRe = regexp.MustCompile(`head (\d+) ([0-9a-f]{64})`)
 
+var jobsMade int // names jobs apart across createJobs calls
+
 // createJobs makes n jobs through the CLI: n audit records.
 func (c *cli) createJobs(n int) {
 	c.t.Helper()
-	for i := range n {
-		c.mustRun("call", "schedule.create", "--args", strings.Replace(createArgs, "friday post", "post "+string(rune('a'+i)), 1))
+	for range n {
+		jobsMade++
+		c.mustRun("call", "schedule.create", "--args", strings.Replace(createArgs, "friday post", fmt.Sprint("post ", jobsMade), 1))
 	}
 }
 
@@ -124,7 +128,7 @@ func TestAuditExport_PruneLeavesAVerifiableChain(t *testing.T) {
 	c.createJobs(4)
 	archive := filepath.Join(t.TempDir(), "audit-1.jsonl")
 	_, errs := c.mustRunErr("audit", "export", "--until", "2999-01-01", "--out", archive, "--prune")
-	if !strings.Contains(errs, "3 records exported; records up to 3 pruned") {
+	if !strings.Contains(errs, "4 records exported; records up to 4 pruned") {
 		t.Errorf("export --prune said:\n%s", errs)
 	}
 	b, err := os.ReadFile(archive)
@@ -133,14 +137,15 @@ func TestAuditExport_PruneLeavesAVerifiableChain(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	var first store.AuditEvent
-	if len(lines) != 3 || json.Unmarshal([]byte(lines[0]), &first) != nil || first.Seq != 1 || first.Hash == "" {
-		t.Errorf("archive = %d lines, the first %+v; want records 1 to 3 with their hashes", len(lines), first)
+	if len(lines) != 4 || json.Unmarshal([]byte(lines[0]), &first) != nil || first.Seq != 1 || first.Hash == "" {
+		t.Errorf("archive = %d lines, the first %+v; want records 1 to 4 with their hashes", len(lines), first)
 	}
-	if out := c.mustRun("audit", "verify"); !strings.Contains(out, "default: 2 records, hash chain intact; head 5") {
+	if out := c.mustRun("audit", "verify"); !strings.Contains(out, "default: 1 records, hash chain intact; head 5") {
 		t.Errorf("verify after pruning:\n%s", out)
 	}
+	c.createJobs(1)
 	if out := c.mustRun("audit", "--json"); strings.Count(out, "\n") != 2 || !strings.Contains(out, `"action":"audit.pruned"`) {
-		t.Errorf("audit after pruning:\n%s", out)
+		t.Errorf("audit after pruning and one more change:\n%s", out)
 	}
 	if _, _, code := c.run("audit", "export", "--until", "2999-01-01", "--out", archive); code != 1 {
 		t.Errorf("export over an existing archive = exit %d, want it refused", code)
@@ -156,11 +161,11 @@ func TestAuditExport_PruneLeavesAVerifiableChain(t *testing.T) {
 	db.Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("audit"))
 		k, v := b.Cursor().First()
-		return b.Put(slices.Clone(k), []byte(strings.Replace(string(v), "job.created", "job.deleted", 1)))
+		return b.Put(slices.Clone(k), []byte(strings.Replace(string(v), "audit.pruned", "job.deleted", 1)))
 	})
 	db.Close()
-	if out, _, code := c.run("audit", "verify"); code != 1 || !strings.Contains(out, "BROKEN at record 4") {
-		t.Errorf("verify after an edit = exit %d\n%s\nwant record 4 refused", code, out)
+	if out, _, code := c.run("audit", "verify"); code != 1 || !strings.Contains(out, "BROKEN at record 5") {
+		t.Errorf("verify after an edit = exit %d\n%s\nwant record 5 refused", code, out)
 	}
 }
 
@@ -171,4 +176,25 @@ func (c *cli) mustRunErr(args ...string) (string, string) {
 		c.t.Fatalf("schedbot %v: exit %d\n%s", args, code, errs)
 	}
 	return out, errs
+}
+
+// TestAuditExport_StartsASealedChain: records written before the audit
+// key was set fail `audit verify` with it; archiving and pruning them with
+// the key set leaves a checkpoint sealed with it, and the log verifies
+// with the key from then on.
+func TestAuditExport_StartsASealedChain(t *testing.T) {
+	c := newCLI(t)
+	c.createJobs(2)
+	t.Setenv("SCHEDBOT_AUDIT_KEY", "0123456789abcdef0123456789abcdef")
+	if out, _, code := c.run("audit", "verify"); code != 1 || !strings.Contains(out, "record 1: carries no MAC") {
+		t.Fatalf("verify with a key over records written without it = exit %d\n%s", code, out)
+	}
+	_, errs := c.mustRunErr("audit", "export", "--until", "2999-01-01", "--out", filepath.Join(t.TempDir(), "a.jsonl"), "--prune")
+	if !strings.Contains(errs, "written without the audit key") {
+		t.Errorf("export said:\n%s\nwant it to say the records were not sealed", errs)
+	}
+	c.createJobs(1)
+	if out := c.mustRun("audit", "verify"); !strings.Contains(out, "2 records, hash chain and every record's MAC intact") {
+		t.Errorf("verify after archiving the unsealed records:\n%s", out)
+	}
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -60,65 +63,47 @@ func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer
 		defer f.Close()
 		w = f
 	}
-	st, err := openStore(o)
+	evs, sealed, err := archiveAudit(ctx, o, w, f, end)
 	if err != nil {
+		if f != nil {
+			os.Remove(*out) // an archive of a log that did not verify
+		}
 		return err
 	}
-	defer st.Close()
-	var n, pruned int
+	n, pruned := len(evs), 0
 	var through uint64
-	run := st.View
-	if *prune {
-		run = st.Update
-	}
-	err = run(ctx, func(tx store.Tx) error {
-		n, pruned, through = 0, 0, 0
-		if _, err := tx.AuditVerify(); err != nil {
-			return fmt.Errorf("the log does not verify, so it is not archived: %w", err)
-		}
-		evs, err := tx.AuditList(nil)
-		if err != nil {
-			return err
-		}
-		head, _, err := tx.AuditHead()
-		if err != nil {
-			return err
-		}
-		enc := json.NewEncoder(w)
-		var last *store.AuditEvent
-		for _, ev := range evs {
-			// The records before until, in order; the head stays, for the
-			// chain to go on from.
-			if !ev.At.Before(end) || ev.Seq >= head {
-				break
-			}
-			if err := enc.Encode(ev); err != nil {
-				return fmt.Errorf("write the archive: %w", err)
-			}
-			last, n = ev, n+1
-		}
-		if f != nil {
-			if err := f.Sync(); err != nil {
-				return fmt.Errorf("write the archive: %w", err)
-			}
-		}
-		if !*prune || last == nil {
-			return nil
-		}
+	if *prune && n > 0 {
+		last := evs[n-1]
 		through = last.Seq
-		if pruned, err = tx.AuditPrune(through); err != nil {
+		st, err := openStore(o)
+		if err != nil {
 			return err
 		}
-		cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
-		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: cliActor(""), Action: store.AuditPruned, After: cp,
-			Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
-				evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)})
-	})
-	if err != nil {
-		if f != nil {
-			os.Remove(*out) // an archive of a transaction that did not commit
+		defer st.Close()
+		err = st.Update(ctx, func(tx store.Tx) error {
+			// What was archived is what is pruned: the last record's hash
+			// chains all before it.
+			got, err := tx.AuditList(&store.AuditListParams{AfterSeq: through - 1, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if len(got) != 1 || got[0].Hash != last.Hash {
+				return fmt.Errorf("record %d changed since it was archived; nothing pruned", through)
+			}
+			if pruned, err = tx.AuditPrune(through); err != nil {
+				return err
+			}
+			cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
+			return tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: cliActor(""), Action: store.AuditPruned, After: cp,
+				Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
+					evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)})
+		})
+		if err != nil {
+			return fmt.Errorf("prune: %w (the archive is written)", err)
 		}
-		return err
+	}
+	if !sealed {
+		fmt.Fprintf(stderr, "%s: records were written without the audit key; the archive holds the first of them on, checked by their hashes alone\n", o.ID)
 	}
 	switch {
 	case *prune && pruned > 0:
@@ -136,4 +121,71 @@ func parseUntil(s string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	return parseSince(s, now)
+}
+
+// archiveAudit writes the records before end as JSON lines to w (syncing
+// f when it is a file), once the log verifies, and returns them. A log
+// with records written before the audit key was set does not verify with
+// it; it is then checked without it (sealed is false; true with no key), so that those
+// records can be archived and pruned, leaving a log sealed throughout.
+func archiveAudit(ctx context.Context, o *config.Orchestrator, w io.Writer, f *os.File, end time.Time) (evs []*store.AuditEvent, sealed bool, err error) {
+	open := func(keyed bool) (store.Store, error) {
+		if keyed {
+			return openStore(o)
+		}
+		bare := *o
+		bare.Audit = nil
+		return openStore(&bare)
+	}
+	key, err := o.Audit.AuditKey()
+	if err != nil {
+		return nil, false, err
+	}
+	sealed = key != nil
+	for {
+		st, err := open(sealed)
+		if err != nil {
+			return nil, false, err
+		}
+		evs, err = exportFrom(ctx, st, w, end)
+		st.Close()
+		var ce *store.ChainError
+		if sealed && errors.As(err, &ce) && strings.HasPrefix(ce.Reason, "carries no MAC") {
+			sealed = false
+			continue
+		}
+		if err == nil && f != nil {
+			err = f.Sync()
+		}
+		return evs, sealed || key == nil, err
+	}
+}
+
+func exportFrom(ctx context.Context, st store.Store, w io.Writer, end time.Time) (out []*store.AuditEvent, err error) {
+	err = st.View(ctx, func(tx store.Tx) error {
+		if _, err := tx.AuditVerify(); err != nil {
+			return fmt.Errorf("the log does not verify, so it is not archived: %w", err)
+		}
+		evs, err := tx.AuditList(nil)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if !ev.At.Before(end) {
+				break
+			}
+			out = append(out, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	enc := json.NewEncoder(w)
+	for _, ev := range out {
+		if err := enc.Encode(ev); err != nil {
+			return nil, fmt.Errorf("write the archive: %w", err)
+		}
+	}
+	return out, nil
 }

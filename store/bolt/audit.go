@@ -162,15 +162,15 @@ func (t *tx) AuditVerify() (n int, err error) {
 	return v.End(headSeq, headHash)
 }
 
-// AuditPrune deletes the records up to through, which must be below the
-// head: the caller appends the checkpoint (store.AuditPruned) after them.
+// AuditPrune deletes the records up to through, at most the head: the
+// caller appends the checkpoint (store.AuditPruned) after them.
 func (t *tx) AuditPrune(through uint64) (n int, err error) {
 	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
-	if head, _ := t.auditHead(); through >= head {
-		return 0, fmt.Errorf("prune audit log through %d: the log ends at %d, and its last record is kept", through, head)
+	if head, _ := t.auditHead(); through > head {
+		return 0, fmt.Errorf("prune audit log through %d: the log ends at %d", through, head)
 	}
 	b := t.bucket(bucketAudit)
 	var keys [][]byte // a cursor that deletes as it goes skips keys

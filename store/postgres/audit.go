@@ -180,8 +180,8 @@ func (t *tx) AuditVerify() (int, error) {
 	return v.End(uint64(headSeq), headHash)
 }
 
-// AuditPrune deletes the records up to through, which must be below the
-// head: the caller appends the checkpoint (store.AuditPruned) after them.
+// AuditPrune deletes the records up to through, at most the head: the
+// caller appends the checkpoint (store.AuditPruned) after them.
 func (t *tx) AuditPrune(through uint64) (int, error) {
 	if err := t.writable("prune audit log"); err != nil {
 		return 0, err
@@ -192,8 +192,8 @@ func (t *tx) AuditPrune(through uint64) (int, error) {
 	if err := t.head(); err != nil {
 		return 0, err
 	}
-	if through >= t.headSeq {
-		return 0, fmt.Errorf("prune audit log through %d: the log ends at %d, and its last record is kept", through, t.headSeq)
+	if through > t.headSeq {
+		return 0, fmt.Errorf("prune audit log through %d: the log ends at %d", through, t.headSeq)
 	}
 	tag, err := t.exec(`DELETE FROM schedbot_audit WHERE orchestrator_id = $1 AND seq <= $2`, t.s.orch, int64(through))
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 // testAuditPrune: pruning the oldest records and appending a checkpoint
 // that names the last one pruned leaves a chain that verifies, from the
-// first record kept; pruning without a checkpoint, or up to the head, does
-// not.
+// first record kept; pruning without a checkpoint does not, and pruning
+// past the head is refused.
 func testAuditPrune(t *testing.T, s store.Store) {
 	mustUpdate(t, s, func(tx store.Tx) error {
 		for range 5 {
@@ -35,11 +35,11 @@ func testAuditPrune(t *testing.T, s store.Store) {
 		return nil
 	})
 	err := s.Update(t.Context(), func(tx store.Tx) error {
-		_, err := tx.AuditPrune(5)
+		_, err := tx.AuditPrune(6)
 		return err
 	})
 	if err == nil {
-		t.Error("AuditPrune(the head) = nil error, want the last record kept")
+		t.Error("AuditPrune(past the head) = nil error, want it refused")
 	}
 	// Pruned with no checkpoint, the chain does not verify.
 	err = s.Update(t.Context(), func(tx store.Tx) error {
@@ -94,6 +94,24 @@ func testAuditPrune(t *testing.T, s store.Store) {
 		var ce *store.ChainError
 		if _, err := tx.AuditVerify(); !errors.As(err, &ce) {
 			t.Errorf("AuditVerify with a checkpoint naming the wrong hash = %v, want a ChainError", err)
+		}
+		return nil
+	})
+	// Pruned through the head, the checkpoint alone is the chain.
+	mustUpdate(t, s, func(tx store.Tx) error {
+		seq, hash, err := tx.AuditHead()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.AuditPrune(seq); err != nil {
+			return err
+		}
+		cp, _ := json.Marshal(store.AuditCheckpoint{Through: seq, Hash: hash})
+		return tx.AuditAppend(&store.AuditEvent{At: t0, OrchestratorID: "default", Action: store.AuditPruned, After: cp})
+	})
+	mustView(t, s, func(tx store.Tx) error {
+		if n, err := tx.AuditVerify(); n != 1 || err != nil {
+			t.Errorf("AuditVerify of a checkpoint alone = %d, %v; want 1, nil", n, err)
 		}
 		return nil
 	})
