@@ -126,11 +126,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		if now := time.Now(); now.Sub(swept) >= s.sweepEvery() {
 			// A stuck run of a job that never fires again (a once job) is
 			// timed out here, not at a window that never comes.
+			// A failure is tried again at the next sweep, not every round.
 			if err := s.SweepStuck(ctx, now); err != nil && ctx.Err() == nil {
 				s.log.Error("time out stuck runs", slog.Any("error", err))
-			} else {
-				swept = now
 			}
+			swept = now
 		}
 		wait, err := s.round(ctx)
 		if ctx.Err() != nil {
