@@ -59,7 +59,7 @@ const usage = `schedbot — a conversational scheduling agent
 
 Usage:
   schedbot chat [--profile ID]
-  schedbot serve [--delivery-log FILE] [--metrics ADDR]
+  schedbot serve [--delivery-log FILE] [--metrics ADDR] [--http ADDR]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--request-id ID] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
   schedbot audit verify [--orchestrator ID] [--head HASH]
@@ -73,6 +73,8 @@ Usage:
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
   schedbot store copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]
+  schedbot token create --profile ID --sender ID [--name N] [--expires 90d|never] [--feed]
+  schedbot token list | token revoke TOKEN_ID
   schedbot version
 
 Every command takes --config FILE (or $SCHEDBOT_CONFIG; else ./schedbot.yaml if
@@ -114,6 +116,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runFunctions(ctx, rest, stdout, stderr)
 	case "store":
 		return runStore(ctx, rest, stdout, stderr)
+	case "token":
+		return runToken(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(stdout)
 	case "help", "-h", "--help":
