@@ -38,6 +38,9 @@ type Config struct {
 	Slack           Slack                      `yaml:"slack"`
 	Server          Server                     `yaml:"server"`
 	Store           StoreConfig                `yaml:"store"`
+	Runs            Runs                       `yaml:"runs"`
+	Retention       Retention                  `yaml:"retention"`
+	Audit           Audit                      `yaml:"audit"`
 
 	// Source says where the config came from: a file path or "embedded default".
 	Source string `yaml:"-"`
@@ -59,6 +62,8 @@ type Orchestrator struct {
 	// Store is this orchestrator's store: the global store section with
 	// what the orchestrator's own section sets laid over it.
 	Store *StoreConfig `yaml:"store"`
+	// Audit is the global audit section, for opening the store.
+	Audit *Audit `yaml:"-"`
 }
 
 // Workflow is an ordered list of function calls.
@@ -451,6 +456,7 @@ func (c *Config) fill(baseDir string) {
 	if c.Server.TLSCert != "" {
 		c.Server.TLSCert, c.Server.TLSKey = abs(c.Server.TLSCert), abs(c.Server.TLSKey)
 	}
+	c.fillRecords(abs)
 }
 
 var (
@@ -584,6 +590,7 @@ func (c *Config) Validate() error {
 	if c.Slack.Mode != "socket" && c.Slack.Mode != "http" {
 		bad("slack.mode", "must be socket or http, got %q", c.Slack.Mode)
 	}
+	c.validateRecords(bad)
 	if len(errs) == 0 {
 		return nil
 	}

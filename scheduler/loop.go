@@ -28,10 +28,12 @@ type Options struct {
 	Grace time.Duration
 	// MaxWait is the safety-net wake interval. Default 1 minute.
 	MaxWait time.Duration
-	// RunTimeout bounds how long a run may stay dispatched or running and
-	// still make overlap policy skip the job's next window. A run that
-	// made no progress for longer (a crashed or hung worker) is marked
-	// failed and no longer blocks. Default 1 hour.
+	// RunTimeout bounds how long a run may stay dispatched or running
+	// with no progress. A run that made none for longer (a crashed or
+	// hung worker) is marked failed: at its job's next window, which it
+	// then no longer blocks, or by a sweep of Run every RunTimeout/4
+	// (between 1 and 15 minutes), whether or not the job fires again.
+	// Default 1 hour.
 	RunTimeout time.Duration
 	// DispatchedFunc is called after a commit, once per fired window, with
 	// how late it fired; one call at a time. It must not block.
@@ -119,7 +121,17 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	failing := 0 // rounds in a row whose store access failed
+	var swept time.Time
 	for {
+		if now := time.Now(); now.Sub(swept) >= s.sweepEvery() {
+			// A stuck run of a job that never fires again (a once job) is
+			// timed out here, not at a window that never comes.
+			// A failure is tried again at the next sweep, not every round.
+			if err := s.SweepStuck(ctx, now); err != nil && ctx.Err() == nil {
+				s.log.Error("time out stuck runs", slog.Any("error", err))
+			}
+			swept = now
+		}
 		wait, err := s.round(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -285,6 +297,12 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (
 			err := tx.JobsDue(now, batch, func(j *store.Job) error {
 				n++
 				fs, recs, err := s.fireJob(tx, j, now)
+				if re := (*store.RecordError)(nil); errors.As(err, &re) {
+					// One of this job's records (a run) does not read: the
+					// transaction is given up, the job set aside on its own
+					// and the batch fired again without it.
+					return &badJobError{job: j, rec: re}
+				}
 				if err != nil {
 					return fmt.Errorf("fire job %s: %w", j.JobID, err)
 				}
@@ -301,6 +319,12 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, batch int) (
 		})
 		if err == nil && n > 0 {
 			s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
+		}
+		if bad := (*badJobError)(nil); errors.As(err, &bad) {
+			if err := s.st.Update(ctx, func(tx store.Tx) error { return s.quarantineJob(tx, now, bad) }); err != nil {
+				return total, fmt.Errorf("set aside job %s: %w", bad.job.JobID, err)
+			}
+			continue // each pass sets one job aside: the loop ends
 		}
 		if err != nil {
 			return total, err
@@ -643,4 +667,78 @@ func (s *Scheduler) audit(tx store.Tx, now time.Time, action string, j *store.Jo
 		ev.After, _ = json.Marshal(j)
 	}
 	return tx.AuditAppend(ev)
+}
+
+// sweepEvery is how often Run looks for runs stuck past RunTimeout.
+func (s *Scheduler) sweepEvery() time.Duration {
+	return min(max(s.opt.RunTimeout/4, time.Minute), 15*time.Minute)
+}
+
+// SweepStuck marks failed every run that made no progress for RunTimeout
+// at now, as a job's next window would, and records on its job that it
+// failed. It finds them through the jobs whose lastResult says dispatched
+// or running (the worker writes a run and its job's lastResult together),
+// deleted jobs included; a job whose run does not read is left to
+// `schedbot doctor` and logged.
+func (s *Scheduler) SweepStuck(ctx context.Context, now time.Time) error {
+	now = now.UTC()
+	var stuck []string
+	p := &store.JobListParams{States: store.JobStates, Limit: store.MaxListLimit}
+	for {
+		var page *store.JobPage
+		err := s.st.View(ctx, func(tx store.Tx) (err error) {
+			page, err = tx.JobList(p)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("list jobs: %w", err)
+		}
+		for _, j := range page.Jobs {
+			if going(j.LastResult) {
+				stuck = append(stuck, j.JobID)
+			}
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		p.Cursor = page.NextCursor
+	}
+	for _, id := range stuck {
+		var failed *store.Run
+		err := s.st.Update(ctx, func(tx store.Tx) error {
+			failed = nil
+			j, err := tx.JobGet(id)
+			if err != nil || !going(j.LastResult) {
+				return err
+			}
+			if _, err := s.stillGoing(tx, j, j.LastResult.ExecutionID, now); err != nil {
+				return err
+			}
+			if going(j.LastResult) {
+				return nil // not timed out yet
+			}
+			failed = &store.Run{ExecutionID: j.LastResult.ExecutionID, JobID: id, Status: store.RunFailed, CompletedAt: now}
+			j.UpdatedAt = now
+			return tx.JobStatusPut(j)
+		})
+		var re *store.RecordError
+		switch {
+		case errors.As(err, &re):
+			s.log.Error("a stuck run cannot be read; see schedbot doctor", slog.String("jobId", id), slog.Any("error", err))
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return fmt.Errorf("time out the run of job %s: %w", id, err)
+		}
+		if failed != nil && s.opt.RecordedFunc != nil {
+			s.report.Lock()
+			s.opt.RecordedFunc(failed)
+			s.report.Unlock()
+		}
+	}
+	return nil
+}
+
+// going says whether a job's lastResult is a run still dispatched or running.
+func going(r *store.Result) bool {
+	return r != nil && r.ExecutionID != "" && (r.Status == string(store.RunDispatched) || r.Status == string(store.RunRunning))
 }

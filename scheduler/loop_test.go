@@ -403,6 +403,44 @@ func TestFireDue_OverlapStuckRunStopsBlockingAfterRunTimeout(t *testing.T) {
 	})
 }
 
+// TestScheduler_Run_OnceJobsStuckRunTimesOutOnItsOwn: a once job's run
+// that no worker finishes has no next window to time it out at; the loop
+// fails it by itself once RunTimeout has passed (and not before), with the
+// job's lastResult and the audit saying so.
+func TestScheduler_Run_OnceJobsStuckRunTimesOutOnItsOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		time.Sleep(time.Until(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+		st := newTestStore(t)
+		once := mustCreate(t, registry(st, nil), `{"scheduleType":"once","schedule":{"runAt":"2026-11-22T13:00:00Z"},
+			"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`)
+		var recorded []store.RunStatus
+		stop := startLoop(t, scheduler.New(st, &scheduler.Options{RunTimeout: 20 * time.Minute,
+			RecordedFunc: func(r *store.Run) { recorded = append(recorded, r.Status) }}))
+		defer stop()
+		exec := store.ExecutionID(once.JobID, time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC))
+		time.Sleep(time.Until(time.Date(2026, 11, 22, 13, 19, 0, 0, time.UTC)))
+		synctest.Wait()
+		if rs := runs(t, st, once.JobID); len(rs) != 1 || rs[0].Status != store.RunDispatched {
+			t.Fatalf("runs 19 minutes after the dispatch = %+v, want the one run still dispatched", rs)
+		}
+		time.Sleep(10 * time.Minute) // the sweep looks every 5 minutes of a 20-minute timeout
+		synctest.Wait()
+		rs := runs(t, st, once.JobID)
+		if len(rs) != 1 || rs[0].ExecutionID != exec || rs[0].Status != store.RunFailed || !strings.Contains(rs[0].Error, "run timeout 20m0s") {
+			t.Fatalf("runs 29 minutes after the dispatch = %+v, want the run failed by the run timeout", rs)
+		}
+		if j := getJob(t, st, once.JobID); j.LastResult == nil || j.LastResult.Status != string(store.RunFailed) || j.State != store.JobDisabled {
+			t.Errorf("the job = %s, %+v; want it still disabled, its lastResult failed", j.State, j.LastResult)
+		}
+		if acts := strings.Join(auditActions(t, st, once.JobID), " "); !strings.HasSuffix(acts, "trigger.dispatched job.disabled trigger.failed") {
+			t.Errorf("audit = %s, want trigger.failed last", acts)
+		}
+		if d := cmp.Diff([]store.RunStatus{store.RunDispatched, store.RunFailed}, recorded); d != "" {
+			t.Errorf("recorded runs (-want +got):\n%s", d)
+		}
+	})
+}
+
 func TestFireDue_OnceAndEndAtDisable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		time.Sleep(time.Until(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))

@@ -398,6 +398,9 @@ type AuditEvent struct {
 	After          json.RawMessage `json:"after,omitzero"`
 	PrevHash       string          `json:"prevHash"`
 	Hash           string          `json:"hash,omitempty"`
+	// MAC is the record's HMAC-SHA256 under the audit key (AuditSeal),
+	// empty when the store has no key. It is the body's last member.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Audit actions.
@@ -423,6 +426,7 @@ const (
 	AuditDeliveryFailed    = "delivery.dead_lettered"
 	AuditSchedulerStarted  = "scheduler.started"
 	AuditSchedulerStopped  = "scheduler.stopped"
+	AuditStoreRepaired     = "store.repaired" // schedbot doctor --repair
 )
 
 // AuditHash chains body to the previous record's hash (empty for the first).

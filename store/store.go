@@ -123,7 +123,8 @@ type Tx interface {
 	// JobQuarantine sets aside a job whose stored record cannot be read:
 	// it is no longer due and counts as disabled; its record is kept as it
 	// is, for repair. A job that reads is disabled with JobPut instead
-	// (JobQuarantine refuses it).
+	// (JobQuarantine refuses it). A job whose records are gone but whose
+	// index entries are left (a damaged store) loses those entries.
 	JobQuarantine(id string) error
 	// JobNextRunAt returns the earliest nextRunAt of any enabled job; ok is
 	// false when no job is due ever.
@@ -137,6 +138,14 @@ type Tx interface {
 	// RunList returns a job's runs, newest first (executionId order, which
 	// ExecutionID makes time order), at most limit.
 	RunList(jobID string, limit int) ([]*Run, error)
+	// RunPrune deletes up to p.Limit of a job's finished runs (neither
+	// dispatched nor running): those past its newest p.Keep and those
+	// that finished (else were scheduled) before p.Before. A run that does
+	// not read is left (schedbot doctor's). It returns how many it deleted.
+	RunPrune(p *RunPruneParams) (int, error)
+	// JobPrune deletes up to limit jobs deleted before before (their
+	// updatedAt), with their runs, and returns how many jobs it deleted.
+	JobPrune(before time.Time, limit int) (int, error)
 
 	// QueueAdd stores a new item in item.Queue (incoming when empty),
 	// assigning ItemID when empty. An existing ItemID is ErrExists.
@@ -187,7 +196,18 @@ type Tx interface {
 	AuditList(p *AuditListParams) ([]*AuditEvent, error)
 	// AuditVerify checks the whole hash chain and returns a *ChainError
 	// naming the first record that does not hold; n is how many it checked.
+	// A store opened with an audit key checks every record's MAC too
+	// (AuditSeal). A chain may begin past record 1 when a checkpoint
+	// record (AuditPruned) in it names the records pruned before.
 	AuditVerify() (n int, err error)
+	// AuditHead returns the chain's head: the last record's seq and hash
+	// (hex); 0 and "" when nothing was ever appended.
+	AuditHead() (seq uint64, hash string, err error)
+	// AuditPrune deletes the records up to seq through, at most the
+	// head, and returns how many it deleted. The caller appends
+	// the AuditPruned checkpoint naming through and its hash in the same
+	// transaction, so that the chain still verifies.
+	AuditPrune(through uint64) (n int, err error)
 
 	// RequestGet returns the request recorded under key, or ErrNotFound.
 	RequestGet(key string) (*Request, error)
@@ -271,6 +291,27 @@ type JobListParams struct {
 	Cursor    string     // from a previous JobPage.NextCursor
 }
 
+// RunPruneParams says which of a job's runs RunPrune deletes.
+type RunPruneParams struct {
+	JobID  string
+	Keep   int       // the newest runs kept whatever their age; 0 keeps none
+	Before time.Time // older finished runs go; zero: none by age
+	Limit  int       // at most this many deleted; 0: DefaultListLimit
+}
+
+// Prunable reports whether RunPrune may delete r, the i-th newest run of
+// its job (from 0), under p.
+func (p *RunPruneParams) Prunable(r *Run, i int) bool {
+	if r.Status == RunDispatched || r.Status == RunRunning {
+		return false
+	}
+	at := r.CompletedAt
+	if at.IsZero() {
+		at = r.ScheduledAt
+	}
+	return i >= p.Keep || !p.Before.IsZero() && at.Before(p.Before)
+}
+
 // JobPage is one page of a job listing.
 type JobPage struct {
 	Jobs       []*Job `json:"jobs"`
@@ -297,4 +338,23 @@ type AuditListParams struct {
 	Since    time.Time
 	AfterSeq uint64
 	Limit    int // 0: no limit
+}
+
+// Problem is one stored record a store cannot read, or an index entry
+// whose record is gone: what `schedbot doctor` lists.
+type Problem struct {
+	Kind  string `json:"kind"`  // "job", "run", "queue item", "next-run index", "state index", "name index"
+	ID    string `json:"id"`    // the record's key
+	Error string `json:"error"` // why it does not read
+	Bytes []byte `json:"bytes,omitempty"`
+	// Repair is what Doctor.Check did with it when asked to repair ("").
+	Repair string `json:"repair,omitempty"`
+}
+
+// Doctor is a Store that can list the records it cannot read and, asked
+// to repair, remove them (a job with its index entries and runs stays
+// disabled, or goes when it does not read) in one write transaction. Both
+// stores implement it; callers test for it.
+type Doctor interface {
+	Check(ctx context.Context, repair bool) ([]Problem, error)
 }

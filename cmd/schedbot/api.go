@@ -423,7 +423,7 @@ func (d *daemon) apiHandler() http.Handler {
 		if err := json.Unmarshal(body, &q); err != nil {
 			return nil, usagef("bad request: %v", err)
 		}
-		return verifyAudit(ctx, d.cfg, d.view, q.Orchestrator)
+		return verifyAudit(ctx, d.cfg, d.view, q.Orchestrator, q.Head)
 	})
 	handle("/v1/queue", func(ctx context.Context, body []byte) (any, error) {
 		var q queueRequest

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,9 @@ import (
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "verify" {
 		return runAuditVerify(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "export" {
+		return runAuditExport(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlagSet("audit", stderr)
 	var common commonFlags
@@ -109,12 +113,16 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	var common commonFlags
 	common.register(fs)
 	orchID := fs.String("orchestrator", "", "only this orchestrator (default: all)")
+	head := fs.String("head", "", "a head hash published before (log, metrics): check the chain still holds it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef("audit verify takes no arguments, got %q", pos[0])
+	}
+	if *head != "" && !isHash(*head) {
+		return usagef("--head: %q is not a hash (64 hex digits, as the log and metrics publish it)", *head)
 	}
 	cfg, err := loadConfig(common)
 	if err != nil {
@@ -126,24 +134,46 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/audit/verify", auditQuery{Orchestrator: *orchID}, &results)
+		err = c.do(ctx, "/v1/audit/verify", auditQuery{Orchestrator: *orchID, Head: *head}, &results)
 	} else {
-		results, err = verifyAudit(ctx, cfg, viewDirect, *orchID)
+		results, err = verifyAudit(ctx, cfg, viewDirect, *orchID, *head)
 	}
 	if err != nil {
 		return err
 	}
-	failed := false
+	broken, headless := false, false
 	for _, r := range results {
-		if r.BrokenAt > 0 {
+		what := "hash chain intact"
+		if r.Keyed {
+			what = "hash chain and every record's MAC intact"
+		}
+		switch {
+		case r.BrokenAt > 0:
 			fmt.Fprintf(stdout, "%s: BROKEN at record %d: %s (%d records before it are intact)\n", r.Orchestrator, r.BrokenAt, r.Reason, r.Records)
-			failed = true
-		} else {
-			fmt.Fprintf(stdout, "%s: %d records, hash chain intact\n", r.Orchestrator, r.Records)
+			broken = true
+		case *head != "" && r.HeadFound == 0:
+			fmt.Fprintf(stdout, "%s: %d records, %s, but head %s is %s\n", r.Orchestrator, r.Records, what, *head, r.HeadReason)
+			headless = true
+		case *head != "":
+			fmt.Fprintf(stdout, "%s: %d records, %s; head %s is record %d (head now %d %s)\n", r.Orchestrator, r.Records, what, *head, r.HeadFound, r.HeadSeq, r.HeadHash)
+		default:
+			fmt.Fprintf(stdout, "%s: %d records, %s; head %d %s\n", r.Orchestrator, r.Records, what, r.HeadSeq, r.HeadHash)
 		}
 	}
-	if failed {
+	if broken {
 		return fmt.Errorf("audit log hash chain is broken")
 	}
+	if headless {
+		return fmt.Errorf("audit log does not hold the head given")
+	}
 	return nil
+}
+
+// isHash reports whether s is a SHA-256 in hex.
+func isHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,18 +14,8 @@ import (
 	"github.com/schedbot/schedbot/store/bolt"
 )
 
-// syncBuffer is chat's stdout, read while chat writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
+// String is all that was written (chat's stdout, read while chat writes
+// it); syncBuffer is in housekeeping_test.go.
 func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -62,7 +62,9 @@ Usage:
   schedbot serve [--delivery-log FILE] [--metrics ADDR] [--http ADDR]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--request-id ID] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
-  schedbot audit verify [--orchestrator ID]
+  schedbot audit verify [--orchestrator ID] [--head HASH]
+  schedbot audit export --until DATE [--orchestrator ID] [--out FILE] [--prune]
+  schedbot doctor [--orchestrator ID] [--repair]
   schedbot queue [--orchestrator ID] [--queue NAME] [--limit N] [--json]
   schedbot parse [--now RFC3339] [--tz IANA] [--profile ID] TEXT
   schedbot next --tz IANA [--after RFC3339] [--count N] [--dtstart LOCAL] EXPR
@@ -102,6 +104,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runQueue(ctx, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
+	case "doctor":
+		return runDoctor(ctx, rest, stdout, stderr)
 	case "cron":
 		return runCron(ctx, rest, stdout, stderr)
 	case "next":

@@ -46,6 +46,9 @@ func newMetrics() *metrics {
 var (
 	jobsDesc  = prometheus.NewDesc("schedbot_jobs", "Jobs by state.", []string{"orchestrator", "state"}, nil)
 	queueDesc = prometheus.NewDesc("schedbot_queue_depth", "Items in each queue.", []string{"orchestrator", "queue"}, nil)
+	// The audit chain's head, for an external copy to compare with
+	// `schedbot audit verify --head`.
+	auditHeadDesc = prometheus.NewDesc("schedbot_audit_head_seq", "The audit chain's last record; its hash is the hash label.", []string{"orchestrator", "hash"}, nil)
 
 	// This process's work on a shared database (postgres stores only).
 	dueClaimedDesc = prometheus.NewDesc("schedbot_db_due_claimed_total", "Due jobs this instance locked for dispatch.", []string{"orchestrator"}, nil)
@@ -58,7 +61,7 @@ var (
 type storeCollector struct{ d *daemon }
 
 func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{jobsDesc, queueDesc, dueClaimedDesc, itemsDesc, leasesDesc, wakeupsDesc} {
+	for _, d := range []*prometheus.Desc{jobsDesc, queueDesc, auditHeadDesc, dueClaimedDesc, itemsDesc, leasesDesc, wakeupsDesc} {
 		ch <- d
 	}
 }
@@ -84,6 +87,9 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 				if n, err := tx.QueueCount(q); err == nil {
 					ch <- prometheus.MustNewConstMetric(queueDesc, prometheus.GaugeValue, float64(n), id, string(q))
 				}
+			}
+			if seq, hash, err := tx.AuditHead(); err == nil {
+				ch <- prometheus.MustNewConstMetric(auditHeadDesc, prometheus.GaugeValue, float64(seq), id, hash)
 			}
 			return nil
 		})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/schedbot/schedbot/config"
@@ -54,6 +55,7 @@ type auditQuery struct {
 	Actor        string    `json:"actor,omitempty"`
 	Since        time.Time `json:"since,omitzero"`
 	Limit        int       `json:"limit,omitempty"`
+	Head         string    `json:"head,omitempty"` // audit verify: a head hash published before
 }
 
 func auditEvents(ctx context.Context, cfg *config.Config, view viewer, q auditQuery) ([]*store.AuditEvent, error) {
@@ -88,30 +90,73 @@ type verifyResult struct {
 	Records      int    `json:"records"`
 	BrokenAt     uint64 `json:"brokenAt,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	Keyed        bool   `json:"keyed,omitempty"` // every record's MAC was checked
+	HeadSeq      uint64 `json:"headSeq,omitempty"`
+	HeadHash     string `json:"headHash,omitempty"`
+	// HeadFound is the record a head given to check is, 0 when it is not
+	// in the chain (HeadReason says why).
+	HeadFound  uint64 `json:"headFound,omitempty"`
+	HeadReason string `json:"headReason,omitempty"`
 }
 
-func verifyAudit(ctx context.Context, cfg *config.Config, view viewer, orchID string) ([]verifyResult, error) {
+func verifyAudit(ctx context.Context, cfg *config.Config, view viewer, orchID, head string) ([]verifyResult, error) {
 	orchs, err := selectOrchestrators(cfg, orchID)
+	if err != nil {
+		return nil, err
+	}
+	if head != "" && len(orchs) > 1 {
+		return nil, usagef("--head names one chain: say whose with --orchestrator")
+	}
+	key, err := cfg.Audit.AuditKey()
 	if err != nil {
 		return nil, err
 	}
 	var out []verifyResult
 	for _, o := range orchs {
-		r := verifyResult{Orchestrator: o.ID}
+		r := verifyResult{Orchestrator: o.ID, Keyed: key != nil}
+		var chainErr error
 		err := view(ctx, o, func(tx store.Tx) (err error) {
-			r.Records, err = tx.AuditVerify()
+			r.Records, chainErr = tx.AuditVerify()
+			if r.HeadSeq, r.HeadHash, err = tx.AuditHead(); err != nil {
+				return err
+			}
+			if head != "" && chainErr == nil {
+				r.HeadFound, r.HeadReason, err = findHead(tx, head)
+			}
 			return err
 		})
+		if err != nil {
+			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
+		}
 		var ce *store.ChainError
 		switch {
-		case errors.As(err, &ce):
+		case errors.As(chainErr, &ce):
 			r.BrokenAt, r.Reason = ce.Seq, ce.Reason
-		case err != nil:
-			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
+		case chainErr != nil:
+			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, chainErr)
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// findHead looks for the record whose hash is head: a head published
+// before must still be in the chain, else the chain was rewritten or
+// truncated since, or the record was pruned (then the archive has it).
+func findHead(tx store.Tx, head string) (uint64, string, error) {
+	evs, err := tx.AuditList(nil)
+	if err != nil {
+		return 0, "", err
+	}
+	for _, ev := range evs {
+		if strings.EqualFold(ev.Hash, head) {
+			return ev.Seq, "", nil
+		}
+	}
+	if len(evs) > 0 && evs[0].Seq > 1 {
+		return 0, fmt.Sprintf("not in the chain; records before %d were pruned: look for it in the archive `audit export` wrote", evs[0].Seq), nil
+	}
+	return 0, "not in the chain: rewritten or truncated since it was published", nil
 }
 
 // queueReport is what `schedbot queue` shows of one orchestrator.

@@ -151,7 +151,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		var worker *orchestrator.Worker
 		m := d.metrics
 		sched = scheduler.New(oc.store, &scheduler.Options{
-			OrchestratorID: id, Logger: log,
+			OrchestratorID: id, Logger: log, RunTimeout: time.Duration(cfg.Runs.Timeout),
 			DispatchedFunc: func(_ *store.Job, _ *store.Run, late time.Duration) {
 				m.lateness.WithLabelValues(id).Observe(late.Seconds())
 				worker.Wake()
@@ -180,6 +180,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		l.sched, l.worker = sched, worker
 		d.loop(g, gctx, "scheduler "+id, sched.Run)
 		d.loop(g, gctx, "worker "+id, worker.Run)
+		d.loop(g, gctx, "housekeeping "+id, (&housekeeper{id: id, st: oc.store, cfg: cfg, log: log}).Run)
 		if pg, ok := oc.store.(*postgres.Store); ok {
 			// Stop everything if the connection that marks this process
 			// live breaks: the other processes are taking its work over.

@@ -23,9 +23,14 @@ func isPostgres(o *config.Orchestrator) bool {
 
 // openStore opens o's store as its config says: its bolt file, or its
 // scope of the database whose DSN the store's dsn_env variable holds.
+// Audit records are sealed with the audit key when one is configured.
 func openStore(o *config.Orchestrator) (store.Store, error) {
+	key, err := o.Audit.AuditKey()
+	if err != nil {
+		return nil, err
+	}
 	if !isPostgres(o) {
-		return bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second})
+		return bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second, AuditKey: key})
 	}
 	dsn, err := o.Store.DSN()
 	if err != nil {
@@ -33,7 +38,7 @@ func openStore(o *config.Orchestrator) (store.Store, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	st, err := postgres.Open(ctx, dsn, o.ID, nil)
+	st, err := postgres.Open(ctx, dsn, o.ID, &postgres.Options{AuditKey: key})
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store ($%s): %w", o.Store.DSNEnv, err)
 	}

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -46,7 +45,7 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	}
 	seq, prev := t.auditHead()
 	c := *ev
-	c.Seq, c.PrevHash, c.Hash = seq+1, hex.EncodeToString(prev), ""
+	c.Seq, c.PrevHash, c.Hash, c.MAC = seq+1, hex.EncodeToString(prev), "", ""
 	if c.At.IsZero() {
 		c.At = time.Now().UTC()
 	}
@@ -54,11 +53,14 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	if err != nil {
 		return fmt.Errorf("encode audit event: %w", err)
 	}
+	if t.s.auditKey != nil {
+		body, c.MAC = store.AuditSeal(t.s.auditKey, prev, body)
+	}
 	hash := store.AuditHash(prev, body)
 	if err := t.bucket(bucketAudit).Put(seqKey(c.Seq), append(hash, body...)); err != nil {
 		return err
 	}
-	ev.Seq, ev.At, ev.PrevHash, ev.Hash = c.Seq, c.At, c.PrevHash, hex.EncodeToString(hash)
+	ev.Seq, ev.At, ev.PrevHash, ev.Hash, ev.MAC = c.Seq, c.At, c.PrevHash, hex.EncodeToString(hash), c.MAC
 	t.headSeq, t.headHash, t.headDirty = c.Seq, hash, true
 	return nil
 }
@@ -140,53 +142,53 @@ func (t *tx) AuditList(p *store.AuditListParams) (out []*store.AuditEvent, err e
 
 func (t *tx) AuditVerify() (n int, err error) {
 	defer guard(&err)
-	var prev []byte
+	v := store.ChainVerifier{Key: t.s.auditKey}
 	var want uint64 = 1
 	c := t.bucket(bucketAudit).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		seq, hash, body, err := auditEntry(k, v)
+	for k, val := c.First(); k != nil; k, val = c.Next() {
+		seq, hash, body, err := auditEntry(k, val)
 		if ce, ok := err.(*store.ChainError); ok && ce.Seq == 0 {
 			ce.Seq = want
 		}
+		if err == nil {
+			err = v.Next(seq, hash, body)
+		}
 		if err != nil {
-			return n, err
+			return v.Checked(), err
 		}
-		if seq != want {
-			return n, &store.ChainError{Seq: want, Reason: fmt.Sprintf("missing (the next record is %d)", seq)}
-		}
-		if s, ok := bodySeq(body); ok && s != seq {
-			return n, &store.ChainError{Seq: seq, Reason: fmt.Sprintf("names seq %d (edited)", s)}
-		}
-		if !bytes.Equal(store.AuditHash(prev, body), hash) {
-			return n, &store.ChainError{Seq: seq, Reason: "hash does not match its contents and the previous record (edited)"}
-		}
-		prev = hash
-		want++
-		n++
+		want = seq + 1
 	}
 	headSeq, headHash := t.auditHead()
-	if headSeq != want-1 {
-		return n, &store.ChainError{Seq: want, Reason: fmt.Sprintf("missing: the log ends at %d but %d were written", want-1, headSeq)}
+	return v.End(headSeq, headHash)
+}
+
+// AuditPrune deletes the records up to through, at most the head: the
+// caller appends the checkpoint (store.AuditPruned) after them.
+func (t *tx) AuditPrune(through uint64) (n int, err error) {
+	defer guard(&err)
+	if err := t.writable(); err != nil {
+		return 0, err
 	}
-	if !bytes.Equal(headHash, prev) {
-		return n, &store.ChainError{Seq: headSeq, Reason: "does not match the recorded head of the chain"}
+	if head, _ := t.auditHead(); through > head {
+		return 0, fmt.Errorf("prune audit log through %d: the log ends at %d", through, head)
+	}
+	b := t.bucket(bucketAudit)
+	var keys [][]byte // a cursor that deletes as it goes skips keys
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && len(k) == 8 && binary.BigEndian.Uint64(k) <= through; k, _ = c.Next() {
+		keys = append(keys, slices.Clone(k))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return n, err
+		}
+		n++
 	}
 	return n, nil
 }
 
-// bodySeq reads the seq an encoded event names (its first member).
-func bodySeq(body []byte) (uint64, bool) {
-	const prefix = `{"seq":`
-	if !bytes.HasPrefix(body, []byte(prefix)) {
-		return 0, false
-	}
-	var n uint64
-	digits := 0
-	for _, c := range body[len(prefix):] {
-		if c < '0' || c > '9' || digits == 19 {
-			break
-		}
-		n, digits = n*10+uint64(c-'0'), digits+1
-	}
-	return n, digits > 0
+func (t *tx) AuditHead() (seq uint64, hash string, err error) {
+	defer guard(&err)
+	seq, h := t.auditHead()
+	return seq, hex.EncodeToString(h), nil
 }

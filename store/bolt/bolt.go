@@ -35,6 +35,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file for reading only (a shared lock).
 	ReadOnly bool
+	// AuditKey, when set, seals every audit record appended with an
+	// HMAC (store.AuditSeal) and makes AuditVerify check every record's.
+	AuditKey []byte
 }
 
 // Store is a bbolt-backed store.Store.
@@ -45,6 +48,8 @@ type Store struct {
 
 	mu      sync.Mutex // guards entropy
 	entropy *ulid.MonotonicEntropy
+
+	auditKey []byte
 }
 
 // Version 3 stores every record as JSON (codec.go), a job as two (tx.go);
@@ -125,7 +130,7 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s = &Store{db: db, path: path, pidPath: pidPath, entropy: ulid.Monotonic(rand.Reader, 0)}
+	s = &Store{db: db, path: path, pidPath: pidPath, entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey}
 	if err := s.init(opts.ReadOnly); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -181,8 +186,15 @@ func create(path string) error {
 
 // checkFile reads a bbolt file's two meta pages and refuses a file shorter
 // than the pages its current meta names, and an empty one. bbolt maps the file and would read
-// past its end: a SIGBUS, which no recover can catch.
+// past its end: a SIGBUS, which no recover can catch. What is not a regular
+// file (a directory, a FIFO, a device) is refused before it is opened:
+// opening a FIFO blocks until another process opens it for writing.
 func checkFile(path string) error {
+	if st, err := os.Stat(path); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w: not a regular file (%s)", store.ErrCorrupt, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -192,7 +204,7 @@ func checkFile(path string) error {
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
+	if !st.Mode().IsRegular() { // replaced between the two looks
 		return fmt.Errorf("%w: not a regular file (%s)", store.ErrCorrupt, st.Mode().Type())
 	}
 	if st.Size() == 0 {

@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -464,6 +466,29 @@ func TestOpen_RefusesAnEmptyOrUnreadableFile(t *testing.T) {
 	if _, err := bolt.Open(notFile, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("Open(a directory) = %v, want it refused as not a regular file", err)
 	}
+	// A FIFO blocks whoever opens it until a writer comes: Open must not
+	// open it to learn what it is.
+	fifo := filepath.Join(dir, "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		_, err := bolt.Open(fifo, nil)
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(a FIFO) = %v, want it refused as not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the stuck open so the test can end.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("Open(a FIFO) still blocked after 10s; want it refused at once")
+	}
 	fresh := filepath.Join(dir, "new", "automation.db")
 	s, err := bolt.Open(fresh, nil)
 	if err != nil {
@@ -602,4 +627,153 @@ func TestOpen_AddsTheRequestBuckets(t *testing.T) {
 	}); err != nil {
 		t.Errorf("put after reopening for writing: %v", err)
 	}
+}
+
+// rewriteAudit rewrites a closed store's audit log as someone with the
+// file but not the audit key can: edit turns the events (as stored, MACs
+// included) into new ones, which are renumbered, re-chained and re-hashed,
+// and the head is moved to the last.
+func rewriteAudit(t *testing.T, path string, edit func([]*store.AuditEvent) []*store.AuditEvent) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("audit"))
+		var evs []*store.AuditEvent
+		var keys [][]byte
+		b.ForEach(func(k, v []byte) error {
+			var ev store.AuditEvent
+			if err := json.Unmarshal(v[32:], &ev); err != nil {
+				return err
+			}
+			evs, keys = append(evs, &ev), append(keys, slices.Clone(k))
+			return nil
+		})
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		var prev []byte
+		for i, ev := range edit(evs) {
+			ev.Seq, ev.PrevHash, ev.Hash = uint64(i+1), hex.EncodeToString(prev), ""
+			body, err := bolt.Encode(ev)
+			if err != nil {
+				return err
+			}
+			hash := store.AuditHash(prev, body)
+			k := binary.BigEndian.AppendUint64(nil, ev.Seq)
+			if err := b.Put(k, append(hash, body...)); err != nil {
+				return err
+			}
+			prev = hash
+			if err := tx.Bucket([]byte("meta")).Put([]byte("audit_head"), append(k, hash...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuditVerify_RewriteIsCaughtOnlyWithTheKey: editing one record,
+// deleting another and re-hashing the rest and the head passes AuditVerify
+// when the store has no audit key — the chain proves only that the file
+// is consistent with itself — and fails it when the store has one, at the
+// first record rewritten, whether the rewrite keeps or strips the MACs.
+func TestAuditVerify_RewriteIsCaughtOnlyWithTheKey(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	attack := func(evs []*store.AuditEvent) []*store.AuditEvent {
+		evs[1].Detail = "nothing happened here"
+		return append(evs[:2], evs[3:]...)
+	}
+	strip := func(evs []*store.AuditEvent) []*store.AuditEvent {
+		for _, ev := range evs {
+			ev.MAC = ""
+		}
+		return attack(evs)
+	}
+	for _, tc := range []struct {
+		name    string
+		key     []byte
+		rewrite func([]*store.AuditEvent) []*store.AuditEvent
+		broken  uint64 // 0: passes
+	}{
+		{"no key: the rewrite passes", nil, attack, 0},
+		{"key: the rewrite fails", key, attack, 2},
+		{"key: a rewrite that strips the MACs fails", key, strip, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "store.db")
+			s, err := bolt.Open(path, &bolt.Options{AuditKey: tc.key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Update(t.Context(), func(tx store.Tx) error {
+				for i := range 5 {
+					ev := &store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated, JobID: fmt.Sprint("J", i)}
+					if err := tx.AuditAppend(ev); err != nil {
+						return err
+					}
+					if (ev.MAC != "") != (tc.key != nil) {
+						t.Errorf("event %d MAC = %q with key %q", ev.Seq, ev.MAC, tc.key)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := verify(t, s); n != 5 || err != nil {
+				t.Fatalf("AuditVerify before the rewrite = %d, %v", n, err)
+			}
+			s.Close()
+			rewriteAudit(t, path, tc.rewrite)
+			s, err = bolt.Open(path, &bolt.Options{AuditKey: tc.key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			n, err := verify(t, s)
+			var ce *store.ChainError
+			switch {
+			case tc.broken == 0 && (err != nil || n != 4):
+				t.Errorf("AuditVerify after the rewrite = %d, %v; want it to pass (4 records)", n, err)
+			case tc.broken > 0 && (!errors.As(err, &ce) || ce.Seq != tc.broken || !strings.Contains(ce.Reason, "MAC")):
+				t.Errorf("AuditVerify after the rewrite = %d, %v; want record %d's MAC refused", n, err, tc.broken)
+			}
+		})
+	}
+	// A store keyed later refuses records that were written without the key.
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Update(t.Context(), func(tx store.Tx) error { return tx.AuditAppend(&store.AuditEvent{Action: store.AuditJobCreated}) })
+	s.Close()
+	if s, err = bolt.Open(path, &bolt.Options{AuditKey: key}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := verify(t, s); err == nil || !strings.Contains(err.Error(), "carries no MAC") {
+		t.Errorf("AuditVerify with a key over a record written without it = %v, want it refused", err)
+	}
+}
+
+func verify(t *testing.T, s store.Store) (n int, err error) {
+	t.Helper()
+	verr := s.View(t.Context(), func(tx store.Tx) error {
+		n, err = tx.AuditVerify()
+		return nil
+	})
+	if verr != nil {
+		t.Fatal(verr)
+	}
+	return n, err
 }

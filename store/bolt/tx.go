@@ -512,7 +512,9 @@ func (t *tx) dueJob(k []byte, at time.Time) (j *store.Job, err error) {
 	defer guard(&err)
 	j, err = t.loadJob(k[8:])
 	if err == nil && j == nil {
-		err = fmt.Errorf("job %s: %w: indexed but not stored", k[8:], store.ErrCorrupt)
+		// An index entry whose job is gone: one job's problem, set aside
+		// like a record that does not read, not the whole store's.
+		err = &store.RecordError{Kind: "job", ID: string(k[8:]), Err: errors.New("due in the next-run index, but neither of its records is stored")}
 	}
 	if err != nil || j.State != store.JobEnabled || j.NextRunAt.After(at) {
 		return nil, err
@@ -526,16 +528,17 @@ func (t *tx) JobQuarantine(id string) (err error) {
 		return err
 	}
 	j, err := t.loadJob([]byte(id))
-	if err == nil && j == nil {
-		return notFound("job", id)
-	} else if err == nil {
+	if err == nil && j != nil {
 		return fmt.Errorf("quarantine job %s: its record reads; disable it with JobPut", id)
 	}
+	gone := err == nil // neither record stored: only index entries are left
+	found := false
 	next := t.bucket(bucketJobsNext)
 	if k := t.unreadable[id]; k != nil {
 		if err := next.Delete(k); err != nil {
 			return err
 		}
+		found = true
 	} else {
 		// Not met by JobsDue: its entry, if any, is found by its id.
 		c := next.Cursor()
@@ -544,11 +547,27 @@ func (t *tx) JobQuarantine(id string) (err error) {
 				if err := c.Delete(); err != nil {
 					return err
 				}
+				found = true
 				break
 			}
 		}
 	}
 	states := t.bucket(bucketJobsState)
+	if gone {
+		// No job to count as disabled: its index entries go.
+		for _, st := range store.JobStates {
+			if states.Get(stateKey(st, id)) != nil {
+				found = true
+			}
+			if err := states.Delete(stateKey(st, id)); err != nil {
+				return err
+			}
+		}
+		if !found {
+			return notFound("job", id)
+		}
+		return nil
+	}
 	for _, st := range store.JobStates {
 		if err := states.Delete(stateKey(st, id)); err != nil {
 			return err

@@ -1,14 +1,12 @@
 package postgres
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
-	json "github.com/go-json-experiment/json"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/schedbot/schedbot/store"
@@ -70,10 +68,13 @@ func (t *tx) flushAudit() error {
 	for _, p := range t.pending {
 		t.headSeq++
 		p.ev.Seq = t.headSeq
-		p.ev.PrevHash, p.ev.Hash = hex.EncodeToString(prev), ""
+		p.ev.PrevHash, p.ev.Hash, p.ev.MAC = hex.EncodeToString(prev), "", ""
 		body, err := encode(&p.ev)
 		if err != nil {
 			return fmt.Errorf("encode audit event %d: %w", p.ev.Seq, err)
+		}
+		if t.s.auditKey != nil {
+			body, p.ev.MAC = store.AuditSeal(t.s.auditKey, prev, body)
 		}
 		hash := store.AuditHash(prev, body)
 		p.ev.Hash = hex.EncodeToString(hash)
@@ -99,7 +100,7 @@ func (t *tx) flushAudit() error {
 // committed.
 func (t *tx) done() {
 	for _, p := range t.chained {
-		p.caller.Seq, p.caller.PrevHash, p.caller.Hash = p.ev.Seq, p.ev.PrevHash, p.ev.Hash
+		p.caller.Seq, p.caller.PrevHash, p.caller.Hash, p.caller.MAC = p.ev.Seq, p.ev.PrevHash, p.ev.Hash, p.ev.MAC
 	}
 	t.commitClaims()
 }
@@ -156,37 +157,17 @@ func (t *tx) AuditVerify() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("verify audit log: %w", err)
 	}
-	var prev []byte
-	var want uint64 = 1
-	n := 0
+	v := store.ChainVerifier{Key: t.s.auditKey}
 	var seq int64
 	var hash, body []byte
 	_, err = pgx.ForEachRow(rows, []any{&seq, &hash, &body}, func() error {
-		if uint64(seq) != want {
-			return &store.ChainError{Seq: want, Reason: fmt.Sprintf("missing (the next record is %d)", seq)}
-		}
-		var named struct {
-			Seq uint64 `json:"seq"`
-		}
-		if err := json.Unmarshal(body, &named, decodeOpts); err != nil {
-			return &store.ChainError{Seq: want, Reason: "body is not an audit record (edited)"}
-		}
-		if named.Seq != want {
-			return &store.ChainError{Seq: want, Reason: fmt.Sprintf("names seq %d (edited)", named.Seq)}
-		}
-		if !bytes.Equal(store.AuditHash(prev, body), hash) {
-			return &store.ChainError{Seq: want, Reason: "hash does not match its contents and the previous record (edited)"}
-		}
-		prev = bytes.Clone(hash)
-		want++
-		n++
-		return nil
+		return v.Next(uint64(seq), hash, body)
 	})
 	var ce *store.ChainError
 	if errors.As(err, &ce) {
-		return n, ce
+		return v.Checked(), ce
 	} else if err != nil {
-		return n, fmt.Errorf("verify audit log: %w", err)
+		return v.Checked(), fmt.Errorf("verify audit log: %w", err)
 	}
 	var headSeq int64
 	var headHash []byte
@@ -194,13 +175,50 @@ func (t *tx) AuditVerify() (int, error) {
 	if errors.Is(err, pgx.ErrNoRows) {
 		headSeq, headHash = 0, nil
 	} else if err != nil {
-		return n, fmt.Errorf("verify audit log: %w", err)
+		return v.Checked(), fmt.Errorf("verify audit log: %w", err)
 	}
-	if uint64(headSeq) != want-1 {
-		return n, &store.ChainError{Seq: want, Reason: fmt.Sprintf("missing: the log ends at %d but %d were written", want-1, headSeq)}
+	return v.End(uint64(headSeq), headHash)
+}
+
+// AuditPrune deletes the records up to through, at most the head: the
+// caller appends the checkpoint (store.AuditPruned) after them.
+func (t *tx) AuditPrune(through uint64) (int, error) {
+	if err := t.writable("prune audit log"); err != nil {
+		return 0, err
 	}
-	if !bytes.Equal(headHash, prev) {
-		return n, &store.ChainError{Seq: uint64(headSeq), Reason: "does not match the recorded head of the chain"}
+	if err := t.flushAudit(); err != nil {
+		return 0, err
 	}
-	return n, nil
+	if err := t.head(); err != nil {
+		return 0, err
+	}
+	if through > t.headSeq {
+		return 0, fmt.Errorf("prune audit log through %d: the log ends at %d", through, t.headSeq)
+	}
+	tag, err := t.exec(`DELETE FROM schedbot_audit WHERE orchestrator_id = $1 AND seq <= $2`, t.s.orch, int64(through))
+	if err != nil {
+		return 0, fmt.Errorf("prune audit log: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+func (t *tx) AuditHead() (uint64, string, error) {
+	if t.write {
+		if err := t.flushAudit(); err != nil {
+			return 0, "", err
+		}
+		if err := t.head(); err != nil {
+			return 0, "", err
+		}
+		return t.headSeq, hex.EncodeToString(t.headHash), nil
+	}
+	var seq int64
+	var hash []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT seq, hash FROM schedbot_audit_head WHERE orchestrator_id = $1`, t.s.orch).Scan(&seq, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", nil
+	} else if err != nil {
+		return 0, "", fmt.Errorf("audit head: %w", err)
+	}
+	return uint64(seq), hex.EncodeToString(hash), nil
 }

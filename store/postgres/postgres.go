@@ -36,6 +36,9 @@ type Options struct {
 	// Lease is how long a claimed queue item stays this process's before
 	// another may take it back. Default 5 minutes.
 	Lease time.Duration
+	// AuditKey, when set, seals every audit record appended with an
+	// HMAC (store.AuditSeal) and makes AuditVerify check every record's.
+	AuditKey []byte
 }
 
 // Store is one orchestrator's view of a PostgreSQL database that several
@@ -46,6 +49,8 @@ type Store struct {
 	orch  string
 	owner string
 	lease time.Duration
+
+	auditKey []byte
 
 	closed atomic.Bool
 	count  counters
@@ -87,7 +92,7 @@ func Open(ctx context.Context, dsn, orchestratorID string, opts *Options) (*Stor
 		return nil, err
 	}
 	s := &Store{pool: pool, orch: orchestratorID, owner: opts.Owner, lease: opts.Lease,
-		entropy: ulid.Monotonic(rand.Reader, 0)}
+		entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey}
 	if s.owner == "" {
 		host, _ := os.Hostname()
 		s.owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), ulid.Make().String()[20:])

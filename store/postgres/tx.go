@@ -85,7 +85,7 @@ func encode(v any) ([]byte, error) { return json.Marshal(v, encodeOpts) }
 func decode[T any](what, id string, b []byte) (*T, error) {
 	var v T
 	if err := json.Unmarshal(b, &v, decodeOpts); err != nil {
-		return nil, fmt.Errorf("decode %s %s: %w: %v", what, id, store.ErrCorrupt, err)
+		return nil, &store.RecordError{Kind: what, ID: id, Err: err}
 	}
 	return &v, nil
 }
@@ -553,7 +553,11 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 		j, err := decodeJob(string(id), def, statuses[i])
 		if err != nil {
 			// Passed over, and named at the end, so the others still fire.
-			unreadable = append(unreadable, &store.RecordError{Kind: "job", ID: string(id), Err: errors.Unwrap(err)})
+			re := &store.RecordError{Kind: "job", ID: string(id), Err: err}
+			if errors.As(err, &re) {
+				re = &store.RecordError{Kind: "job", ID: string(id), Err: re.Err}
+			}
+			unreadable = append(unreadable, re)
 			continue
 		}
 		t.w.sawName(string(id), j)

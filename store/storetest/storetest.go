@@ -56,6 +56,8 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"JobsDueSeesEarlierWritesInItsTransaction", testJobsDueSeesEarlierWrites},
 		{"PanicInTransactionGoesToTheCaller", testPanicGoesToTheCaller},
 		{"QueuePruneReachesEveryItem", testQueuePrune},
+		{"AuditPruneLeavesACheckpointedChain", testAuditPrune},
+		{"RunAndJobPruneKeepWhatTheySay", testRetention},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
