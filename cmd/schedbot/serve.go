@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
+	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
@@ -33,6 +34,7 @@ type daemon struct {
 	orchs   map[string]*orch
 	metrics *metrics
 	alive   atomic.Int32 // loops running
+	slack   *slackad.Adapter
 }
 
 func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
@@ -96,7 +98,12 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
-	slackAd := newSlackAdapter(cfg, dm, log)
+	slackAd, err := newSlackAdapter(cfg, dm, log)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	dm.slack = slackAd
 	defer func() {
 		if err != nil { // stop what started before closing what it uses
 			cancel()
@@ -118,6 +125,9 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		oc, err := openOrch(cfg, cfg.Orchestrators[id], log, func() {
 			l.sched.Wake()
 			l.worker.Wake()
+			if slackAd != nil {
+				slackAd.HomeChanged()
+			}
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
@@ -145,9 +155,17 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		})
 		conv := conversations(cfg, o, oc, log)
 		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: term}
+		oc.conv = conv
+		var dead func(*store.QueueItem, error)
 		if slackAd != nil {
 			deliverers[config.ChannelSlack] = slackAd
 			conv.ResolveTarget = slackAd.Resolve
+			dead = func(it *store.QueueItem, cause error) {
+				// On the lane that failed, after its outcome is recorded.
+				tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				defer cancel()
+				d.tellOwner(tctx, oc, slackAd, it, cause)
+			}
 		}
 		worker = orchestrator.NewWorker(orchestrator.Options{
 			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
@@ -160,6 +178,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			DeliveryFailedFunc: func(ch string, dead bool) {
 				m.deliveriesFailed.WithLabelValues(id, ch, fmt.Sprint(dead)).Inc()
 			},
+			DeadFunc: dead,
 		})
 		oc.worker = worker
 		l.sched, l.worker = sched, worker
