@@ -92,7 +92,9 @@ func jobValue(j *store.Job, extra string) string {
 	return v
 }
 
-func plain(s string) *slack.TextBlockObject { return slack.NewTextBlockObject(slack.PlainTextType, s, false, false) }
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+}
 func mrkdwn(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.MarkdownType, clip(s, maxText), false, false)
 }

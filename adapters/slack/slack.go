@@ -56,12 +56,12 @@ type Options struct {
 	Inbox         Inbox
 	// Backend runs clicks, forms and shortcuts; without it they are
 	// answered that they do not work here.
-	Backend       Backend
-	Logger        *slog.Logger
-	UserTTL       time.Duration // users.info cache; default 1h
-	ChannelTTL    time.Duration // channel name cache; default 10m
-	MinInterval   time.Duration // between posts to one channel; default 1s
-	HTTPTimeout   time.Duration // bounds every Web API request; default 30s
+	Backend     Backend
+	Logger      *slog.Logger
+	UserTTL     time.Duration // users.info cache; default 1h
+	ChannelTTL  time.Duration // channel name cache; default 10m
+	MinInterval time.Duration // between posts to one channel; default 1s
+	HTTPTimeout time.Duration // bounds every Web API request; default 30s
 	// UserWait is how long a message from a sender not yet known waits
 	// for users.info (their name and zone) before it is worked without
 	// them. Default 3s.
