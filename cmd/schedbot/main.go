@@ -71,6 +71,7 @@ Usage:
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
   schedbot store copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]
+  schedbot slack check   (tokens, granted scopes vs the manifest, Socket Mode, team id)
   schedbot version
 
 Every command takes --config FILE (or $SCHEDBOT_CONFIG; else ./schedbot.yaml if
@@ -110,6 +111,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runFunctions(ctx, rest, stdout, stderr)
 	case "store":
 		return runStore(ctx, rest, stdout, stderr)
+	case "slack":
+		return runSlack(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(stdout)
 	case "help", "-h", "--help":
