@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -48,6 +49,12 @@ type fakeSlack struct {
 	responses []response
 	// views are the views.open, views.update and views.publish calls, in order.
 	views []apiCall
+	// scopes, when set, are the granted scopes auth.test reports (default
+	// the manifest's); teamID its team (default T1).
+	scopes []string
+	teamID string
+	// refuseOpen makes apps.connections.open fail: no new connection.
+	refuseOpen bool
 }
 
 // response is one post to a response_url.
@@ -119,11 +126,23 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 	reply := func(v map[string]any) { v["ok"] = true; json.NewEncoder(w).Encode(v) }
 	switch method {
 	case "auth.test":
-		reply(map[string]any{"user_id": "UBOT", "team_id": "T1", "bot_id": "BBOT", "user": "schedbot"})
+		f.mu.Lock()
+		scopes, team := f.scopes, cmp.Or(f.teamID, "T1")
+		f.mu.Unlock()
+		if scopes == nil {
+			scopes = manifestScopes()
+		}
+		w.Header().Set("X-OAuth-Scopes", strings.Join(scopes, ","))
+		reply(map[string]any{"user_id": "UBOT", "team_id": team, "bot_id": "BBOT", "user": "schedbot"})
 	case "apps.connections.open":
 		f.mu.Lock()
 		f.opens++
+		refuse := f.refuseOpen
 		f.mu.Unlock()
+		if refuse {
+			json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "internal_error"})
+			return
+		}
 		reply(map[string]any{"url": "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws"})
 	case "users.info":
 		f.mu.Lock()
@@ -162,6 +181,9 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		f.ts++
 		ts := fmt.Sprintf("1700000100.%06d", f.ts)
 		f.mu.Unlock()
+		if answer == "" && method == "chat.postMessage" && r.Form.Get("channel") == "C0SECRET" {
+			answer = "not_in_channel"
+		}
 		switch answer {
 		case "":
 			reply(map[string]any{"channel": r.Form.Get("channel"), "ts": ts, "message_ts": ts})
