@@ -115,7 +115,7 @@ func TestSlack_AReplyInTheThreadOfAQuestionNeedsNoMention(t *testing.T) {
 	e.waitPost(t, 1, "the question")
 	e.f.send(t, channelMsg("Ev2", "U0ANA1234", "every day at 3pm", "1700000000.000200", ""))                   // not in a thread
 	e.f.send(t, channelMsg("Ev3", "U0ANA1234", "every day at 3pm", "1700000000.000300", "1700000000.000999"))  // another thread
-	e.f.send(t, channelMsg("Ev4", "U2", "every day at 4pm", "1700000000.000400", "1700000000.000100"))  // someone else
+	e.f.send(t, channelMsg("Ev4", "U2", "every day at 4pm", "1700000000.000400", "1700000000.000100"))         // someone else
 	e.f.send(t, channelMsg("Ev5", "U0ANA1234", "<@UBOT> every day", "1700000000.000500", "1700000000.000100")) // a mention: app_mention's
 	e.f.send(t, channelMsg("Ev6", "U0ANA1234", "every day at 3pm", "1700000000.000600", "1700000000.000100"))
 	p := e.waitPost(t, 2, "the answer's confirmation")
