@@ -463,7 +463,9 @@ func TestListing_OfFiveHundredJobsPages(t *testing.T) {
 // with 500 jobs stays within a view's 100 blocks.
 func TestBlocks_StayWithinBlockKitLimits(t *testing.T) {
 	e := newEnv(t)
-	long := strings.Repeat("word ", 400) + "\n" + strings.Repeat("x", 7000)
+	// Lines that fit a section each but not together, and one longer
+	// than a section.
+	long := strings.Repeat(strings.Repeat("w", 999)+"\n", 6) + strings.Repeat("x", 7000)
 	d := &orchestrator.Delivery{ItemID: "long", Text: long, Target: store.TargetRef{Channel: "slack", ChannelProfileID: "team", ChannelID: "C0TEAM"}}
 	if err := e.deliver(t, d); err != nil {
 		t.Fatal(err)
@@ -480,7 +482,7 @@ func TestBlocks_StayWithinBlockKitLimits(t *testing.T) {
 		}
 		total += len([]rune(b.Text.Text))
 	}
-	if len(blocks) < 3 || total < 9000 || len([]rune(p.Get("text"))) > 3000 {
+	if len(blocks) < 5 || total < 12900 || len([]rune(p.Get("text"))) > 3000 {
 		t.Errorf("%d sections, %d characters, text of %d", len(blocks), total, len([]rune(p.Get("text"))))
 	}
 	for i := range 500 {

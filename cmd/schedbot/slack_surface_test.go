@@ -192,7 +192,8 @@ func TestSlack_NewScheduleFormPreviewsAndCreates(t *testing.T) {
 	e := startSlack(t)
 	e.f.send(t, interactive(map[string]any{"type": "shortcut", "callback_id": "schedbot_new", "trigger_id": "trS", "user": map[string]any{"id": "U1"}}))
 	v := e.waitView(t, "views.open", 1, "the form")
-	if v.Form.Get("trigger_id") != "trS" || !strings.Contains(v.Form.Get("view"), `"dispatch_action":true`) ||
+	if v.Form.Get("trigger_id") != "trS" || !strings.Contains(v.Form.Get("view"), `"block_id":"when","label":{"type":"plain_text","text":"What and when","emoji":false},"element":{"type":"plain_text_input","action_id":"schedbot_draft"`) ||
+		!strings.Contains(v.Form.Get("view"), `"dispatch_action":true,"block_id":"when"`) ||
 		!strings.Contains(v.Form.Get("view"), "on_character_entered") || !strings.Contains(v.Form.Get("view"), "conversations_select") {
 		t.Errorf("form: %v", v.Form)
 	}
@@ -389,6 +390,11 @@ func TestServe_RefusesASlackProfileWithoutItsToken(t *testing.T) {
 
 func TestSlack_HealthzIsNotReadyWhileSlackIsDisconnected(t *testing.T) {
 	e := startSlack(t)
+	t.Cleanup(func() { // before the daemon stops, even when the test fails
+		e.f.mu.Lock()
+		e.f.refuseOpen = false
+		e.f.mu.Unlock()
+	})
 	h := e.d.metricsHandler()
 	health := func() (int, string) {
 		rec := httptest.NewRecorder()
