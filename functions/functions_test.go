@@ -466,7 +466,7 @@ func TestTools_MatchGolden(t *testing.T) {
 	if d := cmp.Diff(string(want), string(got)); d != "" {
 		t.Errorf("tools differ from %s (-want +got):\n%s", path, d)
 	}
-	if len(e.reg.Tools()) != 9 {
-		t.Errorf("%d tools, want 9", len(e.reg.Tools()))
+	if len(e.reg.Tools()) != 11 {
+		t.Errorf("%d tools, want 11", len(e.reg.Tools()))
 	}
 }

@@ -28,6 +28,7 @@ var (
 	namePattern     = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} _.:'-]*$`)
 	identPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 	channelPattern  = regexp.MustCompile(`^(#[a-z0-9][a-z0-9_-]{0,79}|[CGDU][A-Z0-9]{2,20})$`)
+	labelPattern    = regexp.MustCompile(`^#[a-z0-9][a-z0-9_-]{0,79}$`)
 	threadTSPattern = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{1,8}$`)
 )
 
@@ -272,6 +273,11 @@ func checkRefShape(ref *store.TargetRef) error {
 			return fieldErr("targetRef.channelId", "%q is neither a Slack channel id (C024BE91L) nor a #name", ref.ChannelID)
 		}
 	case "terminal":
+		// A terminal takes a #name as a label it prints the post under, so
+		// that "post hi in #team" reads the same in chat as in Slack.
+		if ref.ChannelID != "" && !labelPattern.MatchString(ref.ChannelID) {
+			return fieldErr("targetRef.channelId", "%q is not a #name (a terminal prints posts under a #label)", ref.ChannelID)
+		}
 	default:
 		return fieldErr("targetRef.channel", "must be slack or terminal, got %q", ref.Channel)
 	}

@@ -185,6 +185,8 @@ func NewRegistry(d Deps) *Registry {
 	MustRegister(r, scheduleResume())
 	MustRegister(r, scheduleDelete())
 	MustRegister(r, scheduleRunNow())
+	MustRegister(r, scheduleAgenda())
+	MustRegister(r, scheduleHistory())
 	MustRegister(r, messagePost())
 	return r
 }

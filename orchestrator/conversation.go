@@ -278,24 +278,45 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	if mem.pending != nil && now.Before(mem.pending.Expires) {
 		in.Pending = mem.pending
 	}
+	live := in.Pending != nil
+	// Any answer but another question closes the open one.
+	closed := c.save(mem, nil, false, "", now)
+	if in.Pending != nil {
+		switch answer := settle(in.Pending, jobs, m.Text); {
+		case answer.drop != "":
+			return answer.drop, closed, nil, nil
+		case answer.text != "":
+			// The question is settled: decide the request it was about, as
+			// if it had been complete ("pause the backup" + "2").
+			in.Text, in.Pending = answer.text, nil
+			if answer.jobID != "" {
+				in.Jobs = onlyJob(jobs, answer.jobID)
+			}
+		}
+	}
 	d, err := c.Selector.Select(ctx, in)
 	if err != nil {
 		c.log().Error("select", slog.Any("error", err))
 		return "Sorry, I couldn't work that out. Try again, or say “list my schedules”.", nil, nil, nil
 	}
-	// Any answer but another question closes the open one.
-	closed := c.save(mem, nil, false, "", now)
+	if d.Pending != nil && d.Pending.Question == "" {
+		d.Pending.Question = d.Clarify
+	}
+	dropped := ""
+	if d.Dropped != "" {
+		dropped = " (I've dropped my earlier question about “" + d.Dropped + "”.)"
+	}
 	switch {
 	case d.Clarify != "":
-		return d.Clarify, c.save(mem, d.Pending, false, "", now), nil, nil
+		return d.Clarify + dropped, c.save(mem, d.Pending, false, "", now), nil, nil
 	case d.Unsupported != "":
-		return d.Unsupported, closed, nil, nil
+		return d.Unsupported + dropped, closed, nil, nil
 	case d.Reply != "":
-		return d.Reply, closed, nil, nil
+		return d.Reply + dropped, closed, nil, nil
 	case !d.IsCall():
 		return "Sorry, I couldn't work that out.", nil, nil, nil
 	}
-	if args, err := c.resolve(ctx, d); err != nil {
+	if args, err := c.resolve(ctx, d, prof); err != nil {
 		return err.Error(), closed, nil, nil
 	} else {
 		d.Args = args
@@ -303,10 +324,8 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 	actor := store.Actor{ChannelProfileID: prof.ID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, Via: via}
 	req := &functions.Request{Function: d.Function, Args: d.Args, Actor: actor}
 	return "", nil, req, func(res any, err error) (string, func(store.Tx) error) {
-		if errors.Is(err, functions.ErrForbidden) {
-			return "Sorry — " + err.Error() + ".", closed
-		} else if err != nil {
-			return "I couldn't do that: " + err.Error(), closed
+		if err != nil {
+			return explain(err) + dropped, closed
 		}
 		spoken := ""
 		switch r := res.(type) {
@@ -315,7 +334,10 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		case *functions.RunNowResult:
 			spoken = r.Job.JobID
 		}
-		return Describe(d.Function, res), c.save(mem, nil, in.Pending != nil, spoken, now)
+		if page, ok := res.(*store.JobPage); ok && len(page.Jobs) == 0 {
+			return noneListed(d.Args) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
+		}
+		return Describe(d.Function, res) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
 	}
 }
 
@@ -339,12 +361,18 @@ func notSetUp(profileID string) string {
 }
 
 // resolve replaces a create's or update's Slack channel name by its id.
-func (c *Conversations) resolve(ctx context.Context, d selector.Decision) (json.RawMessage, error) {
-	if c.ResolveTarget == nil {
-		return d.Args, nil
-	}
+// On a terminal, when the orchestrator has no Slack profile, a #name is
+// a label the terminal prints the post under ("[#team] hello world"), so
+// every example works in chat.
+func (c *Conversations) resolve(ctx context.Context, d selector.Decision, prof Profile) (json.RawMessage, error) {
 	var args map[string]json.RawMessage
 	if json.Unmarshal(d.Args, &args) != nil {
+		return d.Args, nil
+	}
+	if prof.Channel == "terminal" && !c.hasChannel("slack") {
+		return terminalTarget(d, args, prof.ID)
+	}
+	if c.ResolveTarget == nil {
 		return d.Args, nil
 	}
 	if d.Function == "schedule.list" {
@@ -377,6 +405,34 @@ func (c *Conversations) resolve(ctx context.Context, d selector.Decision) (json.
 	}
 	ref["channelId"] = id
 	args["targetRef"], _ = json.Marshal(ref)
+	return json.Marshal(args)
+}
+
+func (c *Conversations) hasChannel(kind string) bool {
+	for _, p := range c.Profiles {
+		if p.Channel == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// terminalTarget makes a Slack target the selector read ("in #team") a
+// label on the terminal profile.
+func terminalTarget(d selector.Decision, args map[string]json.RawMessage, profileID string) (json.RawMessage, error) {
+	if (d.Function != "schedule.create" && d.Function != "schedule.update") || args["targetRef"] == nil {
+		return d.Args, nil
+	}
+	var ref map[string]any
+	if json.Unmarshal(args["targetRef"], &ref) != nil || ref["channel"] != "slack" {
+		return d.Args, nil
+	}
+	ch, _ := ref["channelId"].(string)
+	if !strings.HasPrefix(ch, "#") {
+		return nil, fmt.Errorf("On the terminal I can post under a #name (“in #team”), not to %s: that needs a Slack channel profile in the config.", ch)
+	}
+	label := map[string]any{"channel": "terminal", "channelProfileId": profileID, "channelId": strings.ToLower(ch)}
+	args["targetRef"], _ = json.Marshal(label)
 	return json.Marshal(args)
 }
 
@@ -452,7 +508,14 @@ func Describe(fn string, res any) string {
 		case "schedule.delete":
 			return fmt.Sprintf("Deleted job %s (%s). Its history stays in the audit log.", j.JobID, j.Description)
 		}
-		return "Job " + j.JobID + " — " + string(j.State) + ": " + jobSentence(j) + nextRuns(j, r.NextRuns)
+		if fn == "schedule.show" {
+			return describeShow(r)
+		}
+		return "Job " + j.JobID + " — " + stateWord(j) + ": " + jobSentence(j) + nextRuns(j, r.NextRuns)
+	case *functions.AgendaResult:
+		return describeAgenda(r)
+	case *functions.HistoryResult:
+		return describeHistory(r)
 	case *store.JobPage:
 		if len(r.Jobs) == 0 {
 			return "No schedules yet. Try: post “hello” in #team every Friday at 9am."
@@ -464,7 +527,7 @@ func Describe(fn string, res any) string {
 			if j.Name != "" {
 				name = " “" + j.Name + "”"
 			}
-			next := "not scheduled (" + string(j.State) + ")"
+			next := stateWord(j)
 			if !j.NextRunAt.IsZero() {
 				next = "next " + j.NextRunAt.In(zoneOf(j)).Format("Mon 2 Jan 3:04 PM")
 			}

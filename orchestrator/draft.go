@@ -42,7 +42,7 @@ func (c *Conversations) Draft(ctx context.Context, profileID string, m *Message)
 	case !d.IsCall():
 		return nil, "Sorry, I couldn't work that out."
 	}
-	args, err := c.resolve(ctx, d)
+	args, err := c.resolve(ctx, d, prof)
 	if err != nil {
 		return nil, err.Error()
 	}

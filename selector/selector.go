@@ -87,6 +87,14 @@ type Pending struct {
 	Text    string    `json:"text"`    // the request that was incomplete
 	Missing string    `json:"missing"` // what was asked for
 	Expires time.Time `json:"expires"`
+	// Question is what was asked, to ask again when a reply is neither an
+	// answer nor a new request.
+	Question string `json:"question,omitempty"`
+	// Candidates are the jobs a "Which one?" offered, in the order shown:
+	// "2", "the second one" or "the 9am one" picks one of them.
+	Candidates []string `json:"candidates,omitempty"`
+	// Yes is the request a yes/no question makes on "yes"; "no" drops it.
+	Yes string `json:"yes,omitempty"`
 }
 
 // Decision is exactly one of a call, a clarification, unsupported or a
@@ -101,6 +109,9 @@ type Decision struct {
 	// Pending is set with a clarification: what to remember so the next
 	// message can complete the request.
 	Pending *Pending `json:"-"`
+	// Dropped is the request whose open question this decision replaced:
+	// the person wrote a new request instead of an answer, and is told.
+	Dropped string `json:"-"`
 }
 
 // IsCall reports whether d is a function call.

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -266,7 +267,11 @@ func (t *Terminal) Deliver(_ context.Context, d *orchestrator.Delivery) error {
 	if d.JobID != "" {
 		prefix += " [job " + d.JobID + "]"
 	}
-	_, err := fmt.Fprintf(t.out, "%s %s: %s\n", time.Now().Format("15:04:05"), prefix, d.Text)
+	text := d.Text
+	if d.Target.Channel == "terminal" && strings.HasPrefix(d.Target.ChannelID, "#") {
+		text = "[" + d.Target.ChannelID + "] " + text // a #label: "post hi in #team"
+	}
+	_, err := fmt.Fprintf(t.out, "%s %s: %s\n", time.Now().Format("15:04:05"), prefix, text)
 	return err
 }
 

@@ -40,6 +40,18 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	lower := strings.ToLower(strings.TrimRight(body, ".!? "))
 	lower = strings.TrimPrefix(lower, "/")
+	// "remind show all reminders", "remind delete the standup": Slack's
+	// /remind verbs, typed after the word
+	if rest, ok := strings.CutPrefix(lower, "remind "); ok && remindVerbRe.MatchString(rest) {
+		lower = rest
+	}
+	if d, ok := askAbout(in, text, lower); ok {
+		return d, true
+	}
+	// "pause the standup until further notice": for good, which is what
+	// pause and delete do anyway
+	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
+	lower = manageSynonyms(in, lower)
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		args := map[string]any{}
 		rest := strings.TrimSpace(m[1])
@@ -54,7 +66,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		if strings.Contains(lower, "paused") {
 			args["state"] = "paused"
 		}
-		if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") {
+		if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") || mineRe.MatchString(lower) {
 			if in.SenderID != "" {
 				args["createdBy"] = in.SenderID
 			}
@@ -94,6 +106,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			continue
 		}
 		words := strings.TrimSpace(strings.Join(m[1:], " "))
+		if d, ok := twoJobs(in, v.fn, words); ok {
+			return d, true
+		}
 		if bulkRe.MatchString(words) {
 			return unsupported("I can't change many schedules at once. Say which one (“%s the standup post”), or list them first.", strings.Fields(lower)[0]), true
 		}
@@ -134,6 +149,70 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			return d, true
 		}
 		return call(v.fn, map[string]any{"jobId": id}), true
+	}
+	return selector.Decision{}, false
+}
+
+var (
+	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
+	openEndedRe  = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
+)
+
+// manageVerbs are the management verbs a one-edit slip is read as, when
+// what follows names a job ("pasue the standup", "delte the dentist").
+var manageVerbs = []string{"pause", "resume", "delete", "cancel", "remove", "show", "unpause", "describe"}
+
+var (
+	onHoldRe    = regexp.MustCompile(`^(?:put|place|keep)\s+(.+?)\s+on\s+hold$`)
+	needPauseRe = regexp.MustCompile(`^i\s+(?:need|want)\s+(.+?)\s+(paused|stopped|deleted|removed|resumed)$`)
+	scrapRe     = regexp.MustCompile(`^(?:scrap|ditch|bin|axe)\s+(.+)$`)
+)
+
+// manageSynonyms rewrites management said another way into the verb the
+// table below reads, only when the rest names a job.
+func manageSynonyms(in selector.Input, lower string) string {
+	if m := onHoldRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "pause " + m[1]
+	}
+	if m := needPauseRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return map[string]string{"paused": "pause", "stopped": "pause", "deleted": "delete", "removed": "delete", "resumed": "resume"}[m[2]] + " " + m[1]
+	}
+	if m := scrapRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "delete " + m[1]
+	}
+	first, rest, ok := strings.Cut(lower, " ")
+	if !ok || len(first) < 4 || slices.Contains(manageVerbs, first) || !namesJob(in, rest) {
+		return lower
+	}
+	for _, v := range manageVerbs {
+		if oneEdit(first, v) {
+			return v + " " + rest
+		}
+	}
+	return lower
+}
+
+// twoJobs refuses a change naming two jobs ("delete X and Y"), naming
+// both: one job a message, so each change is confirmed on its own.
+func twoJobs(in selector.Input, fn, words string) (selector.Decision, bool) {
+	if fn == "schedule.update" || fn == "schedule.show" {
+		return selector.Decision{}, false
+	}
+	for _, sep := range []string{" and ", " & ", ", "} {
+		a, b, ok := strings.Cut(words, sep)
+		if !ok || !namesJob(in, a) || !namesJob(in, b) {
+			continue
+		}
+		ia, _, okA := pickJob(in, a, a)
+		ib, _, okB := pickJob(in, b, b)
+		if !okA || !okB || ia == ib {
+			continue
+		}
+		verb := strings.TrimPrefix(fn, "schedule.")
+		if verb == "run_now" {
+			verb = "run"
+		}
+		return unsupported("I change one schedule at a time. Say “%s %s”, then “%s %s”.", verb, strings.TrimSpace(a), verb, strings.TrimSpace(b)), true
 	}
 	return selector.Decision{}, false
 }
@@ -226,20 +305,76 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 		}
 		return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
 	}
-	ids, names, ok := matchJobs(in.Jobs, words)
+	ids, _, ok := matchJobs(in.Jobs, words)
 	switch {
 	case !ok:
 		return "", unsupported("I couldn't find a schedule matching “%s”. Say “list my schedules” to see them.", strings.TrimSpace(words)), false
 	case len(ids) > 1:
-		return "", clarify(in, text, selector.MissingJob, "Which one? "+strings.Join(names, "; ")+"."), false
+		return "", whichOne(in, text, ids), false
 	}
 	return ids[0], selector.Decision{}, true
+}
+
+// whichOne asks which of several jobs the words meant, each numbered and
+// told by what it posts, where and when, so that "2", "the 9am one" or
+// "the one in #ops" answers.
+func whichOne(in selector.Input, text string, ids []string) selector.Decision {
+	var b strings.Builder
+	b.WriteString("Which one?")
+	for k, id := range ids {
+		for _, j := range in.Jobs {
+			if j.JobID == id {
+				b.WriteString("\n" + itoa(k+1) + ". " + JobLabel(j))
+			}
+		}
+	}
+	b.WriteString("\nSay its number, or words like “the 9am one”.")
+	d := clarify(in, text, selector.MissingJob, b.String())
+	d.Pending.Candidates = ids
+	return d
+}
+
+// JobLabel tells a job by what it does, where and when, then its id:
+// post “standup” in #team — every weekday at 9:00 AM (UTC) · 01M8….
+func JobLabel(j selector.JobRef) string {
+	what := "post “" + j.Text + "”"
+	if strings.HasPrefix(j.Text, "workflow ") {
+		what = "start " + j.Text
+	}
+	if j.Name != "" {
+		what = "“" + j.Name + "”: " + what
+	}
+	if j.ChannelID != "" {
+		what += " in " + j.ChannelID
+	}
+	desc := j.Description
+	if desc != "" {
+		desc = strings.ToLower(desc[:1]) + desc[1:]
+	}
+	if j.State == "paused" {
+		desc += ", paused"
+	}
+	return what + " — " + desc + " · " + j.JobID
 }
 
 // matchJobs scores each job by how many of the significant words appear
 // in its name, description, action text or channel; every word must match
 // and the best wins.
 func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []string, ok bool) {
+	// a job's exact name wins ("nightly-build" over "nightly build check")
+	name := strings.TrimSpace(strings.ToLower(strings.Trim(words, "“”\"' ")))
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(name, "the "), "job "))
+	for _, suffix := range []string{" job", " schedule", " reminder", " post"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	bare := strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
+	for _, j := range jobs {
+		if j.State != "deleted" && j.Name != "" && (strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare)) {
+			return []string{j.JobID}, []string{j.Name}, true
+		}
+	}
+	// "nightly-build" is the name's two words, as the job's are split
+	words = strings.NewReplacer("-", " ", "_", " ").Replace(words)
 	sig := strings.Fields(fillerRe.ReplaceAllString(strings.ToLower(strings.Trim(words, "“”\"'")), " "))
 	if len(sig) == 0 {
 		return nil, nil, false
@@ -447,7 +582,13 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 			}
 			return map[string]any{"scheduleType": "once", "schedule": map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": zone}}, selector.Decision{}, true
 		case store.ScheduleInterval:
-			return nil, clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run at that time every day instead? Say “to every day at …”."), false
+			var at []string
+			for _, x := range hm {
+				at = append(at, clockText(x))
+			}
+			d := clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run every day at "+strings.Join(at, " and ")+" instead? (yes or no)")
+			d.Pending.Yes = "change " + job.JobID + " to every day at " + strings.Join(at, " and ")
+			return nil, d, false
 		}
 	}
 	if !timeSaid && !daysSaid && w.zone != "" && job != nil && oldType == store.ScheduleCron {

@@ -38,27 +38,103 @@ func (s *Selector) Select(_ context.Context, in selector.Input) (selector.Decisi
 func Decide(in selector.Input) selector.Decision {
 	text := strings.TrimSpace(in.Text)
 	if in.Pending != nil && !in.Now.After(in.Pending.Expires) && text != "" && len(text) <= MaxText {
-		// A complete new request replaces the question; else the message
-		// answers it.
-		if d := decide(in, text); d.IsCall() || d.Reply != "" || d.Unsupported != "" && !looksLikeAnswer(text) {
-			return d
-		}
-		var first selector.Decision
-		for k, combined := range answered(in.Pending, text) {
-			d := decide(in, combined)
-			if d.Pending != nil {
-				d.Pending.Text = combined
-			}
-			if k == 0 {
-				first = d
-			}
-			if d.IsCall() {
-				return d
-			}
-		}
-		return first
+		return decidePending(in, text)
 	}
 	return decide(in, text)
+}
+
+// decidePending reads a message while a question waits. A complete new
+// request is that request (the question is dropped, and the person told);
+// an answer completes the question; a new request that is itself
+// incomplete asks its own question; anything else asks the open question
+// again, so that no reply is mistaken for an answer it is not.
+func decidePending(in selector.Input, text string) selector.Decision {
+	p := in.Pending
+	alone := decide(in, text)
+	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
+		alone.Dropped = p.Text
+		return alone
+	}
+	var first selector.Decision
+	for k, combined := range answered(p, text) {
+		d := decide(in, combined)
+		if d.Pending != nil {
+			d.Pending.Text = combined
+		}
+		if k == 0 {
+			first = d
+		}
+		if d.IsCall() {
+			return d
+		}
+	}
+	if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) {
+		alone.Dropped = p.Text // a new request, itself incomplete
+		return alone
+	}
+	if answerShaped(p.Missing, text) {
+		return first
+	}
+	return stillAsking(in)
+}
+
+// hasAction: the text says what to do ("post…", "remind me…").
+func hasAction(in selector.Input, text string) bool {
+	v, _, _ := findVerb(in, lex(text))
+	return v >= 0
+}
+
+// confusedRe: a reply that asks back instead of answering.
+var confusedRe = regexp.MustCompile(`(?i)^(?:what|huh|why|how|eh|sorry|pardon|come\s+again|what\s+do\s+you\s+mean|i\s+don'?t\s+(?:know|understand)|idk|dunno|\?+)\W*$`)
+
+// answerShaped says whether a reply can answer a question about missing:
+// a time names one, a target a channel, a message is any text that is not
+// a puzzled question back.
+func answerShaped(missing, text string) bool {
+	if confusedRe.MatchString(strings.TrimSpace(text)) {
+		return false
+	}
+	toks := lex(text)
+	switch missing {
+	case selector.MissingTime:
+		for _, t := range toks {
+			if timeBearing(t) || timeWordRe.MatchString(t.s) || vagueTimes[t.s] {
+				return true
+			}
+		}
+		return false
+	case selector.MissingTarget:
+		for _, t := range toks {
+			if t.kind == tChannel || t.s == "here" || t.s == "me" {
+				return true
+			}
+		}
+		return false
+	case selector.MissingJob:
+		return false // a job is named by words a call resolves, or picked from the list
+	}
+	return true
+}
+
+var vagueTimes = map[string]bool{"am": true, "pm": true, "a.m.": true, "p.m.": true, "morning": true, "afternoon": true,
+	"evening": true, "night": true, "noon": true, "midnight": true, "lunchtime": true, "hourly": true, "weekly": true,
+	"monthly": true, "yearly": true, "annually": true, "weekdays": true, "weekends": true, "now": true}
+
+// stillAsking asks the open question again, saying how to drop it.
+func stillAsking(in selector.Input) selector.Decision {
+	p := *in.Pending
+	q := p.Question
+	if q == "" {
+		q = map[string]string{
+			selector.MissingTime:   "When should it run? For example “every Friday at 9am” or “tomorrow at 3pm”.",
+			selector.MissingAction: "What should I post?",
+			selector.MissingTarget: "Where should I post it? For example “in #team”.",
+			selector.MissingJob:    "Which schedule do you mean?",
+		}[p.Missing]
+	}
+	p.Expires = in.Now.Add(selector.PendingTTL)
+	return selector.Decision{Clarify: "I'm still asking about “" + p.Text + "”: " + q + " (Or say “cancel” to drop it.)",
+		Missing: p.Missing, Pending: &p}
 }
 
 // answered are the readings of a request with its answer in it: the
@@ -128,7 +204,7 @@ func unsupported(format string, args ...any) selector.Decision {
 
 func clarify(in selector.Input, text, missing, question string) selector.Decision {
 	return selector.Decision{Clarify: question, Missing: missing,
-		Pending: &selector.Pending{Text: text, Missing: missing, Expires: in.Now.Add(selector.PendingTTL)}}
+		Pending: &selector.Pending{Text: text, Missing: missing, Expires: in.Now.Add(selector.PendingTTL), Question: question}}
 }
 
 func call(fn string, args map[string]any) selector.Decision {
@@ -199,7 +275,7 @@ func hasLetters(s string) bool {
 
 // ---- help (NL_SPEC decision 22) ----
 
-var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+(?:u|you)\s+can\s+do|what\s+can\s+u\s+do|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+are\s+(?:the|your)\s+(?:commands|options)|list\s+(?:the|your)\s+commands|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey)\s*[?!.]*$`)
+var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+(?:u|you)\s+can\s+do|what\s+can\s+u\s+do|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+are\s+(?:the|your)\s+(?:commands|options)|list\s+(?:the|your)\s+commands|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey|help\s+(?:with\s+)?(?:reminders?|schedules?|jobs?|remind|scheduling|posts?|commands?))\s*[?!.]*$`)
 
 func isHelp(text string) bool {
 	t := strings.TrimSpace(prefixRe.ReplaceAllString(strings.TrimSpace(text), ""))

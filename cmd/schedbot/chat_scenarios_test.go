@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedbot/schedbot/store"
+)
+
+// Conversations as a new user has them in `schedbot chat`: typed lines on
+// standard input, answers on standard output, and judged by what they
+// leave in the store.
+
+// chat types lines into `schedbot chat` and returns what it printed.
+func (c *cli) chat(lines ...string) string {
+	c.t.Helper()
+	stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	c.t.Cleanup(func() { stdin = strings.NewReader("") })
+	return c.mustRun("chat")
+}
+
+// jobs are the store's jobs not deleted, as schedule.list returns them.
+func (c *cli) jobs() []*store.Job {
+	c.t.Helper()
+	var page store.JobPage
+	if err := json.Unmarshal([]byte(c.mustRun("call", "schedule.list", "--args", `{"state":"all"}`, "--json")), &page); err != nil {
+		c.t.Fatal(err)
+	}
+	var out []*store.Job
+	for _, j := range page.Jobs {
+		if j.State != store.JobDeleted {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+func jobText(j *store.Job) string {
+	var a struct{ Text string }
+	json.Unmarshal(j.TargetAction.FunctionArgs, &a)
+	return a.Text
+}
+
+func (c *cli) jobByText(text string) *store.Job {
+	c.t.Helper()
+	for _, j := range c.jobs() {
+		if jobText(j) == text {
+			return j
+		}
+	}
+	c.t.Fatalf("no job posts %q", text)
+	return nil
+}
+
+// The mission's own sentence, and every example the README and the help
+// give, work in chat on the embedded default: a #channel is a label the
+// terminal prints the post under.
+func TestChat_ExamplesWork(t *testing.T) {
+	c := newCLI(t)
+	examples := []string{
+		"post hello world in #team every Friday at 9AM",
+		"post “standup in 5” in #team every weekday at 9:25am",
+		"remind me to send the invoices on the 1st of every month at 10am",
+		"remind #design Design review every other Tuesday at 12:30",
+		"post hello in #team every Friday at 9am",
+	}
+	out := c.chat(examples...)
+	if strings.Contains(out, "targetRef") || strings.Contains(out, "couldn't") {
+		t.Fatalf("an example failed:\n%s", out)
+	}
+	if n := strings.Count(out, "OK — I'll post"); n != len(examples) {
+		t.Fatalf("%d of %d examples scheduled:\n%s", n, len(examples), out)
+	}
+	j := c.jobByText("hello world")
+	if j.TargetRef == nil || j.TargetRef.Channel != "terminal" || j.TargetRef.ChannelID != "#team" || j.Schedule.Cron != "0 9 * * 5" {
+		t.Errorf("the mission's job: %+v %+v", j.TargetRef, j.Schedule)
+	}
+	if j := c.jobByText("Design review"); j.TargetRef == nil || j.TargetRef.ChannelID != "#design" || j.ScheduleType != store.ScheduleRRule {
+		t.Errorf("the /remind example: %+v %s", j.TargetRef, j.ScheduleType)
+	}
+	// The examples the README's tour and help suggest next also work.
+	out = c.chat("list my schedules", "pause the standup", "resume it", "move the standup to 10am", "run the standup now", "delete the standup")
+	for _, want := range []string{"schedule(s):", "Paused job", "Resumed job", "Updated — I'll post “standup in 5” in #team every weekday at 10:00 AM", "Running job", "Deleted job"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A refusal is said in words, naming what to do; no field path reaches
+// the person, and nothing changes.
+func TestChat_RefusalInWords(t *testing.T) {
+	c := newCLI(t)
+	cfg := filepath.Join(t.TempDir(), "schedbot.yaml")
+	os.WriteFile(cfg, []byte(`orchestrators:
+  ops:
+    runtime_root: `+c.data+`
+    timezone: UTC
+    functions: ["schedule.*", "message.post"]
+channel_profiles:
+  team-slack:
+    channel: slack
+    orchestrator_id: ops
+    slack: {team_id: T0001, channels: ["#ops", "#eng"]}
+  terminal:
+    channel: terminal
+    orchestrator_id: ops
+`), 0o600)
+	stdin = strings.NewReader("post hi in #team every day at 9am\n")
+	t.Cleanup(func() { stdin = strings.NewReader("") })
+	out := c.mustRun("chat", "--config", cfg)
+	if !strings.Contains(out, "#team isn't a channel I post to from here — the channel profile team-slack serves #ops and #eng. Nothing was scheduled.") {
+		t.Errorf("refusal:\n%s", out)
+	}
+	if strings.Contains(out, "targetRef") {
+		t.Errorf("a field path reached the person:\n%s", out)
+	}
+	list := c.mustRun("call", "schedule.list", "--config", cfg, "--json")
+	if strings.Contains(list, `"jobId"`) {
+		t.Errorf("a refused request left a job: %s", list)
+	}
+}
+
+// A question never swallows the next request: a complete new request is
+// that request (and says the question was dropped), cancel drops it, and a
+// reply that is neither asks the question again.
+func TestChat_NoSwallowing(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat(
+		"post hello every friday",             // asks what time
+		"remind me to drink water every hour", // a new, complete request
+		"post tea every monday",               // asks what time
+		"what?",                               // neither: asked again
+		"never mind",                          // dropped
+		"post stretch every day",              // asks what time
+		"list my schedules",                   // a request: the list
+		"post coffee every day",               // asks
+		"at 5",                                // narrows: am or pm?
+		"pm",                                  // answered
+	)
+	for _, want := range []string{
+		"I've dropped my earlier question about “post hello every friday”.",
+		"I'm still asking about “post tea every monday”",
+		"OK, dropped — nothing scheduled.",
+		"Is that 5 in the morning or in the afternoon?",
+		"OK — I'll post “coffee” every day at 5:00 PM",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat lacks %q:\n%s", want, out)
+		}
+	}
+	var texts []string
+	for _, j := range c.jobs() {
+		texts = append(texts, jobText(j))
+	}
+	if strings.Join(texts, ",") != "drink water,coffee" && strings.Join(texts, ",") != "coffee,drink water" {
+		t.Errorf("jobs %q, want drink water and coffee", texts)
+	}
+}
+
+// "Which one?" lists the candidates numbered, by what they post, where and
+// when; a number, an ordinal, a time, a channel or the job's words answer.
+func TestChat_WhichOne(t *testing.T) {
+	c := newCLI(t)
+	c.chat("post backup check A every day at 9am", "post backup check B in #ops every day at 5pm",
+		"post backup check C in #eng every day at 7pm")
+	a, b, cc := c.jobByText("backup check A"), c.jobByText("backup check B"), c.jobByText("backup check C")
+	out := c.chat("pause the backup check", "2")
+	if !strings.Contains(out, "1. post “backup check A” — every day at 9:00 AM (UTC) · "+a.JobID) ||
+		!strings.Contains(out, "2. post “backup check B” in #ops — every day at 5:00 PM (UTC) · "+b.JobID) {
+		t.Errorf("the question:\n%s", out)
+	}
+	if j := c.jobByText("backup check B"); j.State != store.JobPaused {
+		t.Errorf("“2” paused nothing: B is %s", j.State)
+	}
+	c.mustRun("call", "schedule.resume", "--args", `{"jobId":"`+b.JobID+`"}`)
+	for _, tc := range []struct {
+		answer string
+		want   *store.Job
+	}{
+		{"the third one", cc},
+		{"the 9am one", a},
+		{"the one in #ops", b},
+		{"the backup check C", cc},
+		{"#1", a},
+		{"last one", cc},
+	} {
+		c.chat("pause the backup check", tc.answer)
+		if j := c.jobByText(jobText(tc.want)); j.State != store.JobPaused {
+			t.Errorf("%q: %s is %s, want paused", tc.answer, jobText(tc.want), j.State)
+		}
+		c.mustRun("call", "schedule.resume", "--args", `{"jobId":"`+tc.want.JobID+`"}`)
+	}
+	// An answer that names none keeps the question open, and cancel drops it.
+	out = c.chat("delete the backup check", "the purple one", "cancel")
+	if !strings.Contains(out, "OK, dropped — nothing changed.") {
+		t.Errorf("cancel:\n%s", out)
+	}
+	if n := len(c.jobs()); n != 3 {
+		t.Errorf("%d jobs left, want 3", n)
+	}
+}
+
+// Chat answers what is paused, what runs on a day, when a job last ran,
+// and who changed it, from the store and the audit log.
+func TestChat_Questions(t *testing.T) {
+	c := newCLI(t)
+	c.chat("post standup in #team every weekday at 9:25am", "post backup check in #ops every day at 5pm",
+		"pause the backup check", "move the standup to 10am")
+	out := c.chat("what is paused?", "what's on this week?", "who paused the backup check?",
+		"what changed in #team this week?", "when did the standup last run?", "show the standup")
+	user, _ := chatUser()
+	for _, want := range []string{
+		"• " + c.jobByText("backup check").JobID + " — post “backup check” in #ops — Every day at 5:00 PM (UTC) — paused",
+		user + " paused post “backup check” in #ops on ",
+		user + " changed post “standup” in #team on ",
+		"from “Every weekday at 9:25 AM (UTC)” to “Every weekday at 10:00 AM (UTC)”",
+		"active: post “standup” in #team every weekday at 10:00 AM (UTC).",
+		"It has not run yet.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "backup check” in #ops\n") || strings.Contains(out, "What would you like") {
+		t.Errorf("a question was not understood:\n%s", out)
+	}
+	// Run it now; show then tells the run.
+	c.chat("run the standup now")
+	if out := c.chat("show the standup"); !strings.Contains(out, "Last run: ") {
+		t.Errorf("show after a run:\n%s", out)
+	}
+}
+
+// A yes/no question takes yes or no.
+func TestChat_YesNo(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post ping every 2 hours", "move the ping to 10am", "no", "move the ping to 10am", "yes")
+	if !strings.Contains(out, "Should it run every day at 10:00 AM instead? (yes or no)") || !strings.Contains(out, "OK — I've left it as it is.") {
+		t.Errorf("yes/no:\n%s", out)
+	}
+	if j := c.jobByText("ping"); j.ScheduleType != store.ScheduleCron || j.Schedule.Cron != "0 10 * * *" {
+		t.Errorf("after yes: %s %+v", j.ScheduleType, j.Schedule)
+	}
+}

@@ -1,0 +1,48 @@
+package orchestrator
+
+import (
+	"testing"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// A "Which one?" is answered by place, time, channel or words; an answer
+// that fits none, or several, picks nothing.
+func TestPickCandidate(t *testing.T) {
+	jobs := []selector.JobRef{
+		{JobID: "A", Text: "backup check A", Description: "Every day at 9:00 AM (UTC)"},
+		{JobID: "B", Text: "backup check B", ChannelID: "#ops", Description: "Every day at 5:30 PM (UTC)"},
+		{JobID: "C", Text: "nightly-build", Name: "nightly", ChannelID: "#eng", Description: "Every day at 5:00 PM (UTC)"},
+	}
+	cands := []string{"A", "B", "C"}
+	for _, tc := range []struct{ answer, want string }{
+		{"2", "B"}, {"#3", "C"}, {"the second one", "B"}, {"second", "B"}, {"the last one", "C"}, {"3rd", "C"},
+		{"the 9am one", "A"}, {"the 9 am one", "A"}, {"the 5:30pm one", "B"}, {"17:30", "B"}, {"the 5pm one", "C"},
+		{"the one in #ops", "B"}, {"the one in ops", "B"}, {"the backup check b", "B"}, {"nightly", "C"}, {"the build", "C"},
+		{"the backup check", ""}, {"the purple one", ""}, {"4", ""}, {"", ""}, {"the second one in #eng", ""},
+	} {
+		if got := pickCandidate(cands, jobs, plain(tc.answer)); got != tc.want {
+			t.Errorf("%q picked %q, want %q", tc.answer, got, tc.want)
+		}
+	}
+}
+
+// Cancel words drop a question; yes and no answer a yes/no question.
+func TestSettle(t *testing.T) {
+	ask := &selector.Pending{Text: "post hi every day", Missing: selector.MissingTime}
+	for _, w := range []string{"cancel", "Never mind.", "forget it", "stop", "nvm", "no"} {
+		if s := settle(ask, nil, w); s.drop != "OK, dropped — nothing scheduled." {
+			t.Errorf("%q: %+v", w, s)
+		}
+	}
+	if s := settle(ask, nil, "at 9am"); s != (settlement{}) {
+		t.Errorf("an answer was settled here: %+v", s)
+	}
+	yn := &selector.Pending{Text: "move it to 9am", Yes: "move it to every day at 9am"}
+	if s := settle(yn, nil, "Yes!"); s.text != yn.Yes {
+		t.Errorf("yes: %+v", s)
+	}
+	if s := settle(yn, nil, "nope"); s.drop == "" {
+		t.Errorf("no: %+v", s)
+	}
+}
