@@ -192,8 +192,23 @@ func TestSlack_NewScheduleFormPreviewsAndCreates(t *testing.T) {
 	e := startSlack(t)
 	e.f.send(t, interactive(map[string]any{"type": "shortcut", "callback_id": "schedbot_new", "trigger_id": "trS", "user": map[string]any{"id": "U1"}}))
 	v := e.waitView(t, "views.open", 1, "the form")
-	if v.Form.Get("trigger_id") != "trS" || !strings.Contains(v.Form.Get("view"), `"block_id":"when","label":{"type":"plain_text","text":"What and when","emoji":false},"element":{"type":"plain_text_input","action_id":"schedbot_draft"`) ||
-		!strings.Contains(v.Form.Get("view"), `"dispatch_action":true,"block_id":"when"`) ||
+	var form struct {
+		Blocks []struct {
+			BlockID        string `json:"block_id"`
+			DispatchAction bool   `json:"dispatch_action"`
+			Element        struct {
+				ActionID string `json:"action_id"`
+				Dispatch struct {
+					On []string `json:"trigger_actions_on"`
+				} `json:"dispatch_action_config"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	json.Unmarshal([]byte(v.Form.Get("view")), &form)
+	if b := form.Blocks[0]; b.BlockID != "when" || !b.DispatchAction || b.Element.ActionID != "schedbot_draft" || fmt.Sprint(b.Element.Dispatch.On) != "[on_character_entered]" {
+		t.Errorf("the text box does not dispatch each keystroke: %+v", b)
+	}
+	if v.Form.Get("trigger_id") != "trS" ||
 		!strings.Contains(v.Form.Get("view"), "on_character_entered") || !strings.Contains(v.Form.Get("view"), "conversations_select") {
 		t.Errorf("form: %v", v.Form)
 	}
