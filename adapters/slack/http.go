@@ -142,6 +142,9 @@ func (a *Adapter) RunHTTP(ctx context.Context, addr string) error {
 		return errors.New("slack: HTTP mode needs SLACK_SIGNING_SECRET")
 	}
 	if err := a.whoAmI(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	a.connected.Store(true)

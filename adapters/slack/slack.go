@@ -142,6 +142,9 @@ func (a *Adapter) Ready() <-chan struct{} { return a.ready }
 func (a *Adapter) whoAmI(ctx context.Context) error {
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // stopped before it knew itself: not a failure
+		}
 		return fmt.Errorf("slack auth.test: %w", err)
 	}
 	a.botUserID = auth.UserID
@@ -156,6 +159,9 @@ func (a *Adapter) RunSocketMode(ctx context.Context) error {
 		return errors.New("slack: socket mode needs SLACK_APP_TOKEN (xapp-)")
 	}
 	if err := a.whoAmI(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	defer a.work.Wait()

@@ -431,3 +431,83 @@ func TestSlack_HealthzIsNotReadyWhileSlackIsDisconnected(t *testing.T) {
 	e.f.mu.Unlock()
 	waitFor(t, 20*time.Second, "ready again", func() bool { c, _ := health(); return c == http.StatusOK })
 }
+
+// firedValue is the value of action on a fired post's blocks (for the
+// Snooze select, of its option whose value ends in choice).
+func firedValue(t *testing.T, blocks, action, choice string) string {
+	t.Helper()
+	var bs []struct {
+		Elements []struct {
+			ActionID string `json:"action_id"`
+			Value    string `json:"value"`
+			Options  []struct {
+				Value string `json:"value"`
+			} `json:"options"`
+		} `json:"elements"`
+	}
+	json.Unmarshal([]byte(blocks), &bs)
+	for _, b := range bs {
+		for _, el := range b.Elements {
+			if el.ActionID != action {
+				continue
+			}
+			for _, o := range el.Options {
+				if strings.HasSuffix(o.Value, ":"+choice) {
+					return o.Value
+				}
+			}
+			return el.Value
+		}
+	}
+	t.Fatalf("no %s in %s", action, blocks)
+	return ""
+}
+
+// A fired reminder's buttons run schedule.complete, schedule.snooze and
+// schedule.skip as the clicker, and the post says so. (Those functions
+// come from another branch: until they are in the registry, their
+// buttons are not shown, which the adapter's tests check.)
+func TestSlack_AFiredReminderIsCompletedSnoozedAndSkipped(t *testing.T) {
+	e := startSlack(t)
+	if !e.d.Has("team", "schedule.complete") || !e.d.Has("team", "schedule.snooze") || !e.d.Has("team", "schedule.skip") {
+		t.Skip("schedule.complete, snooze and skip are not in this build's registry yet")
+	}
+	e.f.send(t, mention("Ev1", "U1", "post standup in #team every day at 9am", "1700000000.000100", 0))
+	e.waitPost(t, 1, "the confirmation")
+	e.f.send(t, mention("Ev2", "U1", "run it now", "1700000000.000200", 0))
+	var post apiCall
+	waitFor(t, 10*time.Second, "the fired post", func() bool {
+		for _, p := range e.f.posts() {
+			if p.Form.Get("channel") == "C0TEAM" && p.Form.Get("thread_ts") == "" {
+				post = p
+				return true
+			}
+		}
+		return false
+	})
+	blocks := post.Form.Get("blocks")
+	id := e.jobs(t)[0].JobID
+	for i, c := range []struct{ action, choice, note string }{
+		{"schedbot_snooze", "1h", "Snoozed until"},
+		{"schedbot_skip", "", "Next one skipped by"},
+		{"schedbot_complete", "", "Completed by"},
+	} {
+		e.f.send(t, click("U1", c.action, firedValue(t, blocks, c.action, c.choice)))
+		upd := e.waitCall(t, "chat.update", i+1, "the post after "+c.action)
+		if !strings.Contains(upd.Form.Get("blocks"), c.note) {
+			t.Errorf("%s: %s", c.action, upd.Form.Get("blocks"))
+		}
+	}
+	var evs []*store.AuditEvent
+	e.st.View(t.Context(), func(tx store.Tx) (err error) { evs, err = tx.AuditList(nil); return })
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if ev.JobID == id && ev.Actor.SenderID == "U1" {
+			seen[ev.Action] = true
+		}
+	}
+	t.Logf("audited: %v", seen)
+	if j := e.jobs(t)[0]; len(seen) < 4 {
+		t.Errorf("job %+v; audited actions by U1: %v", j, seen)
+	}
+}
