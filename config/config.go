@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -108,6 +109,37 @@ type Slack struct {
 type Server struct {
 	Socket        string `yaml:"socket"`
 	MetricsListen string `yaml:"metrics_listen"`
+	// HTTPListen is the HTTP API's address (off when empty). Anywhere but
+	// loopback it needs TLSCert and TLSKey, or HTTPInsecure behind a
+	// TLS-terminating proxy.
+	HTTPListen   string `yaml:"http_listen"`
+	TLSCert      string `yaml:"tls_cert"`
+	TLSKey       string `yaml:"tls_key"`
+	HTTPInsecure bool   `yaml:"http_insecure"`
+}
+
+// CheckHTTP says what is wrong with the HTTP API's listening settings:
+// plain HTTP is for loopback only, unless http_insecure says a proxy in
+// front terminates TLS.
+func (s *Server) CheckHTTP() error {
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return errors.New("server.tls_cert and server.tls_key: give both or neither")
+	}
+	if s.HTTPListen == "" || s.TLSCert != "" || s.HTTPInsecure {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(s.HTTPListen)
+	if err != nil {
+		return fmt.Errorf("server.http_listen: %q is not host:port (e.g. 127.0.0.1:8080)", s.HTTPListen)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("server.http_listen: %s is not a loopback address, and bearer tokens must not cross a network in clear text: "+
+		"set server.tls_cert and server.tls_key, or server.http_insecure: true when a proxy in front terminates TLS", s.HTTPListen)
 }
 
 // StoreConfig says where an orchestrator's records live. The DSN comes
@@ -387,6 +419,9 @@ func (c *Config) fill(baseDir string) {
 		c.Server.Socket = "schedbot.sock"
 	}
 	c.Server.Socket = abs(c.Server.Socket)
+	if c.Server.TLSCert != "" {
+		c.Server.TLSCert, c.Server.TLSKey = abs(c.Server.TLSCert), abs(c.Server.TLSKey)
+	}
 }
 
 var (
@@ -423,6 +458,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	storeRules("store", &c.Store)
+	if err := c.Server.CheckHTTP(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	roots := map[string]string{}
 	for _, id := range slices.Sorted(maps.Keys(c.Orchestrators)) {
 		o := c.Orchestrators[id]

@@ -104,6 +104,8 @@ func TestParse_RejectsWithFieldPath(t *testing.T) {
 		"dsn in the file":      "orchestrators: {a: {}}\nstore: {driver: postgres, dsn: 'postgres://u:pw@h/db'}\n",
 		"dsn in dsn_env":       "orchestrators: {a: {}}\nstore: {driver: postgres, dsn_env: 'postgres://u:pw@h/db'}\n",
 		"orchestrator driver":  "orchestrators: {a: {store: {driver: sqlite}}}\n",
+		"http off loopback":    "orchestrators: {a: {}}\nserver: {http_listen: '0.0.0.0:8080'}\n",
+		"tls cert alone":       "orchestrators: {a: {}}\nserver: {http_listen: '127.0.0.1:8080', tls_cert: c.pem}\n",
 	}
 	want := map[string]string{
 		"unknown top key":      "foo: unknown key",
@@ -127,6 +129,8 @@ func TestParse_RejectsWithFieldPath(t *testing.T) {
 		"dsn in the file":      "store.dsn: unknown key",
 		"dsn in dsn_env":       "store.dsn_env: must name an environment variable",
 		"orchestrator driver":  `orchestrators.a.store.driver: must be bolt or postgres, got "sqlite"`,
+		"http off loopback":    "server.http_listen: 0.0.0.0:8080 is not a loopback address",
+		"tls cert alone":       "server.tls_cert and server.tls_key: give both or neither",
 	}
 	for name, src := range cases {
 		_, err := Parse([]byte(src), t.TempDir())

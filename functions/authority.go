@@ -68,13 +68,17 @@ var verbs = map[string]string{
 // so may an admin of the job's own channel profile coming through it (an
 // admin of another profile, another workspace, may not). The person at the
 // CLI or the local API can open the orchestrator's store anyway, so is its
-// admin.
+// admin, and so is an HTTP API token of a terminal profile (that person's
+// token: the terminal's authority).
 // A job's run never may: jobs run action functions only.
 func (c *Call) authorize(j *store.Job, action string) error {
 	a := c.Actor
 	switch {
 	case a.Via == store.ViaScheduler:
 	case a.Via == store.ViaCLI:
+		return nil
+	case a.Via == store.ViaHTTP && a.ChannelProfileID != "" &&
+		c.r.deps.Profiles[a.ChannelProfileID].Channel == "terminal":
 		return nil
 	case a.SenderID == "":
 	case a.SenderID == j.CreatedBy.SenderID && a.ChannelProfileID == j.CreatedBy.ChannelProfileID:

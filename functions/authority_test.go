@@ -159,6 +159,37 @@ func TestAuthority_OnlyTheCreatorOrAnAdminChangesAJob(t *testing.T) {
 	}
 }
 
+// TestAuthority_HTTPTokens: an HTTP API token acts as its sender of its
+// profile: a Slack profile's sender's token has that sender's authority
+// and no more, a terminal profile's token is the orchestrator's admin (as
+// the terminal is).
+func TestAuthority_HTTPTokens(t *testing.T) {
+	e := newEnv(t)
+	created, err := e.callAs(ana, "schedule.create", friday)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := `{"jobId":"` + created.(*functions.JobResult).Job.JobID + `"}`
+	bobHTTP := bob
+	bobHTTP.Via, bobHTTP.Token = store.ViaHTTP, "bob's laptop"
+	if _, err := e.callAs(bobHTTP, "schedule.pause", id); !errors.Is(err, functions.ErrForbidden) {
+		t.Errorf("another sender's token pausing: %v, want refused", err)
+	}
+	anaHTTP := ana
+	anaHTTP.Via = store.ViaHTTP
+	if _, err := e.callAs(anaHTTP, "schedule.pause", id); err != nil {
+		t.Errorf("the creator's token pausing: %v", err)
+	}
+	term := store.Actor{ChannelProfileID: "terminal", SenderID: "ops", Via: store.ViaHTTP, Token: "ops"}
+	if _, err := e.callAs(term, "schedule.resume", id); err != nil {
+		t.Errorf("a terminal profile's token resuming: %v", err)
+	}
+	noProfile := store.Actor{SenderID: "ops", Via: store.ViaHTTP}
+	if _, err := e.callAs(noProfile, "schedule.pause", id); !errors.Is(err, functions.ErrForbidden) {
+		t.Errorf("a token of no profile pausing: %v, want refused", err)
+	}
+}
+
 func TestTargetRef_ScopedToTheOrchestratorsProfiles(t *testing.T) {
 	ref := func(r string) string {
 		return strings.Replace(friday, `{"channel":"slack","channelProfileId":"team","channelId":"#team"}`, r, 1)

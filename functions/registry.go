@@ -506,6 +506,15 @@ func (r *Registry) Allowed() []string {
 	return out
 }
 
+// Schema returns the JSON schema of function id's arguments (allowed or
+// not), or nil for an unknown id.
+func (r *Registry) Schema(id string) json.RawMessage {
+	if e := r.entries[id]; e != nil {
+		return e.raw
+	}
+	return nil
+}
+
 // Tool describes a function for an LLM: its name, description and the JSON
 // schema of its parameters, the same schema the server validates with.
 type Tool struct {

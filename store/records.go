@@ -59,6 +59,7 @@ const (
 	ViaAPI       = "api"
 	ViaScheduler = "scheduler"
 	ViaTerminal  = "terminal"
+	ViaHTTP      = "http"
 )
 
 // Actor is who did something: a person through a channel, or schedbot itself.
@@ -68,6 +69,8 @@ type Actor struct {
 	Sender           string `json:"sender,omitempty"`
 	MessageID        string `json:"messageId,omitempty"`
 	Via              string `json:"via"`
+	// Token is the name of the HTTP API token the actor came with.
+	Token string `json:"token,omitempty"`
 }
 
 // Schedule says when a job fires; which fields apply depends on the job's scheduleType.
@@ -309,6 +312,22 @@ type Conversation struct {
 	Pending   json.RawMessage `json:"pending,omitzero"`
 	JobID     string          `json:"jobId,omitempty"`
 	UpdatedAt time.Time       `json:"updatedAt"`
+}
+
+// Token is an HTTP API token: who it acts as (a sender of a channel
+// profile) and when it may. The store keeps only the token's hash, as its
+// key: the token itself is shown once, when made.
+type Token struct {
+	Hash             string    `json:"hash"` // hex SHA-256 of the token
+	ID               string    `json:"id"`   // public, for list and revoke
+	Name             string    `json:"name"`
+	ChannelProfileID string    `json:"channelProfileId"`
+	SenderID         string    `json:"senderId"`
+	Feed             bool      `json:"feed,omitzero"` // reads the calendar feed only
+	CreatedAt        time.Time `json:"createdAt"`
+	ExpiresAt        time.Time `json:"expiresAt,omitzero"` // zero: never
+	LastUsedAt       time.Time `json:"lastUsedAt,omitzero"`
+	RevokedAt        time.Time `json:"revokedAt,omitzero"`
 }
 
 // AuditEvent is one append-only record of who did what.

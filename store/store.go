@@ -209,6 +209,15 @@ type Tx interface {
 	// ConversationPrune removes up to limit conversations last updated
 	// before t, oldest first, and returns how many it removed.
 	ConversationPrune(before time.Time, limit int) (int, error)
+
+	// TokenGet returns the HTTP API token whose hash is hash, or
+	// ErrNotFound.
+	TokenGet(hash string) (*Token, error)
+	// TokenPut records t under t.Hash, replacing what was there (its last
+	// use, its revocation).
+	TokenPut(t *Token) error
+	// TokenList returns every token, revoked ones too, by id.
+	TokenList() ([]*Token, error)
 }
 
 // ParallelWriter is a Store whose write transactions run at once, not one

@@ -395,6 +395,7 @@ func (d *daemon) apiHandler() http.Handler {
 		}
 		return queueItems(ctx, d.cfg, d.view, q.Orchestrator, q.Queue, q.Limit)
 	})
+	handle("/v1/token", d.tokenCall)
 	// Only the daemon's own user may call, whatever the request says.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cred, _ := r.Context().Value(peerKey{}).(*syscall.Ucred)

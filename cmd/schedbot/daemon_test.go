@@ -171,8 +171,13 @@ func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 	if shown.Job == nil || shown.Job.State != store.JobDisabled || len(shown.Runs) != 1 || shown.Runs[0].Status != store.RunCompleted {
 		t.Errorf("show after the run: %+v", shown)
 	}
+	// The post is printed before its item is moved to done: wait for it.
 	var reports []queueReport
-	json.Unmarshal([]byte(c.mustRun("queue", "--json", "--queue", "done")), &reports)
+	waitFor(t, 10*time.Second, "both items done", func() bool {
+		reports = nil
+		json.Unmarshal([]byte(c.mustRun("queue", "--json", "--queue", "done")), &reports)
+		return len(reports) == 1 && reports[0].Counts[store.QueueDone] == 2
+	})
 	if len(reports) != 1 || reports[0].Counts[store.QueueDone] != 2 || reports[0].Counts[store.QueueIncoming] != 0 {
 		t.Errorf("queue = %+v", reports)
 	}

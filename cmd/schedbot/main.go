@@ -59,7 +59,7 @@ const usage = `schedbot — a conversational scheduling agent
 
 Usage:
   schedbot chat [--profile ID]
-  schedbot serve [--delivery-log FILE] [--metrics ADDR]
+  schedbot serve [--delivery-log FILE] [--metrics ADDR] [--http ADDR]
   schedbot call FUNCTION [--orchestrator ID | --profile ID] [--args JSON | --args-file FILE] [--request-id ID] [--json]
   schedbot audit [--orchestrator ID] [--job ID] [--actor WHO] [--since 24h] [--limit N] [--json]
   schedbot audit verify [--orchestrator ID]
@@ -72,6 +72,8 @@ Usage:
   schedbot functions [--orchestrator ID] [--json]
   schedbot store copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]
   schedbot slack check   (tokens, granted scopes vs the manifest, Socket Mode, team id)
+  schedbot token create --profile ID --sender ID [--name N] [--expires 90d|never] [--feed]
+  schedbot token list | token revoke TOKEN_ID
   schedbot version
 
 Every command takes --config FILE (or $SCHEDBOT_CONFIG; else ./schedbot.yaml if
@@ -113,6 +115,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runStore(ctx, rest, stdout, stderr)
 	case "slack":
 		return runSlack(ctx, rest, stdout, stderr)
+	case "token":
+		return runToken(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		return runVersion(stdout)
 	case "help", "-h", "--help":

@@ -51,6 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	common.register(fs)
 	deliveryLog := fs.String("delivery-log", "", "also append terminal deliveries to FILE, and never print one item twice")
 	metricsAddr := fs.String("metrics", "", "listen address of /metrics and /healthz (overrides server.metrics_listen; \"off\" disables)")
+	httpAddr := fs.String("http", "", "listen address of the HTTP API (overrides server.http_listen; \"off\" disables)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +65,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *metricsAddr != "" {
 		cfg.Server.MetricsListen = *metricsAddr
+	}
+	if *httpAddr != "" {
+		cfg.Server.HTTPListen = *httpAddr
+		if *httpAddr == "off" {
+			cfg.Server.HTTPListen = ""
+		}
+		if err := cfg.Server.CheckHTTP(); err != nil {
+			return usagef("--http: %v", err)
+		}
 	}
 	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
 	if err != nil {
@@ -224,6 +234,9 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		srv := &http.Server{Handler: d.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
 		d.serveHTTP(g, gctx, "metrics", srv, mln)
 		log.Info("metrics listening", slog.String("addr", mln.Addr().String()))
+	}
+	if err := d.serveHTTPAPI(g, gctx); err != nil {
+		return nil, nil, err
 	}
 	wait = func() error {
 		err := g.Wait()

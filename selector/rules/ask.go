@@ -31,6 +31,13 @@ var (
 	pronounRe  = regexp.MustCompile(`^(?:it|that|this|that\s+one|this\s+one|them)$`)
 )
 
+// askFirst are the words a question about jobs starts with.
+var askFirst = map[string]bool{"what": true, "what's": true, "whats": true, "which": true, "any": true, "anything": true,
+	"show": true, "list": true, "who": true, "has": true, "have": true, "did": true, "when": true, "when's": true, "whens": true,
+	"is": true, "are": true, "does": true, "do": true, "the": true, "last": true, "how": true, "agenda": true, "status": true,
+	"next": true, "give": true, "get": true, "can": true, "could": true, "explain": true, "i": true, "i'm": true,
+	"changes": true, "history": true, "audit": true, "activity": true, "recent": true, "latest": true}
+
 // whoActions maps the verb of "who paused X" to the audit action.
 var whoActions = map[string]string{
 	"created": "job.created", "made": "job.created", "set up": "job.created", "scheduled": "job.created", "added": "job.created",
@@ -46,6 +53,9 @@ var whoActions = map[string]string{
 // askAbout answers questions about jobs; ok is false when lower is none.
 func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 	lower = strings.TrimSpace(strings.TrimRight(lower, "?.! "))
+	if first, _, _ := strings.Cut(lower, " "); !askFirst[first] {
+		return selector.Decision{}, false // most messages: spare the patterns below
+	}
 	if isHowTo(lower) {
 		return selector.Decision{Reply: helpText}, true
 	}

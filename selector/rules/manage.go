@@ -171,6 +171,9 @@ var (
 // manageSynonyms rewrites management said another way into the verb the
 // table below reads, only when the rest names a job.
 func manageSynonyms(in selector.Input, lower string) string {
+	if !strings.Contains(lower, " ") {
+		return lower
+	}
 	if m := onHoldRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "pause " + m[1]
 	}
@@ -181,11 +184,11 @@ func manageSynonyms(in selector.Input, lower string) string {
 		return "delete " + m[1]
 	}
 	first, rest, ok := strings.Cut(lower, " ")
-	if !ok || len(first) < 4 || slices.Contains(manageVerbs, first) || !namesJob(in, rest) {
+	if !ok || len(first) < 4 || slices.Contains(manageVerbs, first) {
 		return lower
 	}
 	for _, v := range manageVerbs {
-		if oneEdit(first, v) {
+		if oneEdit(first, v) && namesJob(in, rest) {
 			return v + " " + rest
 		}
 	}
@@ -367,9 +370,15 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 	for _, suffix := range []string{" job", " schedule", " reminder", " post"} {
 		name = strings.TrimSuffix(name, suffix)
 	}
-	bare := strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
+	bare := ""
 	for _, j := range jobs {
-		if j.State != "deleted" && j.Name != "" && (strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare)) {
+		if j.State == "deleted" || j.Name == "" {
+			continue
+		}
+		if bare == "" {
+			bare = strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
+		}
+		if strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare) {
 			return []string{j.JobID}, []string{j.Name}, true
 		}
 	}

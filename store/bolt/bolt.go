@@ -283,8 +283,8 @@ func (s *Store) init(readOnly bool) error {
 		}
 		// Added after schema 2, in place: a store without them reads as
 		// having recorded no request, no lane as having delivered, and no
-		// conversation.
-		for _, b := range [][]byte{bucketRequests, bucketRequestsAt, bucketLanes, bucketConversations, bucketConversationsAt} {
+		// conversation (and no HTTP API token).
+		for _, b := range [][]byte{bucketRequests, bucketRequestsAt, bucketLanes, bucketConversations, bucketConversationsAt, bucketTokens} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -49,6 +49,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"CanceledContextDoesNothing", testCanceled},
 		{"RequestsRecordOnceAndPrune", testRequests},
 		{"ConversationsPutReplaceDeleteAndPrune", testConversations},
+		{"TokensPutGetListByHash", testTokens},
 		{"RecordsRoundTripExactly", testRecordsRoundTrip},
 		{"InvalidUTF8IsStoredReplaced", testInvalidUTF8},
 		{"JobsDueSeesEarlierWritesInItsTransaction", testJobsDueSeesEarlierWrites},
@@ -972,6 +973,9 @@ func testViewRejectsWrites(t *testing.T, s store.Store) {
 			return tx.ConversationPut(&store.Conversation{Key: "c", JobID: "J", UpdatedAt: t0})
 		},
 		"ConversationDelete": func(tx store.Tx) error { return tx.ConversationDelete("c") },
+		"TokenPut": func(tx store.Tx) error {
+			return tx.TokenPut(&store.Token{Hash: "h", ID: "T", CreatedAt: t0})
+		},
 		"ConversationPrune": func(tx store.Tx) error {
 			_, err := tx.ConversationPrune(t0.Add(time.Hour), 10)
 			return err
@@ -1447,4 +1451,52 @@ func testConversations(t *testing.T, s store.Store) {
 		return nil
 	})
 	requireGone("q|team|C1|1.1|U1")
+}
+
+func testTokens(t *testing.T, s store.Store) {
+	mustView(t, s, func(tx store.Tx) error {
+		if _, err := tx.TokenGet("ab12"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("get a token never recorded = %v, want ErrNotFound", err)
+		}
+		if got, err := tx.TokenList(); err != nil || len(got) != 0 {
+			t.Errorf("list of no tokens = %v, %v", got, err)
+		}
+		return nil
+	})
+	toks := []*store.Token{
+		{Hash: "ff01", ID: "T2", Name: "ci", ChannelProfileID: "team", SenderID: "U1", CreatedAt: t0,
+			ExpiresAt: t0.Add(90 * 24 * time.Hour)},
+		{Hash: "0a02", ID: "T1", Name: "calendar", ChannelProfileID: "team", SenderID: "U2", Feed: true, CreatedAt: t0},
+	}
+	mustUpdate(t, s, func(tx store.Tx) error {
+		for _, tok := range toks {
+			if err := tx.TokenPut(tok); err != nil {
+				return err
+			}
+		}
+		if err := tx.TokenPut(&store.Token{ID: "T3", CreatedAt: t0}); err == nil {
+			t.Error("put a token without a hash succeeded")
+		}
+		return nil
+	})
+	used := *toks[0]
+	used.LastUsedAt, used.RevokedAt = t0.Add(time.Hour), t0.Add(2*time.Hour)
+	mustUpdate(t, s, func(tx store.Tx) error { return tx.TokenPut(&used) })
+	mustView(t, s, func(tx store.Tx) error {
+		got, err := tx.TokenGet("ff01")
+		if err != nil {
+			return err
+		}
+		if d := cmp.Diff(&used, got); d != "" {
+			t.Errorf("token after a second put (-want +got):\n%s", d)
+		}
+		list, err := tx.TokenList()
+		if err != nil {
+			return err
+		}
+		if d := cmp.Diff([]*store.Token{toks[1], &used}, list); d != "" {
+			t.Errorf("token list, by id (-want +got):\n%s", d)
+		}
+		return nil
+	})
 }

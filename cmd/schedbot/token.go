@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	httpapi "github.com/schedbot/schedbot/adapters/http"
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/store"
+)
+
+// HTTP API tokens: `schedbot token create|list|revoke`. A token lives in
+// its profile's orchestrator's store, as a hash; through the running
+// daemon when it holds the store, else directly.
+
+// tokenRequest is POST /v1/token of the local API, and what each
+// subcommand asks.
+type tokenRequest struct {
+	Op        string    `json:"op"` // create | list | revoke
+	Profile   string    `json:"profile,omitempty"`
+	Sender    string    `json:"sender,omitempty"`
+	Name      string    `json:"name,omitempty"`
+	Feed      bool      `json:"feed,omitempty"`
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	ID        string    `json:"id,omitempty"`
+	Actor     string    `json:"actor,omitempty"` // who runs the command (the CLI's user)
+}
+
+// tokenResult is what a create answers: the token, shown this once.
+type tokenResult struct {
+	Token  string         `json:"token,omitempty"`
+	Record *store.Token   `json:"record,omitempty"`
+	List   []*store.Token `json:"list,omitempty"`
+}
+
+var (
+	senderPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}$`)
+	tokenNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$`)
+)
+
+func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("token needs create, list or revoke")
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlagSet("token "+sub, stderr)
+	var common commonFlags
+	common.register(fs)
+	req := tokenRequest{Op: sub}
+	var expires string
+	asJSON := fs.Bool("json", false, "print as JSON")
+	switch sub {
+	case "create":
+		fs.StringVar(&req.Profile, "profile", "", "the channel profile the token acts through (required)")
+		fs.StringVar(&req.Sender, "sender", "", "the sender id the token acts as, e.g. a Slack user id (required)")
+		fs.StringVar(&req.Name, "name", "", "a name for the token, shown in the audit log (default token-ID)")
+		fs.StringVar(&expires, "expires", "90d", "lifetime: N days (90d), hours (12h), or never")
+		fs.BoolVar(&req.Feed, "feed", false, "a read-only token for the calendar feed (?token=), and nothing else")
+	case "list":
+	case "revoke":
+	default:
+		return usagef("token: unknown subcommand %q (create, list or revoke)", sub)
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case sub == "revoke" && len(pos) != 1:
+		return usagef("token revoke takes one token id (see token list)")
+	case sub == "revoke":
+		req.ID = pos[0]
+	case len(pos) > 0:
+		return usagef("token %s takes no arguments", sub)
+	}
+	if sub == "create" {
+		if req.Profile == "" || req.Sender == "" {
+			return usagef("token create needs --profile and --sender")
+		}
+		if !senderPattern.MatchString(req.Sender) {
+			return usagef("--sender %q: 1 to 64 letters, digits, '_', '.', '@', ':' or '-'", req.Sender)
+		}
+		if req.Name != "" && !tokenNamePattern.MatchString(req.Name) {
+			return usagef("--name %q: 1 to 64 letters, digits, spaces, '_', '.', ':' or '-'", req.Name)
+		}
+		d, err := parseLifetime(expires)
+		if err != nil {
+			return err
+		}
+		if d > 0 {
+			req.ExpiresAt = time.Now().UTC().Add(d).Truncate(time.Second)
+		}
+	}
+	cfg, err := loadConfig(common)
+	if err != nil {
+		return err
+	}
+	req.Actor = cliActor("").Sender
+	var res tokenResult
+	c, err := dialDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		err = c.do(ctx, "/v1/token", req, &res)
+	} else {
+		res, err = tokenOp(ctx, cfg, func(o *config.Orchestrator, fn func(store.Store) error) error {
+			if sub != "create" && !storeExists(o) {
+				return nil // a store never created holds no token
+			}
+			st, err := openStore(o)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return fn(st)
+		}, req)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	switch sub {
+	case "create":
+		fmt.Fprintln(stdout, res.Token)
+		exp := "never expires"
+		if !res.Record.ExpiresAt.IsZero() {
+			exp = "expires " + res.Record.ExpiresAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(stderr, "token %s (%q) acts as sender %s of profile %s; %s. It is shown this once: the store keeps only its hash.\n",
+			res.Record.ID, res.Record.Name, res.Record.SenderID, res.Record.ChannelProfileID, exp)
+	case "revoke":
+		fmt.Fprintf(stdout, "token %s (%q) revoked\n", res.Record.ID, res.Record.Name)
+	case "list":
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tPROFILE\tSENDER\tKIND\tCREATED\tEXPIRES\tLAST USED\tSTATE")
+		now := time.Now()
+		for _, t := range res.List {
+			kind, state := "api", "active"
+			if t.Feed {
+				kind = "feed"
+			}
+			switch {
+			case !t.RevokedAt.IsZero():
+				state = "revoked " + t.RevokedAt.Format(time.RFC3339)
+			case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
+				state = "expired"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.ChannelProfileID, t.SenderID, kind,
+				t.CreatedAt.Format(time.RFC3339), timeOrDash(t.ExpiresAt), timeOrDash(t.LastUsedAt), state)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+func timeOrDash(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format(time.RFC3339)
+}
+
+// parseLifetime reads --expires: "90d", "12h", "30m" or "never" (0).
+func parseLifetime(s string) (time.Duration, error) {
+	if s == "never" {
+		return 0, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 1 || days > 3660 {
+			return 0, usagef("--expires %q: want 1d to 3660d, hours such as 12h, or never", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Minute {
+		return 0, usagef("--expires %q: want days such as 90d, hours such as 12h (at least 1m), or never", s)
+	}
+	return d, nil
+}
+
+// Audit actions of the token commands.
+const (
+	auditTokenCreated = "token.created"
+	auditTokenRevoked = "token.revoked"
+)
+
+// tokenOp makes one token change or listing; with runs fn on the store
+// of an orchestrator (the daemon's open one, or one opened for it).
+func tokenOp(ctx context.Context, cfg *config.Config, with func(*config.Orchestrator, func(store.Store) error) error, req tokenRequest) (tokenResult, error) {
+	var res tokenResult
+	actor := store.Actor{Via: store.ViaCLI, Sender: req.Actor}
+	now := time.Now().UTC().Truncate(time.Second)
+	switch req.Op {
+	case "create":
+		p, err := cfg.Profile(req.Profile)
+		if err != nil {
+			return res, usagef("--profile: %v", err)
+		}
+		o, err := cfg.Orchestrator(p.OrchestratorID)
+		if err != nil {
+			return res, err
+		}
+		token, hash := httpapi.NewToken()
+		rec := &store.Token{Hash: hash, ID: "tok_" + ulid.Make().String(), Name: req.Name, ChannelProfileID: p.ID,
+			SenderID: req.Sender, Feed: req.Feed, CreatedAt: now, ExpiresAt: req.ExpiresAt}
+		if rec.Name == "" {
+			rec.Name = "token-" + strings.ToLower(rec.ID[len(rec.ID)-6:])
+		}
+		err = with(o, func(st store.Store) error {
+			return st.Update(ctx, func(tx store.Tx) error {
+				if err := tx.TokenPut(rec); err != nil {
+					return err
+				}
+				return tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: actor, Action: auditTokenCreated,
+					Detail: fmt.Sprintf("token %s (%q) for sender %s of profile %s", rec.ID, rec.Name, rec.SenderID, rec.ChannelProfileID)})
+			})
+		})
+		res.Token, res.Record = token, rec
+		return res, err
+	case "list":
+		for _, id := range cfg.OrchestratorIDs() {
+			err := with(cfg.Orchestrators[id], func(st store.Store) error {
+				return st.View(ctx, func(tx store.Tx) error {
+					l, err := tx.TokenList()
+					res.List = append(res.List, l...)
+					return err
+				})
+			})
+			if err != nil {
+				return res, err
+			}
+		}
+		for _, t := range res.List {
+			t.Hash = "" // not a secret, but of no use to anyone
+		}
+		return res, nil
+	case "revoke":
+		for _, id := range cfg.OrchestratorIDs() {
+			o := cfg.Orchestrators[id]
+			err := with(o, func(st store.Store) error {
+				return st.Update(ctx, func(tx store.Tx) error {
+					l, err := tx.TokenList()
+					if err != nil {
+						return err
+					}
+					for _, t := range l {
+						if t.ID != req.ID {
+							continue
+						}
+						if t.RevokedAt.IsZero() {
+							t.RevokedAt = now
+							if err := tx.TokenPut(t); err != nil {
+								return err
+							}
+							if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: actor, Action: auditTokenRevoked,
+								Detail: fmt.Sprintf("token %s (%q)", t.ID, t.Name)}); err != nil {
+								return err
+							}
+						}
+						t.Hash = ""
+						res.Record = t
+					}
+					return nil
+				})
+			})
+			if err != nil || res.Record != nil {
+				return res, err
+			}
+		}
+		return res, fmt.Errorf("token %s: %w (see schedbot token list)", req.ID, store.ErrNotFound)
+	}
+	return res, usagef("token: unknown operation %q", req.Op)
+}
+
+// tokenCall serves POST /v1/token from the daemon's open stores.
+func (d *daemon) tokenCall(ctx context.Context, body []byte) (any, error) {
+	var req tokenRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, usagef("bad request: %v", err)
+	}
+	return tokenOp(ctx, d.cfg, func(o *config.Orchestrator, fn func(store.Store) error) error {
+		oc := d.orchs[o.ID]
+		if oc == nil {
+			return errors.New("orchestrator " + o.ID + " is not served")
+		}
+		return fn(oc.store)
+	}, req)
+}
