@@ -75,6 +75,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--http: %v", err)
 		}
 	}
+	if err := requireSlackEnv(cfg); err != nil {
+		return err
+	}
 	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
 	if err != nil {
 		return err

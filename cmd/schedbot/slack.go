@@ -33,8 +33,10 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.
 		return nil, nil
 	}
 	if missing := missingSlackEnv(cfg); len(missing) > 0 {
-		return nil, fmt.Errorf("Slack profile %s is configured but %s not set: set %s from the app's settings (see `schedbot slack check`), or remove the profile",
-			profiles[0].ID, strings.Join(missing, " and "), strings.Join(missing, " and "))
+		// serve refuses this before it starts (requireSlackEnv); chat
+		// talks through the terminal without Slack.
+		log.Warn("Slack profiles are configured but Slack is off", slog.String("missing", strings.Join(missing, ", ")))
+		return nil, nil
 	}
 	apiURL := cfg.Slack.APIURL
 	if v := os.Getenv(config.EnvSlackAPIURL); v != "" {
@@ -48,6 +50,22 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.
 		return nil, err
 	}
 	return a, nil
+}
+
+// requireSlackEnv refuses a config with a Slack profile whose secrets the
+// environment lacks: serve must not run half set up.
+func requireSlackEnv(cfg *config.Config) error {
+	missing := missingSlackEnv(cfg)
+	if len(missing) == 0 {
+		return nil
+	}
+	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
+		if p := cfg.ChannelProfiles[id]; p.Channel == config.ChannelSlack && p.Slack != nil {
+			list := strings.Join(missing, " and ")
+			return fmt.Errorf("Slack profile %s is configured but %s not set: set %s from the app's settings (see `schedbot slack check`), or remove the profile", id, list, list)
+		}
+	}
+	return nil
 }
 
 // missingSlackEnv lists the Slack secrets the config's mode needs that the

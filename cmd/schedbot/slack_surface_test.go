@@ -391,14 +391,11 @@ func TestServe_RefusesASlackProfileWithoutItsToken(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "schedbot.yaml")
 	os.WriteFile(path, []byte(slackConfig), 0o600)
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("SLACK_BOT_TOKEN", "")
 	t.Setenv("SLACK_APP_TOKEN", "xapp-test")
-	_, _, err = startDaemon(t.Context(), cfg, discardLogger(), &bytes.Buffer{}, "")
-	if err == nil || !strings.Contains(err.Error(), "SLACK_BOT_TOKEN") {
+	var out, errb bytes.Buffer
+	err := Run(t.Context(), []string{"serve", "--config", path}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "Slack profile team is configured but SLACK_BOT_TOKEN not set") {
 		t.Fatalf("serve with a Slack profile and no token: %v", err)
 	}
 }
