@@ -56,3 +56,20 @@ func (h *Hybrid) Select(ctx context.Context, in Input) (Decision, error) {
 	}
 	return d, nil
 }
+
+// Checked holds every decision of Inner (a model) to Check (the rules'
+// leftover-word and verification checks) before anyone acts on it: a
+// proposal that drops a word or moves a day comes back as a question.
+type Checked struct {
+	Inner Selector
+	Check func(Input, Decision) Decision
+}
+
+// Select implements Selector.
+func (c *Checked) Select(ctx context.Context, in Input) (Decision, error) {
+	d, err := c.Inner.Select(ctx, in)
+	if err != nil {
+		return d, err
+	}
+	return c.Check(in, d), nil
+}

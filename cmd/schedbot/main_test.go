@@ -244,7 +244,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		"list my schedules",
 		"pause it",
 		"post it at sunset every day",
-		"post it every 2 days at 9am",
+		"post ping every 2 days at 9am",
 		"remind me to stretch in 1 minute",
 	}, "\n") + "\n")
 	t.Cleanup(func() { stdin = strings.NewReader("") })
@@ -255,7 +255,7 @@ func TestChat_ConversationThroughThePipeline(t *testing.T) {
 		"1 schedule(s):",
 		"Paused job ",
 		"sunrise or sunset",
-		"OK — I'll post “it” every 2 days at 9:00 AM (UTC). Next: ",
+		"OK — I'll post “ping” every 2 days at 9:00 AM (UTC). Next: ",
 		"OK — I'll post “stretch” once on ",
 	} {
 		if !strings.Contains(out, want) {

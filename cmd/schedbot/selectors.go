@@ -29,8 +29,10 @@ func newSelector(cfg *config.Config, reg *functions.Registry, log *slog.Logger) 
 			slog.String("api_key_env", c.APIKeyEnv))
 		return r
 	}
+	// every model proposal passes the rules' checks before it is acted on
+	checked := &selector.Checked{Inner: model, Check: rules.CheckProposal}
 	if cfg.Selector.Mode == "hybrid" {
-		return &selector.Hybrid{First: r, Second: model, Logger: log}
+		return &selector.Hybrid{First: r, Second: checked, Logger: log}
 	}
-	return &selector.Fallback{Primary: model, Backup: r, Logger: log}
+	return &selector.Fallback{Primary: checked, Backup: r, Logger: log}
 }

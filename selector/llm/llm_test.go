@@ -264,3 +264,50 @@ func TestHybrid_AsksTheLLMOnlyWhenTheRulesCannot(t *testing.T) {
 		t.Errorf("llm case: %+v, %d requests", d, f.count())
 	}
 }
+
+func createArgs(sched, text string) string {
+	return `{"scheduleType":"` + strings.SplitN(sched, ":", 2)[0] + `","schedule":` + strings.SplitN(sched, ":", 2)[1] +
+		`,"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"` + text + `"}}}`
+}
+
+// In llm and hybrid mode every proposal passes the rules' leftover-word and
+// verification checks: a model that drops a word, moves a day or rewrites
+// the message is asked about, never acted on; a right reading goes through.
+func TestChecked_ModelProposalsAreHeldToTheRules(t *testing.T) {
+	friday9 := `cron:{"cron":"0 9 * * 5","timezone":"America/New_York"}`
+	cases := []struct {
+		name, text, proposal string
+		call                 bool
+	}{
+		{"a right reading", "every friday morning at nine, say hello", createArgs(friday9, "hello"), true},
+		{"a right reading in other words", "could you greet everybody with a cheery hello every friday at 9am", createArgs(friday9, "a cheery hello"), true},
+		{"a day moved", "post hello every friday at 9am", createArgs(`cron:{"cron":"0 9 * * 4","timezone":"America/New_York"}`, "hello"), false},
+		{"an hour moved", "post hello every friday at 9am", createArgs(`cron:{"cron":"0 10 * * 5","timezone":"America/New_York"}`, "hello"), false},
+		{"a holiday dropped", "remind me to send flowers every valentine's day at 9am",
+			createArgs(`once:{"runAt":"2027-11-21T14:00:00Z"}`, "send flowers"), false},
+		{"a recurrence left in the text", "say hello every other thursday at 9am", createArgs(friday9, "hello every other thursday"), false},
+		{"words that are not the sender's", "say hello every friday at 9am", createArgs(friday9, "Good morning team!"), false},
+		{"an interval that ignores its qualifier", "post tick every minute on the last weekday of the month",
+			createArgs(`interval:{"everySeconds":60}`, "tick"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, _, _ := setup(t, toolCall("schedule__create", c.proposal))
+			checked := &selector.Checked{Inner: s, Check: rules.CheckProposal}
+			d, err := checked.Select(context.Background(), input(c.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.IsCall() != c.call {
+				t.Errorf("%q with %s: got %+v (args %s), want call=%v", c.text, c.proposal, d, d.Args, c.call)
+			}
+		})
+	}
+	// hybrid: the rules can't read it, the model's reading is checked too
+	s, f, _ := setup(t, toolCall("schedule__create", createArgs(`cron:{"cron":"0 9 * * 4","timezone":"America/New_York"}`, "a cheery hello")))
+	h := &selector.Hybrid{First: rules.New(), Second: &selector.Checked{Inner: s, Check: rules.CheckProposal}}
+	d, _ := h.Select(context.Background(), input("could you greet everybody with a cheery hello every friday at 9am"))
+	if d.IsCall() || f.count() != 1 {
+		t.Errorf("hybrid with a day moved: %+v, %d requests; want a question after one request", d, f.count())
+	}
+}

@@ -101,6 +101,10 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		return ask("How often? For example “every hour at quarter past”.")
 	}
 	dated := w.date != nil || w.hasDay || len(w.dows) > 0 || w.domOnce
+	if len(hm) > 0 && !dated && len(w.months) > 0 && len(w.doms) == 0 && !w.multiOnce {
+		// "in April at 9am", "during January and July at 9am": which days?
+		return ask("Which days in %s? Say “every day in %s” or a date such as “on %s 1st”.", monthList(w.months), monthList(w.months), time.Month(w.months[0]))
+	}
 	if len(hm) == 0 {
 		if dated {
 			return ask("What time on that day? For example 9am.")
@@ -244,9 +248,16 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		return compileStep(w, hm, 1, "hour", now, zone, loc)
 	}
 	if w.window != nil {
-		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText([2]int{w.window[0], 0}), clockText([2]int{w.window[1] % 24, 0}))
+		from, to := [2]int{w.window[0], 0}, [2]int{w.window[1] % 24, 0}
+		if w.winMins != nil {
+			from, to = [2]int{w.window[0], w.winMins[0]}, [2]int{w.window[0], w.winMins[1]}
+		}
+		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText(from), clockText(to))
 	}
-	if w.timesPer > 1 && len(hm) != w.timesPer {
+	// "twice a week on Monday and Thursday", "twice a month on the 1st
+	// and 16th": the days are the times
+	daysGiven := u == "week" && len(uniq(w.dows)) == w.timesPer || u == "month" && len(uniq(w.doms)) == w.timesPer && len(w.nths) == 0
+	if w.timesPer > 1 && len(hm) != w.timesPer && !(daysGiven && len(hm) == 1) {
 		if len(hm) == 0 {
 			return refuse("I can't spread several posts over a day or week by themselves: give the times (“every day at 9am and 5pm”).")
 		}
@@ -399,6 +410,14 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 	if u == "hour" {
 		step *= 60
 	}
+	if w.winMins != nil && u != "minute" {
+		return refuse("Every %s between two times in the same hour is at most once: say the time (“at 9:15”).", humanDuration(time.Duration(step)*time.Second))
+	}
+	if len(w.nths) > 0 || slices.Contains(w.doms, -1) || slices.ContainsFunc(w.doms, func(d int) bool { return d < -1 }) {
+		// "every minute on the last weekday of the month": a cron step
+		// cannot say a position in the month, and an interval ignores it
+		return refuse("I can't repeat every %s only on a day counted from the start or end of the month. I can do it on set weekdays (“every 15 minutes on weekdays”) or dates (“every hour on the 1st”).", humanDuration(time.Duration(step)*time.Second))
+	}
 	if w.timesPer > 1 {
 		return refuse("I can't spread several posts over an hour by themselves: say “every 30 minutes”.")
 	}
@@ -467,7 +486,13 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		if 60%n != 0 {
 			return refuse("Every %d minutes on set days can't be kept evenly: use a step that divides the hour (5, 10, 15, 20, 30 minutes).", n)
 		}
-		if n == 1 {
+		if w.winMins != nil {
+			var ms []int
+			for m := w.winMins[0]; m < w.winMins[1]; m += n {
+				ms = append(ms, m)
+			}
+			expr = intList(ms) + " " + hourField + " " + days
+		} else if n == 1 {
 			expr = "* " + hourField + " " + days
 		} else {
 			expr = fmt.Sprintf("*/%d %s %s", n, hourField, days)
@@ -533,11 +558,9 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 					doms = append(doms, -1)
 					continue
 				}
-				if x.ord > 0 {
-					doms = append(doms, x.ord)
-					continue
-				}
-				return refuse("I can't schedule that day of the month.")
+				// the nth day, or the nth to last (BYMONTHDAY=-n)
+				doms = append(doms, x.ord)
+				continue
 			case dowBiz:
 				if setpos != 0 || len(byday) > 0 {
 					return refuse("I can only do one business day of the month per schedule.")

@@ -24,6 +24,7 @@ import (
 // sentence is a message taken apart.
 type sentence struct {
 	toks   []tok
+	body   string // what toks index
 	used   []bool // consumed by a target
 	tgt    target
 	act    action
@@ -156,6 +157,9 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 		w := r[k].s
 		if r[k].kind != tWord {
 			continue
+		}
+		if k == 0 || k == 1 && r[0].s == "/" {
+			w = misspeltVerb(w) // "remnd me to …" (NL_SPEC decision 20)
 		}
 		next := func(j int) string {
 			if k+j < len(r) {
@@ -356,7 +360,7 @@ func create(in selector.Input, text string) selector.Decision {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
-	s := &sentence{toks: lex(body)}
+	s := &sentence{toks: lex(body), body: body}
 	for k := 0; k < len(s.toks) && s.toks[k].kind == tOther && !isURLAt(s.toks[k].s, 0); k++ {
 		s.used = append(s.used, true) // a leading emoji says nothing
 	}
@@ -405,6 +409,10 @@ func create(in selector.Input, text string) selector.Decision {
 	case v >= 0:
 		// a when before the action: "every weekday at 9am remind #team to …"
 		head := trimConnectors(r[:v])
+		if q := clauseBefore(text, r[:v], w, now); q != "" {
+			// the answer is read with the request from its action on
+			return clarify(in, withoutPronoun(r[v:], body), selector.MissingAction, q)
+		}
 		if len(head) > 0 && !add(head) && !chatter(head) {
 			return s.notUnderstood(in, text, w, head, why)
 		}
@@ -459,7 +467,8 @@ func create(in selector.Input, text string) selector.Decision {
 		if _, ok, y, first := parseBlockFirst(region[k:], w, now); ok {
 			// "what went well in March every Friday": a month or a date
 			// that the rest of the when does not need may end the text
-			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) {
+			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
+				!slices.Contains([]string{"during", "throughout", "every", "each"}, region[k].s) {
 				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 				amb := body[region[k].i:region[k+first-1].j]
 				return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb))
@@ -549,6 +558,9 @@ func create(in selector.Input, text string) selector.Decision {
 			}
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
 		}
+	}
+	if !s.quoted && pronounTexts[strings.ToLower(s.text)] && s.act.workflow == "" && s.act.function == "" {
+		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text))
 	}
 	if bad, y := leftover(s.textToks, now, s.whenBeforeText); bad != "" {
 		if y == "" {
@@ -834,6 +846,11 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	what := ""
 	if len(quoted) > 0 {
 		what = quoted[0]
+		// quoted in the user's words, as written
+		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+		if i := strings.Index(strings.ToLower(body), what); i >= 0 && len(body[i:]) >= len(what) && strings.ToLower(body[i:i+len(what)]) == what {
+			what = body[i : i+len(what)]
+		}
 	} else if len(bad) > 0 {
 		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 		if bad[len(bad)-1].j <= len(body) {
@@ -889,4 +906,95 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// pronounTexts are messages that only point at something said before
+// them ("… and post it"): schedbot posts the text it is given.
+var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this": true, "those": true, "these": true,
+	"the result": true, "the results": true, "the output": true}
+
+// clauseBefore asks what the post should say when a clause before the
+// action does something ("check the build and post it to #eng …",
+// "remnd me to send …"): its words would be dropped, and schedbot cannot
+// fetch or compute what the clause names. head is what comes before the
+// action.
+func clauseBefore(text string, head []tok, w when, now time.Time) string {
+	for len(head) > 0 && (head[len(head)-1].s == "," || head[len(head)-1].s == ".") {
+		head = head[:len(head)-1]
+	}
+	if len(head) == 0 {
+		return ""
+	}
+	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	quote := func(ts []tok) string {
+		if ts[len(ts)-1].j > len(body) {
+			return spanText(ts)
+		}
+		return body[ts[0].i:ts[len(ts)-1].j]
+	}
+	last := head[len(head)-1].s
+	joined := last == "and" || last == "then" || last == "&"
+	if joined {
+		clause := trimConnectors(head)
+		for len(clause) > 0 && (clause[len(clause)-1].s == "and" || clause[len(clause)-1].s == "then") {
+			clause = clause[:len(clause)-1]
+		}
+		if len(clause) == 0 {
+			return ""
+		}
+		if _, ok, _ := parseBlock(clause, w, now); ok {
+			return "" // "every monday at 9 and post …": a when
+		}
+		if chatter(clause) && !slices.ContainsFunc(clause, func(t tok) bool { return t.kind == tWord && len(t.s) > 2 }) {
+			return ""
+		}
+		return fmt.Sprintf("What should the post say? I post the text I'm given; I can't do “%s” myself (fetch, check or compute things). Tell me the words to post, in quotes.", quote(clause))
+	}
+	// "remnd me to send …", "xyzzy me to send …": a word in the place of
+	// the verb that is not one
+	if last == "to" && len(head) >= 2 && (head[len(head)-2].s == "me" || head[len(head)-2].s == "us" || head[len(head)-2].kind == tChannel || head[len(head)-2].kind == tUser) {
+		clause := trimTrailConnectors(head[:len(head)-1])
+		if _, ok, _ := parseBlock(clause, w, now); ok {
+			return ""
+		}
+		return fmt.Sprintf("I didn't understand “%s”: which verb did you mean? Say it again, such as “remind %s to …”.", quote(head), head[len(head)-2].s)
+	}
+	return ""
+}
+
+// withoutPronoun is the request from its action on with the pronoun that
+// stood for the message left out ("post it to #eng at 8" -> "post to #eng
+// at 8"), so that an answer naming the message completes it.
+func withoutPronoun(r []tok, body string) string {
+	out := body[r[0].i:]
+	for k := 1; k < len(r) && k < 4; k++ {
+		if pronounTexts[r[k].s] && r[k].j <= len(body) {
+			return strings.TrimSpace(body[r[0].i:r[k].i] + body[r[k].j:])
+		}
+	}
+	return strings.TrimSpace(out)
+}
+
+// misspeltVerbs are the verbs read when the request starts one edit from
+// one of them ("remnd", "poost", "sned"); notVerbs are words of their own
+// one edit from one.
+var (
+	misspeltVerbs = []string{"remind", "post", "send"}
+	notVerbs      = map[string]bool{"past": true, "most": true, "host": true, "pose": true, "posh": true, "sent": true, "sand": true,
+		"end": true, "lend": true, "bend": true, "mend": true, "tend": true, "rend": true, "seed": true, "pst": true, "pot": true,
+		"pest": true, "poet": true, "port": true, "pout": true, "lost": true, "cost": true, "seen": true, "sen": false, "spend": true,
+		"pots": true, "stop": true, "spot": true, "sens": true, "wend": true, "fend": true, "vend": true, "pond": true, "posts": true}
+)
+
+// misspeltVerb is the verb s is one edit from, or s.
+func misspeltVerb(s string) string {
+	if len(s) < 3 || notVerbs[s] || slices.Contains(misspeltVerbs, s) {
+		return s
+	}
+	for _, v := range misspeltVerbs {
+		if oneEdit(s, v) {
+			return v
+		}
+	}
+	return s
 }

@@ -29,11 +29,45 @@ func (p *parser) readOrd() (int, bool) {
 		return -1, true
 	}
 	n := ordinal(p.s(0))
-	if n >= 1 && n <= 5 {
-		p.i++
-		return n, true
+	if n < 1 || n > 31 {
+		return 0, false
 	}
-	return 0, false
+	p.i++
+	// "the 2nd to last", "the third-to-last", "the 4th last": counted
+	// from the end
+	switch {
+	case p.is(0, "to") && p.is(1, "last"):
+		p.i += 2
+		return -n, true
+	case p.is(0, "-") && p.is(1, "to") && p.is(2, "-") && p.is(3, "last"):
+		p.i += 4
+		return -n, true
+	case p.is(0, "last") && n > 1:
+		p.i++
+		return -n, true
+	}
+	return n, true
+}
+
+// nthOK says why a position cannot be kept: a weekday comes at most 5
+// times in a month, a business day at most 23, a day at most 31.
+func nthOK(ords []int, dow int) string {
+	limit := 5
+	switch dow {
+	case dowBiz:
+		limit = 23
+	case dowAny:
+		limit = 28
+	}
+	for _, o := range ords {
+		if o > limit || -o > limit {
+			if dow >= 0 {
+				return "A weekday comes at most 5 times in a month, so I can't count to that one. Try “the last Friday” or “the 2nd to last Friday”."
+			}
+			return "A month has at most " + itoa(limit) + " of those, counted from either end. Which day did you mean?"
+		}
+	}
+	return ""
 }
 
 // pNth: "the first Monday of the month", "the last Friday of every month",
@@ -82,9 +116,59 @@ func (p *parser) pNth() bool {
 		}
 		dow = d
 	}
+	if why := nthOK(ords, dow); why != "" {
+		p.why = why
+		return false
+	}
 	// of the month / of every month / in November
-	monthly, every, mon := false, false, 0
+	monthly, every, mon, thisYear := false, false, 0, false
 	switch {
+	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "quarter") || p.is(0, "every", "each") && p.is(1, "quarter"):
+		// "the first Monday of every quarter": its first month; "the
+		// last day of each quarter": its last
+		p.i += 3
+		if p.s(-1) != "quarter" {
+			p.i--
+		}
+		first, last := false, false
+		for _, o := range ords {
+			first, last = first || o > 0, last || o < 0
+		}
+		if first && last {
+			p.why = "?The first or the last month of each quarter? Say one per schedule."
+			return false
+		}
+		qm := []int{1, 4, 7, 10}
+		if last {
+			qm = []int{3, 6, 9, 12}
+		}
+		if p.w.unit != "" && p.w.unit != "month" || len(p.w.months) > 0 {
+			return false
+		}
+		p.w.rec, p.w.unit, p.w.n = true, "month", 1
+		p.w.months = append(slices.Clip(p.w.months), qm...)
+		monthly, every = true, true
+	case p.is(0, "this", "next") && p.tk(1).kind == tWord && monthPartAt(p, 1) == false && func() bool { _, ok := month(p.s(1)); return ok }(),
+		p.is(0, "of", "in") && p.is(1, "this", "next") && func() bool { _, ok := month(p.s(2)); return ok }():
+		// "the 4th Thursday this November": that month, once
+		if p.is(0, "of", "in") {
+			p.i++
+		}
+		p.i++
+		mon, _ = p.readMonth()
+		thisYear = p.s(-2) == "this"
+	case p.is(0, "this", "next") && p.is(1, "month"), p.is(0, "of", "in") && p.is(1, "this", "next") && p.is(2, "month"):
+		// "the 2nd Tuesday next month"
+		if p.is(0, "of", "in") {
+			p.i++
+		}
+		next := p.is(0, "next")
+		p.i += 2
+		m := int(p.now.Month())
+		if next {
+			m = m%12 + 1
+		}
+		mon, thisYear = m, !next
 	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
 		monthly = true
 		p.i += 3
@@ -129,6 +213,10 @@ func (p *parser) pNth() bool {
 		// one date: the next such day in that month
 		d, ok := nthDate(p.now, mon, ord, dow)
 		if !ok {
+			return false
+		}
+		if thisYear && d.y != p.now.Year() {
+			p.why = "That day has passed this year. Which date did you mean?"
 			return false
 		}
 		return p.addDate(d, false)
@@ -359,6 +447,20 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			p.i++
 		}
 		if m, ok := p.readMonth(); ok {
+			if j := p.i; (p.is(0, ",", "and", "&", "/") || p.is(0, ",") && p.is(1, "and")) && func() bool {
+				// "the 1st of Jan, Apr and Jul": a list of months, read
+				// by pDomList
+				p.i++
+				if p.is(0, "and") {
+					p.i++
+				}
+				_, ok := p.readMonth()
+				p.i = j
+				return ok
+			}() {
+				p.i = start
+				return ymd{}, nil, false
+			}
 			return ymd{y: p.readDateYear(), m: m, d: dd}, nil, true
 		}
 	}
@@ -421,7 +523,11 @@ func (p *parser) pDate() bool {
 	}
 	// a list of m/d dates in a recurrence: every 2/14 and 8/14
 	if p.w.rec && d.y == 0 {
-		return p.addDate(d, true)
+		nm, nd := len(p.w.months), len(p.w.doms)
+		if !p.addDate(d, true) {
+			return false
+		}
+		return p.dateList(d, nm, nd)
 	}
 	return p.addDate(d, false)
 }
@@ -558,6 +664,17 @@ func (p *parser) pDomList() bool {
 			p.i = j
 		}
 		months = ms
+	case p.tk(0).kind == tWord && !p.is(0, "may", "march") || p.is(0, "may", "march") && (p.i+1 == len(p.t) || p.is(1, "at", "and", ",", "every", "each")):
+		// "every 22nd February": the month with no "of"
+		j := p.i
+		if ms, ok := p.readMonthList(); ok {
+			months = ms
+		} else {
+			p.i = j
+		}
+	}
+	if start > 0 && p.t[start-1].s == "monthly" && p.w.unit == "month" && len(months) == 0 {
+		every = true // "monthly 14th"
 	}
 	if !on && !the && !every && !monthly && len(months) == 0 && (start == 0 || !slices.Contains([]string{"every", "each", "evry"}, p.t[start-1].s)) {
 		p.i = start
@@ -588,6 +705,13 @@ func (p *parser) pDomList() bool {
 			return p.addDate(ymd{m: months[0], d: doms[0]}, false)
 		}
 		p.w.domOnce = true
+	case len(months) > 1:
+		// "on the 1st of Jan, Apr, Jul and Oct": a date in several
+		// months is a yearly pattern
+		p.w.rec = true
+		if p.w.unit == "" {
+			p.w.unit, p.w.n = "year", 1
+		}
 	case len(months) > 0:
 		// "on the 5th and 20th of June": those dates, once each
 		p.w.multiOnce = true
@@ -717,6 +841,12 @@ func (p *parser) pDays() bool {
 	if !ok {
 		p.i = start
 		return false
+	}
+	if (p.w.dowsEv || p.w.wdOnce) && slices.Equal(uniq(days), uniq(p.w.dows)) && (plural || len(days) > 1 || p.w.dowsEv) {
+		// the same days said twice: "every friday … on fridays"
+		p.w.rec, p.w.dowsEv, p.w.wdOnce = true, true, false
+		p.dayPartAfterDay()
+		return true
 	}
 	if !plural && len(days) == 1 && (p.w.dowsEv || p.w.wdOnce) {
 		return false // "every monday at 9 tuesday": which?
@@ -900,8 +1030,8 @@ func (p *parser) pRelative() bool {
 		}
 		p.i += 2
 		fromNow = true
-	} else if p.is(0, "later") {
-		p.i++
+	} else if p.is(0, "later", "hence") {
+		p.i++ // "20 minutes hence"
 		fromNow = true
 	}
 	if !in && !fromNow {

@@ -60,6 +60,10 @@ func lex(s string) []tok {
 			}
 			out = append(out, tok{s: "<", i: i, j: i + 1, kind: tPunct})
 			i++
+		case r == '@' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			// "today@5p", "@3pm": "at", not a person
+			out = append(out, tok{s: "@", i: i, j: i + 1, kind: tPunct})
+			i++
 		case r == '#' || r == '@':
 			j := i + 1
 			// Slack channel names are letters, digits, - and _; a person's
@@ -112,7 +116,7 @@ func lex(s string) []tok {
 			i = j
 		case r >= '0' && r <= '9':
 			j := scanNumber(s, i)
-			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: tNum})
+			out = append(out, tok{s: strings.NewReplacer(".m.", "m", ".m", "m").Replace(strings.ToLower(s[i:j])), i: i, j: j, kind: tNum})
 			i = j
 		case unicode.IsLetter(r):
 			j := i
@@ -227,6 +231,14 @@ func scanNumber(s string, i int) int {
 	k := j
 	for k < len(s) && isASCIILetter(s[k]) {
 		k++
+	}
+	if k == j+1 && (s[j]|0x20 == 'a' || s[j]|0x20 == 'p') && k+1 < len(s) && s[k] == '.' && s[k+1]|0x20 == 'm' && (k+2 == len(s) || !isASCIILetter(s[k+2])) {
+		// "4a.m.": one time, read as 4am
+		j = k + 2
+		if j < len(s) && s[j] == '.' {
+			j++
+		}
+		return j
 	}
 	if k > j && k-j <= 4 {
 		j = k

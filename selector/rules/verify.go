@@ -18,10 +18,20 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 	// "call Sam on his birthday", "on Presidents Day", "on a weekday": a
 	// day the grammar does not know, named just before the when
 	for k := max(len(t)-5, 0); k < len(t); k++ {
+		named := t[k+1:]
+		if slices.Contains([]string{"every", "each", "this", "next"}, t[k].s) && tokAt(t, k+1).s != "-" {
+			// "every valentine's day", "each christmas eve": a holiday
+			// the grammar does not know, said as a recurrence
+			if slices.ContainsFunc(named, func(x tok) bool {
+				return strings.HasSuffix(x.s, "'s") || x.s == "eve" || holidayWords[x.s]
+			}) && slices.ContainsFunc(named, func(x tok) bool { return x.s == "day" || x.s == "eve" || holidayWords[x.s] }) {
+				return spanText(t[k:]), ""
+			}
+			continue
+		}
 		if !slices.Contains([]string{"on", "for", "before", "after", "until", "till", "by", "around", "during", "over"}, t[k].s) {
 			continue
 		}
-		named := t[k+1:]
 		if slices.ContainsFunc(named, func(x tok) bool { return x.kind == tNum || ordinal(x.s) > 0 }) {
 			continue // "on day 45", "on the 3rd day": the checks below
 		}
@@ -96,7 +106,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 			}
 		case vagueFrequency[x.s] || x.s == "on" && next == "and" && tokAt(t, k+2).s == "off":
 			bad = true // "sometimes", "on and off": how often?
-		case x.s == "twice" || x.s == "thrice" || x.s == "once" && !last || x.s == "ago" || x.s == "or" && next == "so" || x.s == "ish" || x.s == "sharp" && last:
+		case (x.s == "bi" || x.s == "semi") && last, x.s == "twice" || x.s == "thrice" || x.s == "once" && !last || x.s == "ago" || x.s == "or" && next == "so" || x.s == "ish" || x.s == "sharp" && last:
 			bad = true // a count, a past or an approximation left in the text
 			if x.s == "ago" {
 				why = "That is in the past. When should it be instead?"
@@ -192,7 +202,7 @@ var leadWords = map[string]bool{}
 
 // adjectives are frequency words that also describe a noun.
 var adjectives = map[string]bool{"daily": true, "weekly": true, "monthly": true, "yearly": true, "hourly": true, "quarterly": true,
-	"annual": true, "biweekly": true, "fortnightly": true, "nightly": true}
+	"annual": true, "fortnightly": true, "nightly": true}
 
 func init() {
 	for _, w := range strings.Fields(`every each evry everyday at on in next this until till from starting for by daily weekly
@@ -209,15 +219,21 @@ func tokAt(t []tok, k int) tok {
 	return tok{kind: tOther}
 }
 
+// spanText is the tokens as written: a space only where the message had
+// one ("st. patrick's day", "2/14,").
 func spanText(t []tok) string {
-	var parts []string
-	for _, x := range t {
-		parts = append(parts, x.s)
+	var b strings.Builder
+	for k, x := range t {
+		if k > 0 && x.i > t[k-1].j {
+			b.WriteByte(' ')
+		}
+		if x.kind == tQuote {
+			b.WriteString("“" + x.s + "”")
+			continue
+		}
+		b.WriteString(x.s)
 	}
-	s := strings.Join(parts, " ")
-	s = strings.ReplaceAll(s, " / ", "/")
-	s = strings.ReplaceAll(s, " ,", ",")
-	return s
+	return b.String()
 }
 
 var whenPreps = []string{"at", "on", "every", "each", "next", "this", "until", "till", "from", "by", "before", "after", "except", "starting", "in", "through", "thru", "between", "during", "evry"}
@@ -272,6 +288,9 @@ func timeBearing(x tok) bool {
 	}
 	if _, ok := month(x.s); ok {
 		return true
+	}
+	if stem, ok := strings.CutSuffix(x.s, "'s"); ok && stem != "may" && timeBearing(tok{s: stem, kind: tWord}) {
+		return true // "friday's demo", "december's budget"
 	}
 	return isOrdinalTok(x) || numberWords[x.s] > 0 || x.s == "second"
 }
@@ -376,19 +395,19 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	if n == 0 {
 		return "That schedule would never fire. When should it run?"
 	}
-	named := readNames(s.blocks)
+	named := readNames(s.blocks, s.body)
 	dstShift := func(h, m int) bool {
 		// a wall time skipped by DST fires at the jump: 02:30 -> 03:00/03:30
 		return gotHM[[2]int{h + 1, m}] || gotHM[[2]int{h + 1, 0}]
 	}
 	for _, d := range named.dows {
 		if !gotDow[d] {
-			return fmt.Sprintf("I read %s but the schedule I built would not run on %s. Could you say it another way?", capitalize(dayNames[d]), capitalize(dayNames[d]))
+			return fmt.Sprintf("I read “%s” as %s, but the schedule I built would not run on %s. Could you say it another way?", named.word("dow", d), capitalize(dayNames[d]), capitalize(dayNames[d]))
 		}
 	}
 	for _, d := range named.exDows {
 		if gotDow[d] {
-			return fmt.Sprintf("I read “except %s” but the schedule I built would still run then. Could you say it another way?", capitalize(dayNames[d]))
+			return fmt.Sprintf("I read “except %s” but the schedule I built would still run then. Could you say it another way?", named.word("dow", d))
 		}
 	}
 	if len(named.dows) > 0 && len(named.exDows) == 0 && !named.dowRange && c.typ != "once" && len(w.nths) == 0 {
@@ -400,12 +419,12 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	}
 	for _, m := range named.months {
 		if !gotMon[m] {
-			return fmt.Sprintf("I read %s but the schedule I built would not run in %s. Could you say it another way?", time.Month(m), time.Month(m))
+			return fmt.Sprintf("I read “%s” as %s, but the schedule I built would not run in %s. Could you say it another way?", named.word("mon", m), time.Month(m), time.Month(m))
 		}
 	}
 	for _, m := range named.exMons {
 		if gotMon[m] {
-			return fmt.Sprintf("I read “except %s” but the schedule I built would still run then. Could you say it another way?", time.Month(m))
+			return fmt.Sprintf("I read “except %s” but the schedule I built would still run then. Could you say it another way?", named.word("mon", m))
 		}
 	}
 	if len(named.months) > 0 && len(named.exMons) == 0 && !named.monRange && c.typ != "once" {
@@ -417,7 +436,7 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	}
 	for _, d := range named.doms {
 		if !gotDom[d] {
-			return fmt.Sprintf("I read the %s but the schedule I built would not run on that day. Could you say it another way?", domList([]int{d}))
+			return fmt.Sprintf("I read “%s” as the %s, but the schedule I built would not run on that day. Could you say it another way?", named.word("dom", d), domList([]int{d}))
 		}
 	}
 	if len(named.doms) > 0 && len(w.nths) == 0 && !named.domRange && c.typ != "once" {
@@ -432,7 +451,7 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	}
 	for _, hm := range named.clocks {
 		if !gotHM[hm] && !dstShift(hm[0], hm[1]) {
-			return fmt.Sprintf("I read %s but the schedule I built would not run then. Could you say the time another way?", clockText(hm))
+			return fmt.Sprintf("I read “%s” as %s, but the schedule I built would not run then. Could you say the time another way?", named.word("clock", hm[0]*60+hm[1]), clockText(hm))
 		}
 	}
 	if len(named.clocks) > 0 && len(w.mins) == 0 && w.unit != "minute" && w.unit != "hour" {
@@ -455,13 +474,47 @@ type names struct {
 	clocks                             [][2]int
 	dowRange, monRange, domRange       bool
 	hasAmbiguousClock                  bool
+	said                               map[string]string // "mon:1" -> "Jan": the words as written
+}
+
+// word is how the message wrote the day, month, date or time, for a
+// question in the user's words.
+func (n names) word(kind string, v int) string {
+	if w := n.said[kind+":"+itoa(v)]; w != "" {
+		return w
+	}
+	switch kind {
+	case "dow":
+		return capitalize(dayNames[v])
+	case "mon":
+		return time.Month(v).String()
+	case "dom":
+		return domList([]int{v})
+	}
+	return clockText([2]int{v / 60, v % 60})
+}
+
+// say records how the message wrote a name.
+func (n *names) say(kind string, v int, body string, t ...tok) {
+	if n.said == nil {
+		n.said = map[string]string{}
+	}
+	k := kind + ":" + itoa(v)
+	if _, ok := n.said[k]; ok || len(t) == 0 {
+		return
+	}
+	if t[len(t)-1].j <= len(body) && t[0].i <= t[len(t)-1].j {
+		n.said[k] = body[t[0].i:t[len(t)-1].j]
+	} else {
+		n.said[k] = spanText(t)
+	}
 }
 
 // readNames reads the blocks' tokens with no grammar: a day or month name
 // is named (after "except", excluded); a range or a weekday/weekend word
 // names more than its ends; a clock with am/pm, minutes or a 24-hour hour
 // names a time of day.
-func readNames(blocks [][]tok) names {
+func readNames(blocks [][]tok, body string) names {
 	var n names
 	for _, b := range blocks {
 		except := false
@@ -484,6 +537,7 @@ func readNames(blocks [][]tok) names {
 				if c, strong, ok := p.readClock(); ok && strong && !isBoundWord(b, k) && !(t.kind == tNum && strings.Contains(s, "/")) {
 					if h, amb := c.resolved(part); !amb {
 						n.clocks = append(n.clocks, [2]int{h, c.m})
+						n.say("clock", h*60+c.m, body, b[k:max(p.i, k+1)]...)
 					} else {
 						n.hasAmbiguousClock = true
 					}
@@ -516,17 +570,19 @@ func readNames(blocks [][]tok) names {
 					} else {
 						n.dows = append(n.dows, d)
 					}
+					n.say("dow", d, body, t)
 					continue
 				}
 				if s == "weekday" || s == "weekdays" || s == "weekend" || s == "weekends" || s == "workdays" || s == "business" || s == "working" {
 					n.dowRange = true
 				}
-				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum) {
+				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum || k >= 2 && listWords[b[k-1].s] && isMonthTok(b[k-2])) {
 					if except {
 						n.exMons = append(n.exMons, m)
 					} else {
 						n.months = append(n.months, m)
 					}
+					n.say("mon", m, body, t)
 				}
 				if s == "quarter" || s == "quarterly" {
 					n.monRange = true
@@ -535,6 +591,7 @@ func readNames(blocks [][]tok) names {
 			if t.kind == tNum {
 				if d := ordinal(s); d >= 1 && d <= 31 && !isBoundWord(b, k) && !isNth(b, k) {
 					n.doms = append(n.doms, d)
+					n.say("dom", d, body, t)
 					if k+1 < len(b) && listWords[b[k+1].s] && b[k+1].s != "and" && b[k+1].s != "," && b[k+1].s != "&" && b[k+1].s != "/" && b[k+1].s != "or" {
 						n.domRange = true
 					}
@@ -580,6 +637,13 @@ func isNth(b []tok, k int) bool {
 	for k+2 < len(b) && (b[k+1].s == "and" || b[k+1].s == "," || b[k+1].s == "&") && (ordinal(b[k+2].s) > 0 || b[k+2].s == "last") {
 		k += 2
 	}
+	// "2nd to last day", "4th last Friday": counted from the end
+	if k+2 < len(b) && b[k+1].s == "to" && b[k+2].s == "last" {
+		return true
+	}
+	if k+1 < len(b) && b[k+1].s == "last" {
+		return true
+	}
 	if k+1 < len(b) {
 		if _, _, ok := weekday(b[k+1].s); ok {
 			return true
@@ -593,3 +657,5 @@ func isNth(b []tok, k int) bool {
 	}
 	return false
 }
+
+func isMonthTok(t tok) bool { _, ok := month(t.s); return ok }

@@ -36,6 +36,9 @@ func (c clk) resolved(part string) (h int, ambiguous bool) {
 	case "morning":
 		return c.h % 12, false
 	case "afternoon", "evening", "night", "tonight":
+		if part == "night" && c.h >= 1 && c.h <= 5 {
+			return c.h, true // "3 at night": 3 in the morning, or 3 pm?
+		}
 		if c.h == 12 {
 			if part == "night" || part == "tonight" {
 				return 0, false
@@ -74,20 +77,21 @@ type when struct {
 	clocks []clk
 	part   string // morning, afternoon, evening, night, tonight
 
-	rec    bool   // something recurs
-	unit   string // every n <unit>: minute, hour, day, week, month, year
-	n      int
-	dows   []int
-	dowsEv bool // the days were said as recurring ("every", "mondays")
-	exDows []int
-	doms   []int // -1: the last day
-	months []int
-	exMons []int
-	nths   []nth
-	onHour bool
-	mins   []int // minutes past every hour
-	window []int // [from, to) hours
-	quart  bool  // every quarter
+	rec     bool   // something recurs
+	unit    string // every n <unit>: minute, hour, day, week, month, year
+	n       int
+	dows    []int
+	dowsEv  bool // the days were said as recurring ("every", "mondays")
+	exDows  []int
+	doms    []int // -1: the last day
+	months  []int
+	exMons  []int
+	nths    []nth
+	onHour  bool
+	mins    []int // minutes past every hour
+	window  []int // [from, to) hours
+	winMins []int // [from, to) minutes, when the window is within one hour
+	quart   bool  // every quarter
 
 	date    *ymd
 	dayRel  int // days from today ("tomorrow" = 1), with hasDay
@@ -764,6 +768,13 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 	if c.ap == 0 {
 		if ap := p.readAmPm(); ap != 0 {
 			c.ap = ap
+		} else if c.h == 12 && c.m == 0 && p.is(0, "noon", "midday", "midnight") {
+			// "12 noon", "12 midnight"
+			if p.is(0, "midnight") {
+				c.h = 0
+			}
+			c.zero, strong = true, true
+			p.i++
 		} else if p.is(0, "o'clock", "oclock") {
 			p.i++
 			strong = true
@@ -852,7 +863,7 @@ func (p *parser) pClocks() bool {
 		if !ok {
 			break
 		}
-		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") && p.w.part != "tonight" {
+		if !strong && !at && len(cs) == 0 && !p.is(0, "in", "tonight", "this") && p.w.part != "tonight" && !p.afterDayComma(c) {
 			return false
 		}
 		cs = append(cs, c)
@@ -874,6 +885,9 @@ func (p *parser) pClocks() bool {
 		}
 	}
 done:
+	if len(cs) > 0 && slices.Equal(cs, p.w.clocks) && p.w.rec {
+		return true // the same times said twice: "every day at 8am … daily at 8am"
+	}
 	if len(cs) == 0 || len(p.w.clocks) > 0 {
 		return false // times are one list: "at 9am 10am" is not read
 	}
@@ -881,6 +895,22 @@ done:
 	p.dayPartAfter()
 	p.w.clocks = append(slices.Clip(p.w.clocks), cs...)
 	return true
+}
+
+// afterDayComma: a bare hour after a day and a comma, before a zone or
+// the end ("tomorrow, 10 pacific time").
+func (p *parser) afterDayComma(c clk) bool {
+	k := p.i - 1
+	if c.m != 0 {
+		return false
+	}
+	for k >= 0 && p.t[k].kind == tNum {
+		k--
+	}
+	if k < 1 || p.t[k].s != "," || !(p.w.hasDay || len(p.w.dows) > 0 || p.w.date != nil) {
+		return false
+	}
+	return p.i == len(p.t) || zoneWords[p.s(0)] != "" || zoneAbbrev[p.s(0)] != ""
 }
 
 func (p *parser) peekClock() (clk, bool, bool) {
@@ -1098,6 +1128,11 @@ func (p *parser) pWindow() bool {
 	}
 	from, amb1 := a.resolved("")
 	to, amb2 := b.resolved("")
+	if !amb1 && (b.ap == 0 || b.ap == a.ap) && b.h == a.h && b.m > a.m && p.w.window == nil {
+		// "between 11:00 and 11:10": minutes within one hour
+		p.w.window, p.w.winMins = []int{from, from + 1}, []int{a.m, b.m}
+		return true
+	}
 	if a.ap == 0 && amb1 && b.ap == 'p' && a.h < b.h {
 		from, amb1 = a.h+12, false // "from 1 to 5pm"
 	}
@@ -1308,20 +1343,11 @@ func (p *parser) pEvery() bool {
 				p.w.unit, p.w.n = "year", n
 			}
 			p.w.rec = true
+			nm, nd := len(p.w.months), len(p.w.doms)
 			if !p.addDate(ymd{m: m, d: d}, true) {
 				return false
 			}
-			// every June 5th and 20th
-			for p.is(0, "and", ",", "&") && ordinal(p.s(1)) > 0 {
-				p.i++
-				d, _ := p.readDayOfMonth(false)
-				if d < 1 || d > daysIn(m, 0) {
-					p.why = impossibleDate(ymd{m: m, d: d})
-					return false
-				}
-				p.w.doms = append(slices.Clip(p.w.doms), d)
-			}
-			return true
+			return p.dateList(ymd{m: m, d: d}, nm, nd)
 		}
 		if n != 1 {
 			return false
@@ -1391,6 +1417,9 @@ func (p *parser) recurUnit(u string, n int) bool {
 	if u == "second" && (p.w.unit != "" || n%60 == 0 || n < 60) {
 		return p.recurSeconds(n)
 	}
+	if u == "day" && n == 1 && (p.w.unit == "minute" || p.w.unit == "hour") {
+		return true // "every minute between 11:00 and 11:10 every day"
+	}
 	if p.w.unit != "" && !(p.w.unit == u && p.w.n == n) {
 		return false
 	}
@@ -1422,6 +1451,12 @@ func (p *parser) recurQuarter() bool {
 }
 
 func (p *parser) addDows(days []int, recurring bool) bool {
+	if (p.w.wdOnce || p.w.dowsEv) && recurring && slices.Equal(uniq(slices.Clone(p.w.dows)), uniq(slices.Clone(days))) {
+		// the same days said twice: "at 10:00 on monday send hi every
+		// monday", "every friday … on fridays"
+		p.w.rec, p.w.dowsEv, p.w.wdOnce = true, true, false
+		return true
+	}
 	if p.w.wdOnce || p.w.dowsEv && recurring {
 		return false // two sets of days: "every monday … every friday"
 	}
@@ -1490,9 +1525,12 @@ func impossibleDate(d ymd) string {
 // biweekly, fortnightly, nightly, half-hourly.
 func (p *parser) pFrequency() bool {
 	s := p.s(0)
-	if (s == "bi" || s == "half") && p.is(1, "-") {
+	if (s == "bi" || s == "half" || s == "semi") && p.is(1, "-") {
 		s += p.s(2)
 		p.i += 2
+	} else if (s == "bi" || s == "semi") && p.is(1, "weekly", "monthly") {
+		s += p.s(1)
+		p.i++
 	}
 	switch s {
 	case "daily", "nightly":
@@ -1504,9 +1542,13 @@ func (p *parser) pFrequency() bool {
 	case "weekly":
 		p.i++
 		return p.recurUnit("week", 1)
-	case "biweekly", "fortnightly":
+	case "fortnightly":
 		p.i++
 		return p.recurUnit("week", 2)
+	case "biweekly", "semiweekly":
+		// twice a week to some, every two weeks to others (NL_SPEC 30)
+		p.why = "?“" + s + "” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”."
+		return false
 	case "monthly":
 		p.i++
 		return p.recurUnit("month", 1)
@@ -1522,8 +1564,8 @@ func (p *parser) pFrequency() bool {
 	case "halfhourly":
 		p.i++
 		return p.recurSeconds(1800)
-	case "bimonthly":
-		p.why = "“Bimonthly” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”."
+	case "bimonthly", "semimonthly":
+		p.why = "?“" + s + "” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”."
 		return false
 	}
 	return false
@@ -1566,5 +1608,68 @@ func (p *parser) pTimesPer() bool {
 		return false
 	}
 	p.w.timesPer = n
+	return true
+}
+
+// listedDom reads the next day of a date list: "20th", or a bare "30"
+// that is not a time ("30 minutes", "5pm", "5:30").
+func (p *parser) listedDom() (int, bool) {
+	t := p.tk(0)
+	if t.kind != tNum {
+		return 0, false
+	}
+	if ordinal(t.s) <= 0 {
+		if strings.Trim(t.s, "0123456789") != "" || p.is(1, "am", "pm", "a", "p", "o'clock", ":", "h", "hours", "hrs") || unit(p.s(1)) != "" {
+			return 0, false
+		}
+	}
+	save := p.i
+	d, ok := p.readDayOfMonth(true)
+	if !ok || d < 1 || d > 31 {
+		p.i = save
+		return 0, false
+	}
+	return d, true
+}
+
+// dateList reads more dates after a yearly one ("every June 5th and 20th",
+// "every Aug 20 and 30", "every January 1st and July 1st"); nm and nd are
+// how many months and days the when had before the first date was added.
+func (p *parser) dateList(first ymd, nm, nd int) bool {
+	m, d := first.m, first.d
+	// every June 5th and 20th, every Aug 20 and 30, every
+	// January 1st and July 1st
+	dates := []ymd{{m: m, d: d}}
+	for p.is(0, "and", ",", "&") {
+		j := p.i
+		p.i++
+		if p.is(0, "and") && p.s(-1) == "," {
+			p.i++
+		}
+		if dd, ok := p.listedDom(); ok {
+			if dd > daysIn(dates[len(dates)-1].m, 0) {
+				p.why = impossibleDate(ymd{m: dates[len(dates)-1].m, d: dd})
+				return false
+			}
+			dates = append(dates, ymd{m: dates[len(dates)-1].m, d: dd})
+			continue
+		}
+		if m2, ok := p.readMonth(); ok {
+			if d2, ok := p.readDayOfMonth(true); ok && d2 <= daysIn(m2, 0) {
+				dates = append(dates, ymd{m: m2, d: d2})
+				continue
+			}
+		}
+		p.i = j
+		break
+	}
+	if len(dates) > 1 {
+		p.w.months, p.w.doms = p.w.months[:nm], p.w.doms[:nd]
+		for _, x := range dates {
+			if !p.addDateList(x) {
+				return false
+			}
+		}
+	}
 	return true
 }

@@ -1,0 +1,166 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
+)
+
+// CheckProposal holds another reader's schedule.create (a model's) to the
+// rules' own standard before it is acted on (NL_SPEC decision 24): the
+// message text it proposes must be the sender's words with no schedule
+// word left in it; every other word that says when must be read by the
+// when grammar; and the proposed schedule must fire exactly when the rules
+// read those words to fire. Anything else becomes the rules' question (or
+// refusal), never the call. Other decisions pass unchanged.
+func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
+	if d.Function != "schedule.create" {
+		return d
+	}
+	text := strings.TrimSpace(in.Text)
+	var p struct {
+		ScheduleType string         `json:"scheduleType"`
+		Schedule     store.Schedule `json:"schedule"`
+		StartAt      time.Time      `json:"startAt"`
+		EndAt        time.Time      `json:"endAt"`
+		TargetAction struct {
+			FunctionID   string `json:"functionId"`
+			FunctionArgs struct {
+				Text string `json:"text"`
+			} `json:"functionArgs"`
+		} `json:"targetAction"`
+	}
+	if err := json.Unmarshal(d.Args, &p); err != nil {
+		return unsupported("I couldn't read that request. Could you say it another way?")
+	}
+	frame := text
+	if msg := strings.TrimSpace(p.TargetAction.FunctionArgs.Text); msg != "" {
+		// the message is the sender's words, nothing time-like left in it
+		i := strings.Index(strings.ToLower(text), strings.ToLower(msg))
+		if i < 0 {
+			return clarify(in, text, selector.MissingAction, fmt.Sprintf("Should the message be “%s”? Those aren't your words: put the message in quotes to say exactly what to post.", msg))
+		}
+		quoted := i > 0 && strings.ContainsAny(text[i-1:i], `"“'‘`)
+		if bad, _ := leftover(lex(msg), in.Now, false); bad != "" && !quoted {
+			return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put it in quotes.", bad))
+		}
+		frame = text[:i] + " … " + text[i+len(msg):]
+	}
+	loc, err := scheduler.LoadLocation(in.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	now := in.Now.In(loc)
+	toks := lex(strings.TrimSpace(prefixRe.ReplaceAllString(frame, "")))
+	blocks, dropped := whenBlocks(toks, now)
+	if len(dropped) > 0 {
+		return clarify(in, text, selector.MissingTime, fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way?", spanText(dropped)))
+	}
+	if len(blocks) == 0 {
+		return clarify(in, text, selector.MissingTime, "When should it run? For example “every Friday at 9am” or “tomorrow at 3pm”.")
+	}
+	var parts []string
+	for _, b := range blocks {
+		parts = append(parts, spanText(b))
+	}
+	when := strings.Join(parts, " ")
+	mine := decide(in, "post “x” "+when)
+	if !mine.IsCall() {
+		if mine.Pending != nil {
+			mine.Pending.Text = text
+		}
+		return mine
+	}
+	var r struct {
+		ScheduleType string         `json:"scheduleType"`
+		Schedule     store.Schedule `json:"schedule"`
+		StartAt      time.Time      `json:"startAt"`
+		EndAt        time.Time      `json:"endAt"`
+	}
+	json.Unmarshal(mine.Args, &r)
+	got, err1 := fireList(p.ScheduleType, p.Schedule, p.StartAt, p.EndAt, in.Now)
+	want, err2 := fireList(r.ScheduleType, r.Schedule, r.StartAt, r.EndAt, in.Now)
+	if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+		return clarify(in, text, selector.MissingTime, fmt.Sprintf("I read “%s” to run %s, and the reading I was offered would run otherwise. Could you say when again, in other words?", when, describeFires(want, loc)))
+	}
+	return d
+}
+
+// whenBlocks reads toks left to right: each longest run the when grammar
+// reads is a block; a word that says when but is in no block is dropped.
+func whenBlocks(toks []tok, now time.Time) (blocks [][]tok, dropped []tok) {
+	var w when
+	for k := 0; k < len(toks); {
+		glued := k > 0 && toks[k-1].j == toks[k].i && toks[k-1].s == "-" || k+1 < len(toks) && toks[k+1].s == "-" && toks[k+1].i == toks[k].j
+		if startsBlock(toks[k]) && !glued {
+			found := 0
+			for n := min(len(toks)-k, 16); n >= 1; n-- {
+				if nw, ok, _ := parseBlock(toks[k:k+n], w, now); ok {
+					w, found = nw, n
+					break
+				}
+			}
+			if found > 0 {
+				blocks = append(blocks, toks[k:k+found])
+				k += found
+				continue
+			}
+		}
+		x := toks[k]
+		if x.kind != tChannel && x.kind != tUser && x.kind != tQuote && !glued &&
+			(timeBearing(x) || strongTime(x) || recurWords[x.s] || misspeltWhenWord(x.s) || nearDayWord(x.s) || holidayWords[x.s] || vagueFrequency[x.s]) {
+			dropped = append(dropped, x)
+		}
+		k++
+	}
+	return blocks, dropped
+}
+
+// fireList is a schedule's next fires after now and after six months on,
+// as the create handler would anchor it.
+func fireList(typ string, s store.Schedule, startAt, endAt, now time.Time) ([]time.Time, error) {
+	if typ == store.ScheduleInterval && s.StartAt.IsZero() {
+		s.StartAt = now.UTC().Truncate(time.Second)
+	}
+	if typ == store.ScheduleRRule && s.Dtstart == "" {
+		loc, err := scheduler.LoadLocation(s.Timezone)
+		if err != nil {
+			return nil, err
+		}
+		if s.Dtstart, err = scheduler.AnchorRRule(s.RRule, loc, now); err != nil {
+			return nil, err
+		}
+	}
+	sp, err := scheduler.NewSpec(typ, s, endAt)
+	if err != nil {
+		return nil, err
+	}
+	sp.NotBefore = startAt
+	out := sp.NextN(now, 5)
+	out = append(out, sp.NextN(now.AddDate(0, 6, 0), 3)...)
+	for i := range out {
+		out[i] = out[i].Truncate(time.Minute)
+	}
+	return out, nil
+}
+
+// describeFires names the first fires, for a question.
+func describeFires(fs []time.Time, loc *time.Location) string {
+	var s []string
+	for i, f := range fs {
+		if i == 3 {
+			break
+		}
+		s = append(s, f.In(loc).Format("Mon 2 Jan 3:04 PM"))
+	}
+	if len(s) == 0 {
+		return "never"
+	}
+	return "on " + strings.Join(s, ", ") + " …"
+}

@@ -1,0 +1,65 @@
+package rules
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// decideText decides text at the tests' now, with an open question when
+// pending is set, and returns the decision's JSON.
+func decideText(text string, pending *selector.Pending) (selector.Decision, string) {
+	in := input(text)
+	in.Pending = pending
+	d := Decide(in)
+	b, _ := json.Marshal(d)
+	return d, string(b)
+}
+
+// A clause before the action is something schedbot cannot do: it asks what
+// to post, quoting the clause, and the answer is read with the request
+// from its action on.
+func TestClauseBeforeAction(t *testing.T) {
+	d, raw := decideText("check the build status and post it to #eng every morning at 8", nil)
+	if d.IsCall() || d.Missing != selector.MissingAction || !strings.Contains(d.Clarify, "“check the build status”") {
+		t.Fatalf("got %s, want a question about what to post quoting the clause", raw)
+	}
+	d, raw = decideText("“build is green”", d.Pending)
+	if !d.IsCall() || !strings.Contains(raw, `"text":"build is green"`) || !strings.Contains(raw, `"cron":"0 8 * * *"`) {
+		t.Fatalf("answered: got %s, want the daily 8am post of the answer", raw)
+	}
+	for _, text := range []string{"post it to #general every day at 8am", "remnd me to send the report tomorrow at 9am",
+		"xyzzy me to send the report tomorrow at 9am"} {
+		if d, raw := decideText(text, nil); d.IsCall() && !strings.Contains(raw, `"text":"send the report"`) {
+			t.Errorf("%q: got %s, want a question or the whole text", text, raw)
+		}
+	}
+}
+
+// Verification's questions quote the day, month or time as the message
+// wrote it, not as the rules named it.
+func TestVerifyQuotesTheUsersWords(t *testing.T) {
+	loc, _ := time.LoadLocation("America/New_York")
+	local := now.In(loc)
+	for _, c := range []struct{ block, cron, want string }{
+		{"every Jan 5 at 9am", "0 9 5 2 *", "“Jan” as January"},
+		{"every thurs at 9am", "0 9 * * 5", "“thurs” as Thursday"},
+		{"every day at 5 PM", "0 16 * * *", "“5 PM” as 5:00 PM"},
+	} {
+		body := "post hi " + c.block
+		toks := lex(body)
+		block := toks[2:]
+		w, ok, why := parseBlock(block, when{}, local)
+		if !ok {
+			t.Fatalf("%q: not read (%s)", c.block, why)
+		}
+		s := &sentence{toks: toks, body: body, blocks: [][]tok{block}}
+		got := verify(w, s, &compiled{typ: "cron", sched: map[string]any{"cron": c.cron, "timezone": "America/New_York"}}, local)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%q built as %q: got %q, want it to quote %s", c.block, c.cron, got, c.want)
+		}
+	}
+}
