@@ -316,7 +316,7 @@ func TestSlack_TheOwnerHearsOfAFailureOnceADay(t *testing.T) {
 	}
 	for i := range 2 {
 		e.f.mu.Lock()
-		e.f.postErrs = []string{"", "is_archived"} // the reply to "run it now", then the run's post
+		e.f.topErrs = []string{"is_archived"} // the run's post, not the reply in the thread
 		e.f.mu.Unlock()
 		e.f.send(t, mention(fmt.Sprintf("EvR%d", i), "U1", "run job "+id+" now", fmt.Sprintf("1700000000.00030%d", i), 0))
 		waitFor(t, 10*time.Second, "the dead letter", func() bool {

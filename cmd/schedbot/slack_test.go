@@ -55,6 +55,8 @@ type fakeSlack struct {
 	teamID string
 	// refuseOpen makes apps.connections.open fail: no new connection.
 	refuseOpen bool
+	// topErrs script the answers to posts outside threads (fired posts).
+	topErrs []string
 }
 
 // response is one post to a response_url.
@@ -177,6 +179,9 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		answer := ""
 		if len(f.postErrs) > 0 {
 			answer, f.postErrs = f.postErrs[0], f.postErrs[1:]
+		}
+		if answer == "" && method == "chat.postMessage" && r.Form.Get("thread_ts") == "" && len(f.topErrs) > 0 {
+			answer, f.topErrs = f.topErrs[0], f.topErrs[1:]
 		}
 		f.ts++
 		ts := fmt.Sprintf("1700000100.%06d", f.ts)
