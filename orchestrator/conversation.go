@@ -242,6 +242,7 @@ func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Me
 			for _, j := range page.Jobs {
 				r.ListJobs = append(r.ListJobs, j.JobID)
 			}
+			r.ListArgs = req.Args
 		}
 		if jr, ok := res.(*functions.JobResult); ok && jr.Job.State != store.JobDeleted {
 			fn := req.Function

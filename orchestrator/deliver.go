@@ -413,6 +413,9 @@ func (w *Worker) record(ctx context.Context, outs []outcome, end *laneEnd) error
 		if w.opt.DeliveryFailedFunc != nil {
 			w.opt.DeliveryFailedFunc(o.ch, isDead)
 		}
+		if isDead && o.item.JobID != "" && w.opt.DeadFunc != nil {
+			w.opt.DeadFunc(o.item, o.err)
+		}
 	}
 	return nil
 }
@@ -470,6 +473,7 @@ func (w *Worker) resolve(it *store.QueueItem) *resolved {
 		return d
 	}
 	d.Text, d.ReplyJobID, d.Actions, d.NextRuns, d.ListJobs = p.Text, p.JobID, p.Actions, p.NextRuns, p.ListJobs
+	d.ListArgs, d.Private, d.Asker, d.ResponseURL = p.ListArgs, p.Private, p.Asker, p.ResponseURL
 	switch {
 	case p.TargetRef != nil:
 		d.Target = *p.TargetRef

@@ -37,6 +37,7 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 				return &actionError{err}
 			}
 			r, called = reply.done(res, nil), true
+			r.Public = publicCalls[reply.Call.Function]
 		}
 		return w.finishMessage(tx, it, &m, r)
 	})
@@ -59,6 +60,11 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 	w.Wake()
 	return nil
 }
+
+// publicCalls are the changes whose confirmation everyone where it was
+// asked may read: what a job will post there, or no longer will.
+var publicCalls = map[string]bool{"schedule.create": true, "schedule.update": true, "schedule.pause": true,
+	"schedule.resume": true, "schedule.delete": true, "schedule.run_now": true}
 
 // done is the reply once the call has run.
 func (r Reply) done(res any, err error) Reply {
@@ -93,7 +99,8 @@ func (w *Worker) finishMessage(tx store.Tx, it *store.QueueItem, m *Message, r R
 	if r.Text != "" {
 		target := w.replyTarget(it, m)
 		payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: r.Text, TargetRef: &target},
-			JobID: r.JobID, Actions: r.Actions, NextRuns: r.NextRuns, ListJobs: r.ListJobs})
+			JobID: r.JobID, Actions: r.Actions, NextRuns: r.NextRuns, ListJobs: r.ListJobs, ListArgs: r.ListArgs,
+			Private: !r.Public, Asker: m.SenderID, ResponseURL: m.ResponseURL})
 		if err != nil {
 			return err
 		}

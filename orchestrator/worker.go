@@ -51,6 +51,16 @@ type Delivery struct {
 	Actions    []string
 	NextRuns   []time.Time
 	ListJobs   []string
+	// ListArgs are the schedule.list arguments of a listing, so that a
+	// channel that pages it can ask for the next page.
+	ListArgs json.RawMessage
+	// Private is an answer meant for Asker alone (a listing, a question,
+	// a refusal); a channel that can show it to them alone does.
+	Private bool
+	Asker   string
+	// ResponseURL answers a Slack slash command or click where the bot
+	// may not be able to post.
+	ResponseURL string
 }
 
 // PermanentError is a delivery failure that retrying cannot fix.
@@ -85,6 +95,8 @@ type Message struct {
 	MessageTS string `json:"messageTs,omitempty"`
 	Timezone  string `json:"timezone,omitempty"`
 	Via       string `json:"via,omitempty"`
+	// ResponseURL is where a Slack slash command or click is answered.
+	ResponseURL string `json:"responseUrl,omitempty"`
 }
 
 // MessageHandler turns a person's message into a reply. The worker's
@@ -100,7 +112,11 @@ type Reply struct {
 	Actions  []string    `json:"actions,omitempty"` // "pause", "delete"
 	NextRuns []time.Time `json:"nextRuns,omitempty"`
 	// ListJobs are the jobs of a listing, one per "• " line of Text.
-	ListJobs []string `json:"listJobs,omitempty"`
+	ListJobs []string        `json:"listJobs,omitempty"`
+	ListArgs json.RawMessage `json:"-"`
+	// Public is an answer for everyone where it is posted (the
+	// confirmation of a change to a job); any other is for the asker.
+	Public bool `json:"-"`
 	// Call, when set, is what the message asks to do. The worker runs it
 	// in the transaction that queues the reply and completes the message,
 	// so it happens once; Done then makes the reply from its result (or
@@ -117,10 +133,15 @@ type Reply struct {
 // arguments and what a rich channel needs.
 type ReplyPayload struct {
 	functions.MessagePostArgs
-	JobID    string      `json:"jobId,omitempty"`
-	Actions  []string    `json:"actions,omitempty"`
-	NextRuns []time.Time `json:"nextRuns,omitempty"`
-	ListJobs []string    `json:"listJobs,omitempty"`
+	JobID    string          `json:"jobId,omitempty"`
+	Actions  []string        `json:"actions,omitempty"`
+	NextRuns []time.Time     `json:"nextRuns,omitempty"`
+	ListJobs []string        `json:"listJobs,omitempty"`
+	ListArgs json.RawMessage `json:"listArgs,omitempty"`
+	Private  bool            `json:"private,omitempty"`
+	Asker    string          `json:"asker,omitempty"`
+	// ResponseURL answers a slash command or a click.
+	ResponseURL string `json:"responseUrl,omitempty"`
 }
 
 // Options configure a Worker.
@@ -156,6 +177,9 @@ type Options struct {
 	RunFunc func(r *store.Run)
 	// DeliveryFailedFunc is called for each failed delivery attempt.
 	DeliveryFailedFunc func(channel string, dead bool)
+	// DeadFunc is called after commit for each dead-lettered delivery of a
+	// job's run, with why, so its owner can hear of it.
+	DeadFunc func(it *store.QueueItem, cause error)
 }
 
 // Worker runs one orchestrator's queue.

@@ -50,6 +50,11 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	if d.Target.PostingMode == store.PostThread && d.Target.ThreadTS != "" {
 		thread = d.Target.ThreadTS
 	}
+	text := escape(d.Text)
+	blocks := a.blocks(ctx, d, text)
+	if d.Private && d.Asker != "" && !isDirect(channel) {
+		return a.deliverPrivate(ctx, d, channel, thread, text, blocks)
+	}
 	if d.Attempt > 1 {
 		found, err := a.posted(ctx, channel, thread, d)
 		var se slack.SlackErrorResponse
@@ -76,9 +81,8 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
 	}
-	text := escape(d.Text)
-	opts = append(opts, slack.MsgOptionText(text, false))
-	if blocks := replyBlocks(d, text); blocks != nil {
+	opts = append(opts, slack.MsgOptionText(clip(text, maxText), false))
+	if blocks != nil {
 		opts = append(opts, slack.MsgOptionBlocks(blocks...))
 	}
 	_, _, err := a.api.PostMessageContext(ctx, channel, opts...)
@@ -87,6 +91,45 @@ func (a *Adapter) Deliver(ctx context.Context, d *orchestrator.Delivery) error {
 	a.mu.Lock()
 	a.lastPost[channel] = time.Now()
 	a.mu.Unlock()
+	var se slack.SlackErrorResponse
+	if d.ResponseURL != "" && errors.As(err, &se) && (se.Err == "not_in_channel" || se.Err == "channel_not_found") {
+		// A slash command where the bot is not: never silent.
+		if rerr := a.respond(ctx, d.ResponseURL, map[string]any{"response_type": "ephemeral", "text": clip(text, maxText) + "\n\n" + inviteHint(channel)}); rerr == nil {
+			return nil
+		}
+	}
+	return classify(err)
+}
+
+// isDirect is a DM channel or a person: nobody else reads it.
+func isDirect(channel string) bool {
+	return strings.HasPrefix(channel, "D") || strings.HasPrefix(channel, "U") || strings.HasPrefix(channel, "W")
+}
+
+// deliverPrivate shows an answer to its asker alone: through the slash
+// command's response_url, else with chat.postEphemeral in the thread.
+// Slack keeps no ephemeral message to look for, so a retry may show one
+// twice; that is better than never.
+func (a *Adapter) deliverPrivate(ctx context.Context, d *orchestrator.Delivery, channel, thread, text string, blocks []slack.Block) error {
+	if d.ResponseURL != "" {
+		payload := map[string]any{"response_type": "ephemeral", "text": clip(text, maxText)}
+		if blocks != nil {
+			payload["blocks"] = blocks
+		}
+		if err := a.respond(ctx, d.ResponseURL, payload); err == nil {
+			return nil
+		} else {
+			a.log.Warn("answer through response_url; trying chat.postEphemeral", slog.Any("error", err))
+		}
+	}
+	opts := []slack.MsgOption{slack.MsgOptionText(clip(text, maxText), false)}
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
+	}
+	if blocks != nil {
+		opts = append(opts, slack.MsgOptionBlocks(blocks...))
+	}
+	_, err := a.api.PostEphemeralContext(ctx, channel, d.Asker, opts...)
 	return classify(err)
 }
 
@@ -188,72 +231,6 @@ var safeTokens = regexp.MustCompile(`&lt;([#@][CGUW][A-Z0-9]{2,20})&gt;`)
 func escape(s string) string {
 	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 	return safeTokens.ReplaceAllString(s, "<$1>")
-}
-
-// replyBlocks renders a confirmation: its text with the next runs in each
-// reader's own time, and buttons to pause or delete the job.
-func replyBlocks(d *orchestrator.Delivery, text string) []slack.Block {
-	if len(d.ListJobs) > 0 {
-		return listBlocks(d, text)
-	}
-	if d.ReplyJobID == "" || len(d.Actions) == 0 {
-		return nil
-	}
-	body := text
-	if i := strings.Index(body, " Next: "); i >= 0 && len(d.NextRuns) > 0 {
-		var dates []string
-		for _, t := range d.NextRuns {
-			dates = append(dates, fmt.Sprintf("<!date^%d^{date_short_pretty} at {time}|%s>", t.Unix(), t.UTC().Format("Mon 2 Jan 15:04 UTC")))
-		}
-		rest := body[i+len(" Next: "):]
-		after := ""
-		if j := strings.Index(rest, ". Job "); j >= 0 {
-			after = rest[j:]
-		}
-		body = body[:i] + " Next: " + strings.Join(dates, ", ") + after
-	}
-	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, body, false, false), nil, nil)}
-	if b := jobButtons(d.ReplyJobID, d.Actions); b != nil {
-		blocks = append(blocks, b)
-	}
-	return blocks
-}
-
-func jobButtons(jobID string, actions []string) slack.Block {
-	var buttons []slack.BlockElement
-	for _, a := range actions {
-		switch a {
-		case "pause":
-			buttons = append(buttons, slack.NewButtonBlockElement(actionPause, jobID, slack.NewTextBlockObject(slack.PlainTextType, "Pause", false, false)))
-		case "delete":
-			buttons = append(buttons, slack.NewButtonBlockElement(actionDelete, jobID,
-				slack.NewTextBlockObject(slack.PlainTextType, "Delete", false, false)).WithStyle(slack.StyleDanger))
-		}
-	}
-	if len(buttons) == 0 {
-		return nil
-	}
-	return slack.NewActionBlock("job_"+jobID, buttons...)
-}
-
-// maxListed is how many jobs of a listing get their own buttons (Slack
-// allows 50 blocks a message).
-const maxListed = 20
-
-// listBlocks renders a listing: a section per job with its buttons.
-func listBlocks(d *orchestrator.Delivery, text string) []slack.Block {
-	lines := strings.Split(text, "\n")
-	blocks := []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, lines[0], false, false), nil, nil)}
-	i := 0
-	for _, line := range lines[1:] {
-		if !strings.HasPrefix(line, "• ") || i >= len(d.ListJobs) || i >= maxListed {
-			continue
-		}
-		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, line, false, false), nil, nil),
-			jobButtons(d.ListJobs[i], []string{"pause", "delete"}))
-		i++
-	}
-	return blocks
 }
 
 // ErrNotReachable is a channel the bot cannot post to.

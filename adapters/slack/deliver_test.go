@@ -44,7 +44,11 @@ func TestReplyBlocks_DatesForEachReaderAndButtons(t *testing.T) {
 	at := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
 	d := &orchestrator.Delivery{ReplyJobID: "01KAAAAAAAAAAAAAAAAAAAAAAA", Actions: []string{"pause", "delete"}, NextRuns: []time.Time{at}}
 	text := "OK — I'll post “x” every Friday at 9:00 AM (America/New_York). Next: Fri 27 Nov 9:00 AM. Job 01KAAAAAAAAAAAAAAAAAAAAAAA."
-	blocks := replyBlocks(d, text)
+	a, err := New(Options{BotToken: "xoxb-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := a.blocks(t.Context(), d, text)
 	if len(blocks) != 2 {
 		t.Fatalf("%d blocks", len(blocks))
 	}
@@ -53,10 +57,10 @@ func TestReplyBlocks_DatesForEachReaderAndButtons(t *testing.T) {
 		t.Errorf("section = %q", sec)
 	}
 	acts := blocks[1].(*slack.ActionBlock).Elements.ElementSet
-	if len(acts) != 2 || acts[1].(*slack.ButtonBlockElement).Style != slack.StyleDanger {
+	if len(acts) != 3 || acts[2].(*slack.ButtonBlockElement).Style != slack.StyleDanger || acts[2].(*slack.ButtonBlockElement).Confirm == nil {
 		t.Errorf("buttons = %+v", acts)
 	}
-	if replyBlocks(&orchestrator.Delivery{}, "plain") != nil {
+	if a.blocks(t.Context(), &orchestrator.Delivery{}, "plain") != nil {
 		t.Error("a plain post got blocks")
 	}
 }

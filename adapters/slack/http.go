@@ -58,14 +58,15 @@ func (a *Adapter) HTTPHandler(ctx context.Context) http.Handler {
 			return
 		}
 		cmd := slack.SlashCommand{TeamID: form.Get("team_id"), ChannelID: form.Get("channel_id"), UserID: form.Get("user_id"),
-			UserName: form.Get("user_name"), Command: form.Get("command"), Text: form.Get("text"), TriggerID: form.Get("trigger_id")}
-		after, err := a.takeSlash(ctx, cmd)
+			UserName: form.Get("user_name"), Command: form.Get("command"), Text: form.Get("text"), TriggerID: form.Get("trigger_id"),
+			ResponseURL: form.Get("response_url")}
+		after, ack, err := a.takeSlash(ctx, cmd)
 		if err != nil {
 			a.unstored(w, err)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(slashAck(cmd))
+		json.NewEncoder(w).Encode(ack)
 		a.asyncIf(after)
 	})
 	mux.HandleFunc("POST /slack/interactive", func(w http.ResponseWriter, r *http.Request) {
@@ -82,12 +83,17 @@ func (a *Adapter) HTTPHandler(ctx context.Context) http.Handler {
 			http.Error(w, "bad payload", http.StatusBadRequest)
 			return
 		}
-		after, err := a.takeInteraction(ctx, cb)
+		after, ack, err := a.takeInteraction(ctx, cb)
 		if err != nil {
 			a.unstored(w, err)
 			return
 		}
-		w.WriteHeader(http.StatusOK)
+		if ack != nil {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(ack)
+		} else {
+			w.WriteHeader(http.StatusOK)
+		}
 		a.asyncIf(after)
 	})
 	return mux
@@ -136,8 +142,15 @@ func (a *Adapter) RunHTTP(ctx context.Context, addr string) error {
 		return errors.New("slack: HTTP mode needs SLACK_SIGNING_SECRET")
 	}
 	if err := a.whoAmI(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
+	a.connected.Store(true)
+	defer a.connected.Store(false)
+	a.work.Add(1)
+	go func() { defer a.work.Done(); a.homeLoop(ctx) }()
 	// Slack waits 3 s for an answer; nothing of ours needs longer, and a
 	// slow or idle client must not hold a connection open.
 	srv := &http.Server{Addr: addr, Handler: a.HTTPHandler(ctx), ReadHeaderTimeout: 5 * time.Second,

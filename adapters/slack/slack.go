@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -53,11 +54,14 @@ type Options struct {
 	APIURL        string // "" for Slack's; a local fake in tests
 	Profiles      []Profile
 	Inbox         Inbox
-	Logger        *slog.Logger
-	UserTTL       time.Duration // users.info cache; default 1h
-	ChannelTTL    time.Duration // channel name cache; default 10m
-	MinInterval   time.Duration // between posts to one channel; default 1s
-	HTTPTimeout   time.Duration // bounds every Web API request; default 30s
+	// Backend runs clicks, forms and shortcuts; without it they are
+	// answered that they do not work here.
+	Backend     Backend
+	Logger      *slog.Logger
+	UserTTL     time.Duration // users.info cache; default 1h
+	ChannelTTL  time.Duration // channel name cache; default 10m
+	MinInterval time.Duration // between posts to one channel; default 1s
+	HTTPTimeout time.Duration // bounds every Web API request; default 30s
 	// UserWait is how long a message from a sender not yet known waits
 	// for users.info (their name and zone) before it is worked without
 	// them. Default 3s.
@@ -72,11 +76,15 @@ type Adapter struct {
 
 	botUserID string
 	ready     chan struct{}
+	connected atomic.Bool
+
+	homeDirty chan struct{}
 
 	mu       sync.Mutex
 	users    map[string]userInfo
 	channels map[string]channelInfo // by name, without '#'
 	lastPost map[string]time.Time   // per channel
+	home     map[string]string      // users who opened the Home tab: their profile
 	work     sync.WaitGroup         // event handling after the ack
 }
 
@@ -124,7 +132,8 @@ func New(opt Options) (*Adapter, error) {
 		opts = append(opts, slack.OptionAPIURL(u))
 	}
 	return &Adapter{api: slack.New(opt.BotToken, opts...), opt: opt, log: opt.Logger.With(slog.String("adapter", "slack")),
-		ready: make(chan struct{}), users: map[string]userInfo{}, channels: map[string]channelInfo{}, lastPost: map[string]time.Time{}}, nil
+		ready: make(chan struct{}), users: map[string]userInfo{}, channels: map[string]channelInfo{}, lastPost: map[string]time.Time{},
+		home: map[string]string{}, homeDirty: make(chan struct{}, 1)}, nil
 }
 
 // Ready is closed once the adapter knows its own bot user.
@@ -133,6 +142,9 @@ func (a *Adapter) Ready() <-chan struct{} { return a.ready }
 func (a *Adapter) whoAmI(ctx context.Context) error {
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // stopped before it knew itself: not a failure
+		}
 		return fmt.Errorf("slack auth.test: %w", err)
 	}
 	a.botUserID = auth.UserID
@@ -147,9 +159,14 @@ func (a *Adapter) RunSocketMode(ctx context.Context) error {
 		return errors.New("slack: socket mode needs SLACK_APP_TOKEN (xapp-)")
 	}
 	if err := a.whoAmI(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	defer a.work.Wait()
+	a.work.Add(1)
+	go func() { defer a.work.Done(); a.homeLoop(ctx) }()
 	for backoff := time.Second; ; backoff = min(2*backoff, time.Minute) {
 		sm := socketmode.New(a.api)
 		// socketmode never closes Events: stop this reader with the client.
@@ -167,6 +184,7 @@ func (a *Adapter) RunSocketMode(ctx context.Context) error {
 			}
 		}()
 		err := sm.RunContext(ctx)
+		a.connected.Store(false)
 		close(stop)
 		<-read
 		if ctx.Err() != nil {
@@ -195,15 +213,24 @@ func (a *Adapter) handleSocket(ctx context.Context, sm *socketmode.Client, evt s
 		}
 	case socketmode.EventTypeSlashCommand:
 		if cmd, ok := evt.Data.(slack.SlashCommand); ok {
-			after, err = a.takeSlash(ctx, cmd)
-			payload = append(payload, slashAck(cmd))
+			var ack any
+			after, ack, err = a.takeSlash(ctx, cmd)
+			payload = append(payload, ack)
 		}
 	case socketmode.EventTypeInteractive:
 		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
-			after, err = a.takeInteraction(ctx, cb)
+			var ack any
+			after, ack, err = a.takeInteraction(ctx, cb)
+			if ack != nil {
+				payload = append(payload, ack)
+			}
 		}
 	case socketmode.EventTypeConnected:
 		a.log.Info("socket mode connected")
+		a.connected.Store(true)
+		return
+	case socketmode.EventTypeDisconnect, socketmode.EventTypeConnectionError:
+		a.connected.Store(false)
 		return
 	case socketmode.EventTypeInvalidAuth:
 		a.log.Error("socket mode: invalid auth (check SLACK_APP_TOKEN)")
@@ -231,10 +258,6 @@ func (a *Adapter) async(fn func()) {
 	}()
 }
 
-func slashAck(cmd slack.SlashCommand) map[string]any {
-	return map[string]any{"response_type": "ephemeral", "text": "On it: “" + truncate(cmd.Text, 200) + "”. I'll answer in the channel."}
-}
-
 var mentionRe = regexp.MustCompile(`<@[UW][A-Z0-9]+(?:\|[^>]*)?>`)
 
 // takeEvent takes an app mention or a direct message in. Bot messages,
@@ -251,73 +274,51 @@ func (a *Adapter) takeEvent(ctx context.Context, ev slackevents.EventsAPIEvent) 
 			return nil, nil
 		}
 		text := strings.TrimSpace(strings.Replace(e.Text, "<@"+a.botUserID+">", "", 1))
-		return a.take(ctx, ev.TeamID, e.Channel, e.User, text, e.TimeStamp, e.ThreadTimeStamp, eventID)
+		return a.take(ctx, ev.TeamID, e.Channel, e.User, text, e.TimeStamp, e.ThreadTimeStamp, eventID, "")
 	case *slackevents.MessageEvent:
-		if e.ChannelType != "im" || e.BotID != "" || e.SubType != "" || e.User == a.botUserID || e.User == "" {
+		if e.BotID != "" || e.SubType != "" || e.User == a.botUserID || e.User == "" {
 			return nil, nil
 		}
-		return a.take(ctx, ev.TeamID, e.Channel, e.User, e.Text, e.TimeStamp, e.ThreadTimeStamp, eventID)
+		if e.ChannelType != "im" && !a.answersQuestion(ctx, ev.TeamID, e) {
+			return nil, nil
+		}
+		return a.take(ctx, ev.TeamID, e.Channel, e.User, e.Text, e.TimeStamp, e.ThreadTimeStamp, eventID, "")
+	case *slackevents.AppHomeOpenedEvent:
+		if e.Tab != "home" || e.User == "" {
+			return nil, nil
+		}
+		prof := a.profileForTeam(ev.TeamID)
+		if prof == nil {
+			return nil, nil
+		}
+		return func() { a.openedHome(ctx, prof, e.User) }, nil
 	}
 	return nil, nil
 }
 
-func (a *Adapter) takeSlash(ctx context.Context, cmd slack.SlashCommand) (func(), error) {
-	// A slash command has no message ts: the answer goes to the channel.
-	return a.take(ctx, cmd.TeamID, cmd.ChannelID, cmd.UserID, cmd.Text, "", "", "slash-"+cmd.TriggerID)
+// answersQuestion says whether a channel message (not a mention: those
+// come as app_mention) is a reply in the thread of a question schedbot
+// asked its sender and still waits on. Nothing else in channels is read.
+func (a *Adapter) answersQuestion(ctx context.Context, teamID string, e *slackevents.MessageEvent) bool {
+	if e.ThreadTimeStamp == "" || e.ThreadTimeStamp == e.TimeStamp || strings.Contains(e.Text, "<@"+a.botUserID) || a.opt.Backend == nil {
+		return false
+	}
+	prof := a.profileFor(teamID, e.Channel)
+	if prof == nil {
+		return false
+	}
+	return a.opt.Backend.OpenQuestion(ctx, prof.ID, orchestrator.Message{SenderID: e.User, ChannelID: e.Channel, ThreadTS: e.ThreadTimeStamp, MessageTS: e.TimeStamp})
 }
 
-// Button values are "<verb>:<jobId>".
-const (
-	actionPause         = "schedbot_pause"
-	actionDelete        = "schedbot_delete"
-	actionDeleteConfirm = "schedbot_delete_confirm"
-)
-
-var jobIDRe = regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{26}$`)
-
-// takeInteraction turns a button click into what its clicker says; the
-// clicker comes from the verified payload, and the functions check that
-// they created the job or are an admin.
-func (a *Adapter) takeInteraction(ctx context.Context, cb slack.InteractionCallback) (func(), error) {
-	if cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
-		return nil, nil
-	}
-	act := cb.ActionCallback.BlockActions[0]
-	if !jobIDRe.MatchString(act.Value) {
-		return nil, nil
-	}
-	thread := cb.Message.ThreadTimestamp
-	if thread == "" {
-		thread = cb.Message.Timestamp
-	}
-	var text string
-	switch act.ActionID {
-	case actionPause:
-		text = "pause job " + act.Value
-	case actionDelete:
-		// Deleting asks first, in the same thread.
-		if prof := a.profileFor(cb.Team.ID, cb.Channel.ID); prof == nil {
-			return nil, nil
+// profileForTeam is the first profile of a team: the one its Home tab,
+// shortcuts and DMs belong to.
+func (a *Adapter) profileForTeam(teamID string) *Profile {
+	for i := range a.opt.Profiles {
+		if a.opt.Profiles[i].TeamID == teamID {
+			return &a.opt.Profiles[i]
 		}
-		return func() { a.askDelete(ctx, cb.Channel.ID, thread, act.Value) }, nil
-	case actionDeleteConfirm:
-		text = "delete job " + act.Value
-	default:
-		return nil, nil
 	}
-	return a.take(ctx, cb.Team.ID, cb.Channel.ID, cb.User.ID, text, thread, thread, "action-"+cb.ActionTs+"-"+cb.User.ID)
-}
-
-func (a *Adapter) askDelete(ctx context.Context, channel, thread, jobID string) {
-	_, _, err := a.api.PostMessageContext(ctx, channel, slack.MsgOptionTS(thread),
-		slack.MsgOptionText("Delete job "+jobID+"? This stops it for good.", false),
-		slack.MsgOptionBlocks(
-			slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "Delete job `"+jobID+"`? This stops it for good.", false, false), nil, nil),
-			slack.NewActionBlock("", slack.NewButtonBlockElement(actionDeleteConfirm, jobID,
-				slack.NewTextBlockObject(slack.PlainTextType, "Yes, delete", false, false)).WithStyle(slack.StyleDanger))))
-	if err != nil {
-		a.log.Warn("ask to confirm delete", slog.Any("error", err))
-	}
+	return nil
 }
 
 // profileFor is the profile covering a team and channel, or nil.
@@ -339,21 +340,21 @@ func (a *Adapter) profileFor(teamID, channelID string) *Profile {
 // for a sender not in it the item waits (UserWait) while the returned
 // func, run after the ack, asks users.info and completes it. Any other
 // channel gets a polite refusal (after the ack) and nothing else.
-func (a *Adapter) take(ctx context.Context, teamID, channelID, userID, text, ts, threadTS, eventID string) (func(), error) {
+func (a *Adapter) take(ctx context.Context, teamID, channelID, userID, text, ts, threadTS, eventID, responseURL string) (func(), error) {
 	prof := a.profileFor(teamID, channelID)
 	if prof == nil {
 		thread := threadTS
 		if thread == "" {
 			thread = ts
 		}
-		return func() { a.refuse(ctx, channelID, thread) }, nil
+		return func() { a.refuse(ctx, channelID, thread, responseURL) }, nil
 	}
 	m := orchestrator.Message{Text: strings.TrimSpace(mentionRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.Contains(s, a.botUserID) {
 			return ""
 		}
 		return s
-	})), SenderID: userID, Sender: userID, ChannelID: channelID, ThreadTS: threadTS, MessageTS: ts, Via: "slack"}
+	})), SenderID: userID, Sender: userID, ChannelID: channelID, ThreadTS: threadTS, MessageTS: ts, Via: "slack", ResponseURL: responseURL}
 	key := "slack-" + eventID
 	if eventID == "" {
 		key = "slack-msg-" + teamID + "-" + channelID + "-" + ts
@@ -382,8 +383,13 @@ func (a *Adapter) take(ctx context.Context, teamID, channelID, userID, text, ts,
 	}, nil
 }
 
-func (a *Adapter) refuse(ctx context.Context, channelID, thread string) {
-	opts := []slack.MsgOption{slack.MsgOptionText("Sorry, I'm not set up for this channel. An admin can add it to a schedbot channel profile.", false)}
+func (a *Adapter) refuse(ctx context.Context, channelID, thread, responseURL string) {
+	const text = "Sorry, I'm not set up for this channel. An admin can add it to a schedbot channel profile."
+	if responseURL != "" {
+		a.respond(ctx, responseURL, ephemeral(text))
+		return
+	}
+	opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
 	}

@@ -26,6 +26,7 @@ type orch struct {
 	store  store.Store
 	reg    *functions.Registry
 	worker *orchestrator.Worker // set while serve or chat runs it
+	conv   *orchestrator.Conversations
 }
 
 func (o *orch) Close() error { return o.store.Close() }

@@ -73,6 +73,7 @@ Usage:
   schedbot cron describe [--tz IANA] EXPR
   schedbot functions [--orchestrator ID] [--json]
   schedbot store copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]
+  schedbot slack check   (tokens, granted scopes vs the manifest, Socket Mode, team id)
   schedbot token create --profile ID --sender ID [--name N] [--expires 90d|never] [--feed]
   schedbot token list | token revoke TOKEN_ID
   schedbot version
@@ -116,6 +117,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runFunctions(ctx, rest, stdout, stderr)
 	case "store":
 		return runStore(ctx, rest, stdout, stderr)
+	case "slack":
+		return runSlack(ctx, rest, stdout, stderr)
 	case "token":
 		return runToken(ctx, rest, stdout, stderr)
 	case "version", "--version":

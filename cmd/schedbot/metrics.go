@@ -106,6 +106,10 @@ func (d *daemon) metricsHandler() http.Handler {
 			http.Error(w, "not all loops are running", http.StatusServiceUnavailable)
 			return
 		}
+		if d.slack != nil && !d.slack.Connected() {
+			http.Error(w, "slack: not connected", http.StatusServiceUnavailable)
+			return
+		}
 		db, err := d.pingDatabases(r.Context())
 		if err == nil {
 			err = d.probeWrites(r.Context())

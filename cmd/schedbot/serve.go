@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
+	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
@@ -35,6 +36,7 @@ type daemon struct {
 	alive   atomic.Int32 // loops running
 	probe   writeProbe   // /healthz's last write to the stores
 	chat    *chatHub     // replies awaited by chats through the local API
+	slack   *slackad.Adapter
 }
 
 func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
@@ -75,6 +77,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--http: %v", err)
 		}
 	}
+	if err := requireSlackEnv(cfg); err != nil {
+		return err
+	}
 	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
 	if err != nil {
 		return err
@@ -111,7 +116,12 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(ctx)
-	slackAd := newSlackAdapter(cfg, dm, log)
+	slackAd, err := newSlackAdapter(cfg, dm, log)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	dm.slack = slackAd
 	defer func() {
 		if err != nil { // stop what started before closing what it uses
 			cancel()
@@ -133,6 +143,9 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		oc, err := openOrch(cfg, cfg.Orchestrators[id], log, func() {
 			l.sched.Wake()
 			l.worker.Wake()
+			if slackAd != nil {
+				slackAd.HomeChanged()
+			}
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
@@ -160,9 +173,17 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		})
 		conv := conversations(cfg, o, oc, log)
 		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: dm.chat.before(term)}
+		oc.conv = conv
+		var dead func(*store.QueueItem, error)
 		if slackAd != nil {
 			deliverers[config.ChannelSlack] = slackAd
 			conv.ResolveTarget = slackAd.Resolve
+			dead = func(it *store.QueueItem, cause error) {
+				// On the lane that failed, after its outcome is recorded.
+				tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				defer cancel()
+				d.tellOwner(tctx, oc, slackAd, it, cause)
+			}
 		}
 		worker = orchestrator.NewWorker(orchestrator.Options{
 			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
@@ -175,6 +196,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			DeliveryFailedFunc: func(ch string, dead bool) {
 				m.deliveriesFailed.WithLabelValues(id, ch, fmt.Sprint(dead)).Inc()
 			},
+			DeadFunc: dead,
 		})
 		oc.worker = worker
 		l.sched, l.worker = sched, worker

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -15,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +45,24 @@ type fakeSlack struct {
 	postErrs []string // scripted chat.postMessage answers: "" ok, "429", or an error code
 	ts       int
 	userGate chan struct{} // when set, users.info waits for it to close
+	// responses are what was posted to response_urls (/respond/…), in order.
+	responses []response
+	// views are the views.open, views.update and views.publish calls, in order.
+	views []apiCall
+	// scopes, when set, are the granted scopes auth.test reports (default
+	// the manifest's); teamID its team (default T1).
+	scopes []string
+	teamID string
+	// refuseOpen makes apps.connections.open fail: no new connection.
+	refuseOpen bool
+	// topErrs script the answers to posts outside threads (fired posts).
+	topErrs []string
+}
+
+// response is one post to a response_url.
+type response struct {
+	Path string
+	Body map[string]any
 }
 
 type apiCall struct {
@@ -74,8 +94,33 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		f.serveWS(w, r)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/respond/") {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		f.mu.Lock()
+		f.responses = append(f.responses, response{Path: r.URL.Path, Body: body})
+		f.mu.Unlock()
+		io.WriteString(w, "ok")
+		return
+	}
 	method := strings.TrimPrefix(r.URL.Path, "/api/")
-	r.ParseForm()
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		// views.* and the like send JSON: kept as a form of its fields,
+		// each a string or its JSON.
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		r.Form = url.Values{}
+		for k, v := range body {
+			if str, ok := v.(string); ok {
+				r.Form.Set(k, str)
+			} else {
+				b, _ := json.Marshal(v)
+				r.Form.Set(k, string(b))
+			}
+		}
+	} else {
+		r.ParseForm()
+	}
 	f.mu.Lock()
 	f.calls = append(f.calls, apiCall{Method: method, Form: r.Form, At: time.Now()})
 	f.mu.Unlock()
@@ -83,11 +128,23 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 	reply := func(v map[string]any) { v["ok"] = true; json.NewEncoder(w).Encode(v) }
 	switch method {
 	case "auth.test":
-		reply(map[string]any{"user_id": "UBOT", "team_id": "T1", "bot_id": "BBOT", "user": "schedbot"})
+		f.mu.Lock()
+		scopes, team := f.scopes, cmp.Or(f.teamID, "T1")
+		f.mu.Unlock()
+		if scopes == nil {
+			scopes = manifestScopes()
+		}
+		w.Header().Set("X-OAuth-Scopes", strings.Join(scopes, ","))
+		reply(map[string]any{"user_id": "UBOT", "team_id": team, "bot_id": "BBOT", "user": "schedbot"})
 	case "apps.connections.open":
 		f.mu.Lock()
 		f.opens++
+		refuse := f.refuseOpen
 		f.mu.Unlock()
+		if refuse {
+			json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "internal_error"})
+			return
+		}
 		reply(map[string]any{"url": "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws"})
 	case "users.info":
 		f.mu.Lock()
@@ -108,18 +165,33 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		}, "response_metadata": map[string]any{"next_cursor": ""}})
 	case "conversations.info":
 		reply(map[string]any{"channel": map[string]any{"id": r.Form.Get("channel"), "is_member": r.Form.Get("channel") != "C0SECRET"}})
-	case "chat.postMessage":
+	case "views.open", "views.update", "views.publish":
+		f.mu.Lock()
+		f.views = append(f.views, apiCall{Method: method, Form: r.Form, At: time.Now()})
+		f.mu.Unlock()
+		reply(map[string]any{"view": map[string]any{"id": "V1", "hash": "h1"}})
+	case "chat.update":
+		reply(map[string]any{"channel": r.Form.Get("channel"), "ts": r.Form.Get("ts")})
+	case "chat.getPermalink":
+		reply(map[string]any{"channel": r.Form.Get("channel"), "permalink": "https://example.slack.com/archives/" + r.Form.Get("channel") + "/p" + strings.ReplaceAll(r.Form.Get("message_ts"), ".", "")})
+	case "chat.postMessage", "chat.postEphemeral":
 		f.mu.Lock()
 		answer := ""
 		if len(f.postErrs) > 0 {
 			answer, f.postErrs = f.postErrs[0], f.postErrs[1:]
 		}
+		if answer == "" && method == "chat.postMessage" && r.Form.Get("thread_ts") == "" && len(f.topErrs) > 0 {
+			answer, f.topErrs = f.topErrs[0], f.topErrs[1:]
+		}
 		f.ts++
 		ts := fmt.Sprintf("1700000100.%06d", f.ts)
 		f.mu.Unlock()
+		if answer == "" && method == "chat.postMessage" && r.Form.Get("channel") == "C0SECRET" {
+			answer = "not_in_channel"
+		}
 		switch answer {
 		case "":
-			reply(map[string]any{"channel": r.Form.Get("channel"), "ts": ts})
+			reply(map[string]any{"channel": r.Form.Get("channel"), "ts": ts, "message_ts": ts})
 		case "429":
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -177,7 +249,16 @@ func (f *fakeSlack) write(conn *websocket.Conn, v any) error {
 	return conn.WriteJSON(v)
 }
 
-func (f *fakeSlack) send(t *testing.T, envelope map[string]any) { f.sendB(t, envelope) }
+// send pushes an envelope through the socket; a response_url written
+// "RESPOND/…" points at the fake's /respond/….
+func (f *fakeSlack) send(t *testing.T, envelope map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(envelope)
+	b = bytes.ReplaceAll(b, []byte(`"RESPOND/`), []byte(`"`+f.srv.URL+`/respond/`))
+	var v map[string]any
+	json.Unmarshal(b, &v)
+	f.sendB(t, v)
+}
 
 func (f *fakeSlack) sendB(t testing.TB, envelope map[string]any) {
 	t.Helper()
@@ -194,12 +275,37 @@ func (f *fakeSlack) sendB(t testing.TB, envelope map[string]any) {
 	}
 }
 
+// posts are the messages posted, public (chat.postMessage) or to one
+// person (chat.postEphemeral), in order.
 func (f *fakeSlack) posts() []apiCall {
+	return f.called("chat.postMessage", "chat.postEphemeral")
+}
+
+// called are the calls of the methods given, in order.
+func (f *fakeSlack) called(methods ...string) []apiCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []apiCall
 	for _, c := range f.calls {
-		if c.Method == "chat.postMessage" {
+		if slices.Contains(methods, c.Method) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeSlack) responded() []response {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.responses)
+}
+
+func (f *fakeSlack) viewCalls(method string) []apiCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []apiCall
+	for _, c := range f.views {
+		if c.Method == method {
 			out = append(out, c)
 		}
 	}
@@ -228,13 +334,32 @@ func mention(eventID, user, text, ts string, retry int) map[string]any {
 		}}
 }
 
-func click(user, action, jobID string) map[string]any {
+// click is a button's block_actions payload: value is what the button
+// carries ("<jobId>:<version>[:<extra>]", or a bare job id as buttons of
+// old did); the message it is on is posted (ts 1700000100.000001) with
+// one block of that id; its response_url is the fake's /respond/<n>.
+func click(user, action, value string) map[string]any {
 	envelopeN++
+	jobID, _, _ := strings.Cut(value, ":")
+	block := "job_" + jobID
+	if strings.HasPrefix(action, "schedbot_complete") || action == "schedbot_snooze" || action == "schedbot_skip" || action == "schedbot_stop" {
+		block = "fired_" + jobID
+	}
+	act := map[string]any{"action_id": action, "block_id": block, "value": value, "type": "button"}
+	if action == "schedbot_snooze" {
+		act = map[string]any{"action_id": action, "block_id": block, "type": "static_select", "selected_option": map[string]any{"value": value}}
+	}
 	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "interactive", "payload": map[string]any{
 		"type": "block_actions", "team": map[string]any{"id": "T1"}, "user": map[string]any{"id": user},
-		"channel": map[string]any{"id": "C0TEAM"}, "message": map[string]any{"ts": "1700000100.000001"},
-		"action_ts": fmt.Sprintf("1700000200.%d", envelopeN),
-		"actions":   []any{map[string]any{"action_id": action, "block_id": "job_" + jobID, "value": jobID, "type": "button"}},
+		"channel":   map[string]any{"id": "C0TEAM"},
+		"container": map[string]any{"type": "message", "message_ts": "1700000100.000001", "channel_id": "C0TEAM"},
+		"message": map[string]any{"ts": "1700000100.000001", "text": "the message", "blocks": []any{
+			map[string]any{"type": "section", "block_id": "text", "text": map[string]any{"type": "mrkdwn", "text": "the message"}},
+			map[string]any{"type": "actions", "block_id": block, "elements": []any{}},
+		}},
+		"action_ts":    fmt.Sprintf("1700000200.%d", envelopeN),
+		"response_url": "RESPOND/" + strconv.Itoa(envelopeN),
+		"actions":      []any{act},
 	}}
 }
 
@@ -351,6 +476,20 @@ func (e *slackEnv) jobs(t *testing.T) []*store.Job {
 	return page.Jobs
 }
 
+// waitResponse waits for the nth post to a response_url.
+func (e *slackEnv) waitResponse(t *testing.T, n int, what string) response {
+	t.Helper()
+	waitFor(t, 10*time.Second, what, func() bool { return len(e.f.responded()) >= n })
+	return e.f.responded()[n-1]
+}
+
+// waitCall waits for the nth call of method.
+func (e *slackEnv) waitCall(t *testing.T, method string, n int, what string) apiCall {
+	t.Helper()
+	waitFor(t, 10*time.Second, what, func() bool { return len(e.f.called(method)) >= n })
+	return e.f.called(method)[n-1]
+}
+
 func (e *slackEnv) waitPost(t *testing.T, n int, what string) apiCall {
 	t.Helper()
 	waitFor(t, 10*time.Second, what, func() bool { return len(e.f.posts()) >= n })
@@ -444,38 +583,51 @@ func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
 		t.Fatalf("jobs = %+v", jobs)
 	}
 	id := jobs[0].JobID
-	// A stranger's click changes nothing.
-	e.f.send(t, click("U2", "schedbot_pause", id))
-	post := e.waitPost(t, 2, "the stranger's answer")
-	if !strings.Contains(post.Form.Get("text"), "only its creator (u1) or an admin of the channel profile may pause") || e.jobs(t)[0].State != store.JobEnabled {
-		t.Errorf("stranger: %q, state %s", post.Form.Get("text"), e.jobs(t)[0].State)
+	value := id + ":" + slackad.Version(jobs[0])
+	// A stranger's click changes nothing, and is answered to them alone.
+	e.f.send(t, click("U2", "schedbot_pause", value))
+	r := e.waitResponse(t, 1, "the stranger's answer")
+	if !strings.Contains(fmt.Sprint(r.Body["text"]), "only its creator (u1) or an admin of the channel profile may pause") ||
+		r.Body["response_type"] != "ephemeral" || e.jobs(t)[0].State != store.JobEnabled {
+		t.Errorf("stranger: %v, state %s", r.Body, e.jobs(t)[0].State)
 	}
-	// The creator's click pauses it.
-	e.f.send(t, click("U1", "schedbot_pause", id))
-	e.waitPost(t, 3, "the pause answer")
+	// The creator's click pauses it, and the message then offers Resume.
+	e.f.send(t, click("U1", "schedbot_pause", value))
+	upd := e.waitCall(t, "chat.update", 1, "the paused message")
 	if e.jobs(t)[0].State != store.JobPaused {
 		t.Errorf("after the creator's click: %s", e.jobs(t)[0].State)
 	}
-	// The listing offers the same buttons, per job.
+	if b := upd.Form.Get("blocks"); !strings.Contains(b, "schedbot_resume") || strings.Contains(b, "schedbot_pause") || !strings.Contains(b, `Paused by \u003c@U1\u003e`) ||
+		upd.Form.Get("ts") != "1700000100.000001" {
+		t.Errorf("updated message: %v", upd.Form)
+	}
+	// The same Pause clicked again on the message as it was: the job has
+	// changed since, which is said, and nothing is done.
+	e.f.send(t, click("U1", "schedbot_resume", value))
+	r = e.waitResponse(t, 2, "the stale click's answer")
+	if !strings.Contains(fmt.Sprint(r.Body["text"]), "changed since this message was posted") || e.jobs(t)[0].State != store.JobPaused {
+		t.Errorf("stale click: %v, state %s", r.Body, e.jobs(t)[0].State)
+	}
+	// The listing (to the asker alone) offers Resume, Run now and Delete,
+	// the last two asking first.
 	e.f.send(t, mention("Ev5", "U1", "list my schedules", "1700000000.000500", 0))
-	post = e.waitPost(t, 4, "the listing")
-	if !strings.Contains(post.Form.Get("blocks"), `"value":"`+id+`"`) || !strings.Contains(post.Form.Get("text"), "1 schedule(s)") {
-		t.Errorf("listing: %s", post.Form.Get("blocks"))
+	post := e.waitPost(t, 2, "the listing")
+	paused := slackad.Version(e.jobs(t)[0])
+	b := post.Form.Get("blocks")
+	if post.Method != "chat.postEphemeral" || post.Form.Get("user") != "U1" || !strings.Contains(post.Form.Get("text"), "1 schedule(s)") ||
+		!strings.Contains(b, `"value":"`+id+":"+paused+`"`) || strings.Count(b, `"confirm":{"title"`) != 2 ||
+		!strings.Contains(b, "schedbot_resume") || !strings.Contains(b, "schedbot_run_now") || !strings.Contains(b, "schedbot_delete") {
+		t.Errorf("listing: %s %v", post.Method, post.Form)
 	}
-	// Delete asks first; the confirmation deletes.
-	e.f.send(t, click("U1", "schedbot_delete", id))
-	post = e.waitPost(t, 5, "the delete question")
-	if !strings.Contains(post.Form.Get("blocks"), "schedbot_delete_confirm") || e.jobs(t)[0].State == store.JobDeleted {
-		t.Errorf("delete asked: %q", post.Form.Get("text"))
-	}
-	e.f.send(t, click("U1", "schedbot_delete_confirm", id))
-	e.waitPost(t, 6, "the delete answer")
-	if e.jobs(t)[0].State != store.JobDeleted {
-		t.Errorf("after confirming: %s", e.jobs(t)[0].State)
+	// Delete (confirmed in Slack's dialog) deletes.
+	e.f.send(t, click("U1", "schedbot_delete", id+":"+paused))
+	upd = e.waitCall(t, "chat.update", 3, "the deleted message") // the second showed the stale click the job as it is
+	if e.jobs(t)[0].State != store.JobDeleted || !strings.Contains(upd.Form.Get("blocks"), "Deleted by") {
+		t.Errorf("after deleting: %s, %v", e.jobs(t)[0].State, upd.Form)
 	}
 	// A job that fires posts in its channel (escaped), not in a thread.
 	e.f.send(t, mention("Ev9", "U1", "post <!channel> & friends in #team every day at 9am", "1700000000.000900", 0))
-	e.waitPost(t, 7, "the second confirmation")
+	e.waitPost(t, 3, "the second confirmation")
 	e.f.send(t, mention("Ev10", "U1", "run it now", "1700000000.001000", 0))
 	waitFor(t, 10*time.Second, "the fired post", func() bool {
 		for _, p := range e.f.posts() {
