@@ -474,7 +474,7 @@ func TestRateLimit_PerTokenWithRetryAfter(t *testing.T) {
 
 func TestInFlight_BoundedWith503(t *testing.T) {
 	// A budget no poll below can spend: the clock here stands still.
-	e := newEnv(t, func(o *httpapi.Options) { o.MaxInFlight, o.Rate, o.Burst = 1, 1e9, 1 << 30 })
+	e := newEnv(t, func(o *httpapi.Options) { o.MaxInFlight, o.Rate, o.Burst = 1, 1e9, 1<<30 })
 	alice := e.mustToken("team", "UALICE")
 	// A request whose body has not all come holds the one slot.
 	pr, pw := io.Pipe()
