@@ -3,6 +3,8 @@ GO      ?= go
 BIN     ?= bin/schedbot
 FUZZTIME ?= 10s
 ARGS    ?= chat
+# staticcheck for make lint, fetched through the Go module proxy (staticcheck.conf says which checks).
+STATICCHECK ?= v0.8.2
 # What `schedbot version` prints: the tag or commit this tree is at.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 
@@ -33,6 +35,7 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 
 # A short run of each fuzz target (go test -fuzz takes one target at a time).
 fuzz:

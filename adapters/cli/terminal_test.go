@@ -320,7 +320,6 @@ func TestTerminal_TwoProcessesOnOneLogPrintEachItemOnce(t *testing.T) {
 		cmd   *exec.Cmd
 		start io.WriteCloser
 		out   *bufio.Reader
-		lines []string
 	}
 	var procs []*proc
 	for range 2 {

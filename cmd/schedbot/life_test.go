@@ -108,7 +108,7 @@ func TestChat_SkipSnoozeDoneAndCount(t *testing.T) {
 		t.Fatalf("jobs = %v\n%s", byText, chatOut)
 	}
 	if stretch.SnoozeAt.IsZero() || stretch.State != store.JobEnabled || !stretch.NextRunAt.Equal(stretch.SnoozeAt) ||
-		stretch.SnoozeAt.Sub(time.Now()) > 10*time.Minute || stretch.SnoozeAt.Sub(time.Now()) < 9*time.Minute {
+		time.Until(stretch.SnoozeAt) > 10*time.Minute || time.Until(stretch.SnoozeAt) < 9*time.Minute {
 		t.Errorf("snoozed reminder: %s, snooze %s, next %s", stretch.State, stretch.SnoozeAt, stretch.NextRunAt)
 	}
 	if rs := runs[stretch.JobID]; len(rs) != 1 || rs[0].DoneBy == nil || rs[0].DoneAt.IsZero() {

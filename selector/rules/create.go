@@ -33,7 +33,6 @@ type sentence struct {
 	blocks [][]tok // the when blocks, in order
 	// the text's tokens, for the check that nothing time-like is left in it
 	textToks []tok
-	why      string // a reason found while reading a block that failed
 	// whenBeforeText: a when stands right before the text ("remind me at
 	// 9am Mars time to …"), so a zone-like word there belongs to it
 	whenBeforeText bool
@@ -43,7 +42,6 @@ type sentence struct {
 type target struct {
 	channelID string
 	thread    bool
-	user      string
 }
 
 var targetPreps = []string{"in", "to", "into", "on", "at", "for", "->", ">", "=>", "via"}
@@ -202,7 +200,7 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 				return at, -2, action{}
 			}
 			if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
-				(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && startsBlockWord(r[j]) == false {
+				(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && !startsBlockWord(r[j]) {
 				return at, -2, action{}
 			}
 			return at, j, action{remindWho: who}

@@ -148,7 +148,7 @@ func (p *parser) pNth() bool {
 		p.w.rec, p.w.unit, p.w.n = true, "month", 1
 		p.w.months = append(slices.Clip(p.w.months), qm...)
 		monthly, every = true, true
-	case p.is(0, "this", "next") && p.tk(1).kind == tWord && monthPartAt(p, 1) == false && func() bool { _, ok := month(p.s(1)); return ok }(),
+	case p.is(0, "this", "next") && p.tk(1).kind == tWord && !monthPartAt(p, 1) && func() bool { _, ok := month(p.s(1)); return ok }(),
 		p.is(0, "of", "in") && p.is(1, "this", "next") && func() bool { _, ok := month(p.s(2)); return ok }():
 		// "the 4th Thursday this November": that month, once
 		if p.is(0, "of", "in") {

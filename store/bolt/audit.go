@@ -175,7 +175,7 @@ func (t *tx) AuditPrune(through uint64) (n int, err error) {
 	b := t.bucket(bucketAudit)
 	var keys [][]byte // a cursor that deletes as it goes skips keys
 	c := b.Cursor()
-	for k, _ := c.First(); k != nil && len(k) == 8 && binary.BigEndian.Uint64(k) <= through; k, _ = c.Next() {
+	for k, _ := c.First(); len(k) == 8 && binary.BigEndian.Uint64(k) <= through; k, _ = c.Next() {
 		keys = append(keys, slices.Clone(k))
 	}
 	for _, k := range keys {

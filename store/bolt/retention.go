@@ -20,7 +20,8 @@ func (t *tx) RunPrune(p *store.RunPruneParams) (n int, err error) {
 	prefix := []byte(p.JobID + "@")
 	b := t.bucket(bucketRuns)
 	c := b.Cursor()
-	k, v := c.Seek([]byte(p.JobID + "A")) // just past the job's range
+	k, _ := c.Seek([]byte(p.JobID + "A")) // just past the job's range
+	var v []byte
 	if k == nil {
 		k, v = c.Last()
 	} else {

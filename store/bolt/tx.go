@@ -624,7 +624,8 @@ func (t *tx) RunList(jobID string, limit int) (out []*store.Run, err error) {
 	prefix := []byte(jobID + "@")
 	end := []byte(jobID + "A") // '@'+1: just past the job's range
 	c := t.bucket(bucketRuns).Cursor()
-	k, v := c.Seek(end)
+	k, _ := c.Seek(end)
+	var v []byte
 	if k == nil {
 		k, v = c.Last()
 	} else {
