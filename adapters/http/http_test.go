@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -476,37 +478,55 @@ func TestInFlight_BoundedWith503(t *testing.T) {
 	// A budget no poll below can spend: the clock here stands still.
 	e := newEnv(t, func(o *httpapi.Options) { o.MaxInFlight, o.Rate, o.Burst = 1, 1e9, 1<<30 })
 	alice := e.mustToken("team", "UALICE")
-	// A request whose body has not all come holds the one slot.
-	pr, pw := io.Pipe()
-	t.Cleanup(func() { pw.CloseWithError(io.ErrUnexpectedEOF) }) // before the server closes: it waits for handlers
-	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/parse", pr)
-	req.Header.Set("Authorization", "Bearer "+alice)
-	req.Header.Set("Content-Type", "application/json")
-	done := make(chan resp)
-	go func() {
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			done <- resp{}
-			return
+	// A request whose body has not all come holds the one slot. It is
+	// written by hand on a connection of its own, so that nothing in an
+	// HTTP client decides when its headers leave.
+	body := `{"text":"post hello every friday at 9am"}`
+	var conn net.Conn
+	var done chan resp
+	hold := func() {
+		var err error
+		if conn, err = net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://")); err != nil {
+			t.Fatal(err)
 		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		done <- resp{res.StatusCode, res.Header, b}
-	}()
-	go pw.Write([]byte(`{"text":`))
-	// The first request is in its handler once a second one is refused.
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "POST /api/v1/parse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+			alice, len(body), body[:8])
+		done = make(chan resp, 1)
+		go func(conn net.Conn, done chan resp) {
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				done <- resp{}
+				return
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			done <- resp{res.StatusCode, res.Header, b}
+		}(conn, done)
+	}
+	hold()
+	// The first request is in its handler once a second one is refused. It
+	// may itself come while a poll holds the slot, and be refused: then it
+	// is sent again.
 	var r resp
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		if r = e.do("GET", "/api/v1/schedules", alice, ""); r.code == http.StatusServiceUnavailable {
 			break
 		}
+		select {
+		case first := <-done:
+			if first.code != http.StatusServiceUnavailable {
+				t.Fatalf("the request meant to hold the slot: %d %s", first.code, first.body)
+			}
+			hold()
+		default:
+		}
 	}
 	e.requireCode(r, http.StatusServiceUnavailable)
 	r.problem(t)
-	go func() {
-		pw.Write([]byte(`"post hello every friday at 9am"}`))
-		pw.Close()
-	}()
+	if _, err := io.WriteString(conn, body[8:]); err != nil {
+		t.Fatal(err)
+	}
 	if first := <-done; first.code != http.StatusOK {
 		t.Errorf("the request in flight: %d %s", first.code, first.body)
 	}
