@@ -91,9 +91,7 @@ func (c *Call) authorize(j *store.Job, action string) error {
 		return nil
 	case c.adminThrough(j.CreatedBy.ChannelProfileID), c.adminThrough(postsThrough(j)):
 		return nil
-	case !recipientMayNot[action] && isRecipient(j, a):
-		return nil
-	case (action == store.AuditJobSnoozed || action == store.AuditRunCompleted) && recipient(j, a):
+	case recipientMay[action] && isRecipient(j, a):
 		return nil
 	}
 	return &AuthorityError{JobID: j.JobID, Verb: verbOf(action), Creator: j.CreatedBy.Sender}
@@ -106,10 +104,13 @@ func verbOf(action string) string {
 	return strings.TrimPrefix(action, "job.")
 }
 
-// recipientMayNot are the changes a reminder's recipient may not make:
-// what it says, that it goes on, and when it runs stay its creator's.
-var recipientMayNot = map[string]bool{
-	store.AuditJobUpdated: true, store.AuditJobResumed: true, store.AuditJobTriggered: true,
+// recipientMay are the changes the person a reminder DMs may make to it,
+// whoever set it: the ones that remind them less (stop, pause, skip one),
+// and snooze and done on what they were sent. What it says, that it goes
+// on, and when it runs stay its creator's.
+var recipientMay = map[string]bool{
+	store.AuditJobDeleted: true, store.AuditJobPaused: true, store.AuditJobSkipped: true,
+	store.AuditJobSnoozed: true, store.AuditRunCompleted: true,
 }
 
 // adminThrough says whether the actor is an admin of profile id, coming
@@ -137,14 +138,6 @@ func isRecipient(j *store.Job, a store.Actor) bool {
 // isPerson: a Slack user id (U…, W…), whose DM Slack opens on posting.
 func isPerson(channelID string) bool {
 	return strings.HasPrefix(channelID, "U") || strings.HasPrefix(channelID, "W")
-}
-
-// recipient says whether a is the person a job's direct messages go to
-// ("remind @bob"), who may snooze it and mark its runs done.
-func recipient(j *store.Job, a store.Actor) bool {
-	ref := j.TargetRef
-	return ref != nil && ref.Channel == "slack" && ref.ChannelID == a.SenderID &&
-		(ref.ChannelProfileID == "" || ref.ChannelProfileID == a.ChannelProfileID)
 }
 
 // jobToChange loads a job for change action, refusing an actor without

@@ -165,8 +165,8 @@ func TestComplete_MarksTheLatestRunDone(t *testing.T) {
 	}
 }
 
-// The person a reminder is sent to may snooze it and mark it done, not
-// change it.
+// The person a reminder is sent to may snooze it and mark it done (and
+// stop, pause or skip it: quotas_test.go), not make it go on or run.
 func TestAuthority_TheRecipientMaySnoozeAndCompleteOnly(t *testing.T) {
 	e := newEnv(t)
 	created, err := e.callAs(ana, "schedule.create", strings.Replace(friday, `"channelId":"#team"`, `"channelId":"UBOB"`, 1))
@@ -183,7 +183,7 @@ func TestAuthority_TheRecipientMaySnoozeAndCompleteOnly(t *testing.T) {
 		t.Errorf("the recipient snoozing: %v", err)
 	}
 	before := e.snapshot(t, j.JobID)
-	for _, fn := range []string{"schedule.skip", "schedule.pause"} {
+	for _, fn := range []string{"schedule.run_now", "schedule.resume"} {
 		if _, err := e.callAs(bob, fn, jobArgs(j.JobID)); !errors.Is(err, functions.ErrForbidden) {
 			t.Errorf("%s by the recipient: %v, want refused", fn, err)
 		}

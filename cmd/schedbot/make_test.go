@@ -31,7 +31,14 @@ func TestMakeTest_WithoutACCompiler(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(makeBin, "-n", "test")
 		cmd.Dir = filepath.Join("..", "..")
-		cmd.Env = append([]string{"PATH=" + path, "HOME=" + t.TempDir(), "GOCACHE=" + t.TempDir()}, env...)
+		// go may leave a process behind that writes under HOME (its
+		// telemetry) after make ends: a home whose removal may fail.
+		home, err := os.MkdirTemp("", "schedbot-make-home-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(home) })
+		cmd.Env = append([]string{"PATH=" + path, "HOME=" + home, "GOCACHE=" + t.TempDir()}, env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("make -n test: %v\n%s", err, out)
