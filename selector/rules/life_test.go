@@ -90,4 +90,13 @@ func TestLife_CountIsACount(t *testing.T) {
 	if a["count"] != float64(3) {
 		t.Errorf("count and until: %v", a)
 	}
+	// An update's "N times" is a count too.
+	in = selector.Input{Text: "change the standup to every monday at 10am 3 times", SenderID: "U0ADA", Channel: "terminal",
+		Timezone: phrasingsZone, Now: phrasingsNow, Jobs: jobs}
+	d := Decide(in)
+	a = nil
+	json.Unmarshal(d.Args, &a)
+	if d.Function != "schedule.update" || a["count"] != float64(3) || a["endAt"] != nil {
+		t.Errorf("update: %s %s, want count 3 and no endAt", d.Function, d.Args)
+	}
 }

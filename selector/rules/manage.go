@@ -623,7 +623,10 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 		c.sched["timezone"] = zone
 	}
 	patch := map[string]any{"scheduleType": c.typ, "schedule": c.sched}
-	if !c.endAt.IsZero() {
+	if c.count > 0 && c.typ != "once" {
+		patch["count"] = c.count // runs, not a date, as at create
+	}
+	if !c.endAt.IsZero() && (c.count == 0 || c.typ == "once" || !c.endAt.Equal(c.countEnd)) {
 		patch["endAt"] = c.endAt.UTC().Format(time.RFC3339)
 	}
 	if !c.startAt.IsZero() {
