@@ -311,3 +311,37 @@ func TestChecked_ModelProposalsAreHeldToTheRules(t *testing.T) {
 		t.Errorf("hybrid with a day moved: %+v, %d requests; want a question after one request", d, f.count())
 	}
 }
+
+// A model's update is held to the rules' reading of the same words: the
+// same job, the same fires; otherwise it is asked about.
+func TestChecked_ModelUpdatesAreHeldToTheRules(t *testing.T) {
+	const id = "01KJ1000000000000000000000"
+	job := selector.JobRef{JobID: id, Name: "standup", Text: "standup in 5", Description: "Every weekday at 9:30 AM (America/New_York)",
+		State: "enabled", ScheduleType: "cron", Schedule: store.Schedule{Cron: "30 9 * * 1-5", Timezone: "America/New_York"}}
+	update := func(cron string) string {
+		return `{"jobId":"` + id + `","scheduleType":"cron","schedule":{"cron":"` + cron + `","timezone":"America/New_York"}}`
+	}
+	for _, c := range []struct {
+		name, proposal string
+		call           bool
+	}{
+		{"a right reading", update("0 10 * * 1-5"), true},
+		{"the days dropped", update("0 10 * * *"), false},
+		{"another job", `{"jobId":"01KJ2000000000000000000000","scheduleType":"cron","schedule":{"cron":"0 10 * * 1-5","timezone":"America/New_York"}}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _, _ := setup(t, toolCall("schedule__update", c.proposal))
+			checked := &selector.Checked{Inner: s, Check: rules.CheckProposal}
+			in := input("move the standup to 10am")
+			in.Jobs = []selector.JobRef{job}
+			in.Functions = append(in.Functions, "schedule.update")
+			d, err := checked.Select(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.IsCall() != c.call {
+				t.Errorf("%s: got %+v (args %s), want call=%v", c.proposal, d, d.Args, c.call)
+			}
+		})
+	}
+}

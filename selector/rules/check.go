@@ -20,6 +20,9 @@ import (
 // read those words to fire. Anything else becomes the rules' question (or
 // refusal), never the call. Other decisions pass unchanged.
 func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
+	if d.Function == "schedule.update" {
+		return checkUpdate(in, d)
+	}
 	if d.Function != "schedule.create" {
 		return d
 	}
@@ -163,4 +166,40 @@ func describeFires(fs []time.Time, loc *time.Location) string {
 		return "never"
 	}
 	return "on " + strings.Join(s, ", ") + " …"
+}
+
+// checkUpdate holds a model's schedule.update to the rules' reading of the
+// same words: the same job, and, when it changes the schedule, the same
+// fires. A change the rules cannot read is their question, never the
+// model's guess: an update keeps what the words do not change, which only
+// a reading of every word can tell.
+func checkUpdate(in selector.Input, d selector.Decision) selector.Decision {
+	text := strings.TrimSpace(in.Text)
+	mine := Decide(selector.Input{Text: text, SenderID: in.SenderID, Sender: in.Sender, ProfileID: in.ProfileID,
+		Channel: in.Channel, ChannelID: in.ChannelID, ThreadTS: in.ThreadTS, Timezone: in.Timezone, Now: in.Now,
+		Jobs: in.Jobs, ContextJobID: in.ContextJobID, LastFiredJobID: in.LastFiredJobID, Workflows: in.Workflows, Functions: in.Functions})
+	if !mine.IsCall() {
+		return mine
+	}
+	type patch struct {
+		JobID        string         `json:"jobId"`
+		ScheduleType string         `json:"scheduleType"`
+		Schedule     store.Schedule `json:"schedule"`
+		StartAt      time.Time      `json:"startAt"`
+		EndAt        time.Time      `json:"endAt"`
+	}
+	var p, r patch
+	again := clarify(in, text, selector.MissingTime, "I'm not sure I read that change right. Could you say it again, naming the job and its new schedule (“move the standup to 10am”)?")
+	if json.Unmarshal(d.Args, &p) != nil || mine.Function != "schedule.update" || json.Unmarshal(mine.Args, &r) != nil || p.JobID != r.JobID {
+		return again
+	}
+	if p.ScheduleType == "" && r.ScheduleType == "" {
+		return mine // the text or the target: the rules' reading of the words stands
+	}
+	got, err1 := fireList(p.ScheduleType, p.Schedule, p.StartAt, p.EndAt, in.Now)
+	want, err2 := fireList(r.ScheduleType, r.Schedule, r.StartAt, r.EndAt, in.Now)
+	if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+		return again
+	}
+	return d
 }
