@@ -827,3 +827,15 @@ func TestPhrasingsManagementHeldOut(t *testing.T) {
 		t.Errorf("%d rows got a wrong call (on first contact: %s)", count[wrong], firstContact)
 	}
 }
+
+// TestPhrasingsLifeHeldOut scores held-out table 21: skip, unskip, snooze
+// and done said where a careful bot asks or refuses (the table has no kind
+// for those calls, so it holds the rules to no wrong call), written apart
+// from the code for issue 19.
+func TestPhrasingsLifeHeldOut(t *testing.T) {
+	const file, firstContact = "phrasings_holdout21.tsv", "0 wrong, 7 failed of 72"
+	rows, _ := checkTable(t, file)
+	if count := scoreTable(t, rows, len(rows)); count[wrong] > 0 {
+		t.Errorf("%d rows got a wrong call (on first contact: %s)", count[wrong], firstContact)
+	}
+}
