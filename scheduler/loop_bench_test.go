@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,6 +19,8 @@ import (
 	"github.com/robfig/cron/v3"
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
@@ -152,6 +156,7 @@ func burstVsLimit(b *testing.B, typ string) {
 		var ours, limits []time.Duration
 		var ratios, stdRatios []float64
 		var lateMedian, lateMax time.Duration
+		var firstFires []time.Duration
 		due := time.Now().Add(time.Hour).Truncate(time.Minute)
 		for b.Loop() {
 			b.StopTimer()
@@ -163,7 +168,7 @@ func burstVsLimit(b *testing.B, typ string) {
 			}
 			putJobs(b, st, n, func(int) time.Time { return due }, typ)
 			var lateness []time.Duration
-			s := scheduler.New(st, &scheduler.Options{Batch: n, DispatchedFunc: func(_ *store.Job, r *store.Run, _ time.Duration) {
+			s := scheduler.New(st, &scheduler.Options{Batch: n, FirstBatch: firstBatch, DispatchedFunc: func(_ *store.Job, r *store.Run, _ time.Duration) {
 				lateness = append(lateness, 0)
 			}})
 			var limit, std time.Duration
@@ -192,6 +197,7 @@ func burstVsLimit(b *testing.B, typ string) {
 				lateness[i] = elapsed
 			}
 			lateMedian, lateMax = quantiles(lateness)
+			firstFires = append(firstFires, firstFire(b, filepath.Join(dir, "w.db"), n, typ))
 			ours, limits = append(ours, elapsed), append(limits, limit)
 			ratios = append(ratios, float64(elapsed)/float64(limit))
 			stdRatios = append(stdRatios, float64(elapsed)/float64(std))
@@ -209,7 +215,52 @@ func burstVsLimit(b *testing.B, typ string) {
 		b.ReportMetric(stdRatios[len(stdRatios)/2], "x-stdjson-limit")
 		b.ReportMetric(float64(lateMedian.Microseconds())/1000, "late-median-ms")
 		b.ReportMetric(float64(lateMax.Microseconds())/1000, "late-max-ms")
+		b.ReportMetric(med(firstFires), "first-fire-ms")
 	}
+}
+
+// firstBatch is the scheduler's FirstBatch in the burst benchmarks; 0 is
+// its default. BURST_FIRST_BATCH overrides it, to compare.
+var firstBatch, _ = strconv.Atoi(os.Getenv("BURST_FIRST_BATCH"))
+
+type firstDelivery struct {
+	once sync.Once
+	at   chan time.Time
+}
+
+func (d *firstDelivery) Deliver(context.Context, *orchestrator.Delivery) error {
+	d.once.Do(func() { d.at <- time.Now() })
+	return nil
+}
+
+// firstFire is how long after its instant the first post of a burst of n
+// reaches the channel, as in serve: the scheduler fires the burst, each
+// commit wakes a worker, which claims the triggers, runs message.post and
+// delivers the outgoing post to a channel that only notes the time.
+func firstFire(b *testing.B, path string, n int, typ string) time.Duration {
+	st, err := bolt.Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	due := time.Now().Add(time.Hour).Truncate(time.Minute)
+	putJobs(b, st, n, func(int) time.Time { return due }, typ)
+	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
+		ID: "default", Timezone: "UTC", MaxJobs: 1 << 30, Functions: []string{"message.post"}}})
+	sink := &firstDelivery{at: make(chan time.Time, 1)}
+	w := orchestrator.NewWorker(orchestrator.Options{OrchestratorID: "default", Store: st, Registry: reg,
+		Deliverers: map[string]orchestrator.Deliverer{"terminal": sink}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	s := scheduler.New(st, &scheduler.Options{Batch: n, FirstBatch: firstBatch,
+		DispatchedFunc: func(*store.Job, *store.Run, time.Duration) { w.Wake() }})
+	start := time.Now()
+	if fired, err := s.FireDue(ctx, due); err != nil || fired != n {
+		b.Fatalf("fired %d, %v", fired, err)
+	}
+	return (<-sink.at).Sub(start)
 }
 
 func robfigBurst(b *testing.B) {
