@@ -151,3 +151,62 @@ func killedMidBurst(path string) {
 	s.FireDue(context.Background(), at)
 	os.Exit(3) // never reached: the whole burst was one transaction
 }
+
+// meddlingStore is a bbolt store whose second prepared batch is
+// overtaken: once it is prepared, and before it is applied, meddle runs
+// in a write transaction of its own.
+type meddlingStore struct {
+	*bolt.Store
+	prepares int
+	meddle   func(tx store.Tx) error
+}
+
+func (m *meddlingStore) Prepare(ctx context.Context, fn func(store.Tx) error) (store.Prepared, error) {
+	p, err := m.Store.Prepare(ctx, fn)
+	if m.prepares++; m.prepares == 2 && err == nil {
+		if err := m.Store.Update(ctx, m.meddle); err != nil {
+			panic(err)
+		}
+	}
+	return p, err
+}
+
+// TestFireDue_APreparedBatchOvertakenIsFiredInPlace: a burst's next batch
+// is prepared beside the commit of the one before; a job of it paused in
+// between is not fired, and the rest of the burst is, each window once.
+func TestFireDue_APreparedBatchOvertakenIsFiredInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "automation.db")
+	bs, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bs.Close()
+	at := time.Now().Add(time.Hour).Truncate(time.Minute)
+	putOnceJobs(t, bs, 40, at)
+	paused := fmt.Sprintf("01K%023d", 5) // in the second batch: 4 to 11
+	st := &meddlingStore{Store: bs, meddle: func(tx store.Tx) error {
+		j, err := tx.JobGet(paused)
+		if err != nil {
+			return err
+		}
+		j.State = store.JobPaused
+		return tx.JobPut(j)
+	}}
+	n, err := scheduler.New(st, &scheduler.Options{FirstBatch: 4}).FireDue(t.Context(), at)
+	if err != nil || n != 39 || st.prepares < 2 {
+		t.Fatalf("FireDue = %d, %v after %d prepares; want 39 fired", n, err, st.prepares)
+	}
+	perJob := map[string]int{}
+	for _, it := range triggers(t, bs) {
+		perJob[it.JobID]++
+	}
+	for i := range 40 {
+		id, want := fmt.Sprintf("01K%023d", i), 1
+		if id == paused {
+			want = 0
+		}
+		if perJob[id] != want {
+			t.Errorf("job %s has %d triggers, want %d", id, perJob[id], want)
+		}
+	}
+}

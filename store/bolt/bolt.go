@@ -46,8 +46,9 @@ type Store struct {
 	path    string
 	pidPath string
 
-	mu      sync.Mutex // guards entropy
+	mu      sync.Mutex // guards entropy and pending
 	entropy *ulid.MonotonicEntropy
+	pending map[string]int // jobs written by prepared transactions not yet applied (prepare.go)
 
 	auditKey []byte
 }
