@@ -68,7 +68,7 @@ const (
 	maxPerSchedule = 200  // calendar entries of one schedule
 	maxCalendar    = 2000 // calendar entries of one response
 	maxRange       = 400 * 24 * time.Hour
-	nextRunsShown  = 5
+	nextRunsShown  = 10
 	lastUsedEvery  = time.Minute // how often a token's lastUsedAt is written
 )
 
@@ -110,6 +110,7 @@ func New(o Options) http.Handler {
 	h.route("POST /api/v1/schedules/{id}/pause", h.stateChange("schedule.pause"))
 	h.route("POST /api/v1/schedules/{id}/resume", h.stateChange("schedule.resume"))
 	h.route("POST /api/v1/schedules/{id}/trigger", h.stateChange("schedule.run_now"))
+	h.route("POST /api/v1/schedules/{id}/skip", h.stateChange("schedule.skip"))
 	h.route("GET /api/v1/schedules/{id}/runs", h.listRuns)
 	h.route("GET /api/v1/calendar", h.calendar)
 	h.route("GET /api/v1/audit", h.audit)

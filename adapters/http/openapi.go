@@ -121,6 +121,7 @@ func OpenAPI(reg *functions.Registry) ([]byte, error) {
 			},
 			"/api/v1/schedules/{id}/pause":   action("pauseSchedule", "200", ref("Schedule")),
 			"/api/v1/schedules/{id}/resume":  action("resumeSchedule", "200", ref("Schedule")),
+			"/api/v1/schedules/{id}/skip":    action("skipNext", "200", ref("Schedule")),
 			"/api/v1/schedules/{id}/trigger": action("triggerSchedule", "202", obj{"type": "object", "properties": obj{"schedule": ref("Schedule"), "run": ref("Run")}}),
 			"/api/v1/schedules/{id}/runs": obj{"get": obj{"summary": "A schedule's runs, newest first", "operationId": "listRuns",
 				"parameters": []any{idParam, limit, cursor},
