@@ -116,6 +116,7 @@ func New(o Options) http.Handler {
 	h.route("GET /api/v1/audit", h.audit)
 	h.route("GET /api/v1/audit/verify", h.auditVerify)
 	h.route("POST /api/v1/parse", h.parse)
+	h.route("POST /api/v1/preview", h.previewCreate)
 	h.mux.HandleFunc("GET /api/v1/openapi.json", h.openAPI)
 	h.mux.HandleFunc("GET /api/v1/calendar.ics", h.calendarICS)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

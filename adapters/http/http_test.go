@@ -835,3 +835,27 @@ func TestCalendar_MarksDSTAndShowsPausedJobsAndSkipNext(t *testing.T) {
 		}
 	}
 }
+
+func TestPreview_DescribesArgumentsOrSaysTheProblemAndChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	alice := e.mustToken("team", "UALICE")
+	r := e.do("POST", "/api/v1/preview", alice, createBody("0 9 * * 5", "hello", "C0111"))
+	e.requireCode(r, http.StatusOK)
+	var res httpapi.ParseResult
+	r.json(t, &res)
+	if res.Description != "Every Friday at 9:00 AM (America/New_York)" || len(res.NextRuns) != 10 || res.Invalid != nil {
+		t.Errorf("preview: %s", r.body)
+	}
+	r = e.do("POST", "/api/v1/preview", alice, createBody("61 9 * * 5", "hello", "C0111"))
+	e.requireCode(r, http.StatusOK)
+	res = httpapi.ParseResult{}
+	r.json(t, &res)
+	if res.Invalid == nil || len(res.Invalid.Errors) == 0 || res.Invalid.Errors[0].Field != "schedule.cron" {
+		t.Errorf("preview of a bad cron: %s", r.body)
+	}
+	var page httpapi.Page[*store.Job]
+	e.do("GET", "/api/v1/schedules", alice, "").json(t, &page)
+	if len(page.Items) != 0 {
+		t.Errorf("preview made %d jobs", len(page.Items))
+	}
+}
