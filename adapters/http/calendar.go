@@ -18,6 +18,7 @@ import (
 type Entry struct {
 	JobID       string          `json:"jobId"`
 	Name        string          `json:"name,omitempty"`
+	Title       string          `json:"title"` // the name, else what it posts, else the workflow
 	Description string          `json:"description"`
 	At          time.Time       `json:"at"`
 	AtLocal     string          `json:"atLocal"` // wall time in the requested zone
@@ -157,8 +158,9 @@ func (h *handler) calendar(w http.ResponseWriter, r *http.Request, c *caller) er
 // maxPerSchedule; cut says some were left out.
 func jobEntries(tx store.Tx, j *store.Job, start, end, now time.Time, loc *time.Location) ([]Entry, bool, error) {
 	var out []Entry
+	title := Title(j)
 	entry := func(at time.Time) Entry {
-		return Entry{JobID: j.JobID, Name: j.Name, Description: j.Description, At: at,
+		return Entry{JobID: j.JobID, Name: j.Name, Title: title, Description: j.Description, At: at,
 			AtLocal: at.In(loc).Format("2006-01-02T15:04:05"), ScheduleType: j.ScheduleType, JobState: j.State,
 			DST: dstNear(j, at)}
 	}
@@ -245,4 +247,22 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh", d/time.Hour)
 	}
 	return fmt.Sprintf("%dmin", d/time.Minute)
+}
+
+// Title is how a job is named in a list: its name, else the text it
+// posts, else its workflow or function.
+func Title(j *store.Job) string {
+	if j.Name != "" {
+		return j.Name
+	}
+	var a struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(j.TargetAction.FunctionArgs, &a) == nil && a.Text != "" {
+		return a.Text
+	}
+	if j.TargetAction.WorkflowID != "" {
+		return j.TargetAction.WorkflowID
+	}
+	return j.TargetAction.FunctionID
 }
