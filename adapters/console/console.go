@@ -120,6 +120,8 @@ func New(o Options) *Console {
 	c.page("GET /console/schedules/{id}", c.jobPage)
 	c.page("POST /console/schedules/{id}/{op}", c.jobAction)
 	c.page("GET /console/schedules/{id}/delete", c.deletePage)
+	c.page("GET /console/schedules/{id}/edit", c.editPage)
+	c.page("POST /console/schedules/{id}/edit", c.edit)
 	c.page("GET /console/new", c.newPage)
 	c.page("POST /console/new", c.create)
 	c.page("POST /console/preview", c.previewForm)
@@ -299,17 +301,26 @@ func (e *apiError) Error() string {
 // (under /api/v1), a JSON body when in is not nil, the JSON answer into
 // out when not nil. A problem answer is an *apiError.
 func (c *Console) call(ctx context.Context, s *session, method, path string, in, out any) error {
+	_, err := c.exchange(ctx, s, method, path, in, out, nil)
+	return err
+}
+
+// exchange is call with request headers, returning the answer's.
+func (c *Console) exchange(ctx context.Context, s *session, method, path string, in, out any, hdr http.Header) (http.Header, error) {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		body = bytes.NewReader(b)
 	}
 	r, err := http.NewRequestWithContext(ctx, method, "/api/v1"+path, body)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	for k, v := range hdr {
+		r.Header[k] = v
 	}
 	r.Header.Set("Authorization", "Bearer "+s.token)
 	if in != nil {
@@ -322,12 +333,12 @@ func (c *Console) call(ctx context.Context, s *session, method, path string, in,
 		if json.Unmarshal(rec.body.Bytes(), &e.Problem) != nil || e.Status == 0 {
 			e.Status, e.Detail = rec.status, http.StatusText(rec.status)
 		}
-		return e
+		return rec.header, e
 	}
 	if out != nil && rec.status != http.StatusNoContent {
-		return json.Unmarshal(rec.body.Bytes(), out)
+		return rec.header, json.Unmarshal(rec.body.Bytes(), out)
 	}
-	return nil
+	return rec.header, nil
 }
 
 // recorder is the http.ResponseWriter an in-process API call writes to.

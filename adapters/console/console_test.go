@@ -3,6 +3,7 @@ package console_test
 import (
 	"bufio"
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -331,5 +332,148 @@ func TestAuditExport_IsTheLogAsJSONLines(t *testing.T) {
 	}
 	if strings.Join(actions, " ") != "job.created job.paused" || !strings.Contains(res.Header.Get("Content-Disposition"), "attachment") {
 		t.Errorf("export: %v (%s)", actions, res.Header.Get("Content-Disposition"))
+	}
+}
+
+func TestJobPage_ButtonsDoWhatTheySay(t *testing.T) {
+	e := newEnv(t, "bolt")
+	id := e.create("term", "ops", cronArgs("0 9 * * *", "standup", "C0111"))
+	c := e.signedIn("term", "ops")
+	tok := e.csrf(c)
+	press := func(op string) {
+		t.Helper()
+		res := e.post(c, "/console/schedules/"+id+"/"+op, url.Values{"csrf": {tok}}, "")
+		if res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: %s", op, res.Status)
+		}
+	}
+	next := e.job(id).NextRunAt
+	press("skip")
+	if j := e.job(id); len(j.Skip) != 1 || !j.Skip[0].Equal(next) {
+		t.Errorf("skip next: skips %v, want [%s]", j.Skip, next)
+	}
+	press("run")
+	var runs int
+	e.st.View(t.Context(), func(tx store.Tx) error {
+		rs, err := tx.RunList(id, 10)
+		runs = len(rs)
+		return err
+	})
+	if runs != 1 {
+		t.Errorf("run now: %d runs", runs)
+	}
+	press("pause")
+	press("resume")
+	if e.job(id).State != store.JobEnabled {
+		t.Errorf("pause, resume: %s", e.job(id).State)
+	}
+	// Delete asks first: the button is a link to a page that asks.
+	code, body := e.page(c, "/console/schedules/"+id+"/delete")
+	if code != http.StatusOK || !strings.Contains(body, "Delete “standup”?") || e.job(id).State == store.JobDeleted {
+		t.Fatalf("the confirmation page: %d", code)
+	}
+	press("delete")
+	if e.job(id).State != store.JobDeleted {
+		t.Errorf("delete: %s", e.job(id).State)
+	}
+	if res := e.post(c, "/console/schedules/"+id+"/explode", url.Values{"csrf": {tok}}, ""); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("an unknown button: %s", res.Status)
+	}
+}
+
+func TestEdit_SavesThroughUpdateAndRefusesAStaleForm(t *testing.T) {
+	e := newEnv(t, "bolt")
+	id := e.create("term", "ops", cronArgs("0 9 * * 5", "standup", "C0111"))
+	c := e.signedIn("term", "ops")
+	code, body := e.page(c, "/console/schedules/"+id+"/edit")
+	etag := regexp.MustCompile(`name="etag" value="([^"]+)"`).FindStringSubmatch(body)
+	if code != http.StatusOK || etag == nil || !strings.Contains(body, `value="0 9 * * 5"`) || !strings.Contains(body, ">standup</textarea>") {
+		t.Fatalf("the edit page: %d", code)
+	}
+	form := url.Values{"csrf": {e.csrf(c)}, "mode": {"form"}, "etag": {html.UnescapeString(etag[1])}, "type": {"cron"}, "expr": {"30 10 * * 1"},
+		"tz": {"Europe/Berlin"}, "message": {"standup, now Mondays"}, "channel": {"C0111"}}
+	if res, _ := c.PostForm(e.srv.URL+"/console/schedules/"+id+"/edit", form); res.StatusCode != http.StatusSeeOther {
+		b := new(strings.Builder)
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "problem") {
+				b.WriteString(sc.Text())
+			}
+		}
+		t.Fatalf("save: %s %s", res.Status, b)
+	}
+	j := e.job(id)
+	if j.Schedule.Cron != "30 10 * * 1" || j.Schedule.Timezone != "Europe/Berlin" || !strings.Contains(string(j.TargetAction.FunctionArgs), "now Mondays") {
+		t.Errorf("after save: %+v %s", j.Schedule, j.TargetAction.FunctionArgs)
+	}
+	// The same form again: the job changed since its ETag.
+	form.Set("expr", "0 8 * * 1")
+	if res := e.post(c, "/console/schedules/"+id+"/edit", form, ""); res.StatusCode != http.StatusBadRequest || e.job(id).Schedule.Cron != "30 10 * * 1" {
+		t.Errorf("a stale form: %s, cron %q", res.Status, e.job(id).Schedule.Cron)
+	}
+	// A bad rule is named and changes nothing.
+	_, body = e.page(c, "/console/schedules/"+id+"/edit")
+	etag = regexp.MustCompile(`name="etag" value="([^"]+)"`).FindStringSubmatch(body)
+	form.Set("etag", html.UnescapeString(etag[1]))
+	form.Set("expr", "61 9 * * *")
+	res, _ := c.PostForm(e.srv.URL+"/console/schedules/"+id+"/edit", form)
+	b := new(strings.Builder)
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		b.WriteString(sc.Text())
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(b.String(), "schedule.cron") || e.job(id).Schedule.Cron != "30 10 * * 1" {
+		t.Errorf("a bad cron: %s", res.Status)
+	}
+}
+
+func TestSchedules_SearchAndFilters(t *testing.T) {
+	e := newEnv(t, "bolt")
+	a := e.create("team", "UALICE", cronArgs("0 9 * * 5", "standup", "C0111"))
+	b := e.create("team", "UBOB", cronArgs("0 17 * * 5", "retro", "#team"))
+	admin := e.signedIn("team", "UADMIN")
+	e.post(admin, "/console/schedules/"+b+"/pause", url.Values{"csrf": {e.csrf(admin)}}, "")
+	for q, want := range map[string][]string{
+		"":                   {a, b},
+		"?q=retro":           {b},
+		"?state=paused":      {b},
+		"?channel=C0111":     {a},
+		"?createdBy=UALICE":  {a},
+		"?q=nothing-matches": {},
+	} {
+		_, body := e.page(admin, "/console/schedules"+q)
+		for _, id := range []string{a, b} {
+			if has, want := strings.Contains(body, id), slicesContains(want, id); has != want {
+				t.Errorf("%q: lists %s: %v, want %v", q, id, has, want)
+			}
+		}
+	}
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCalendar_MarksOccurrencesNearAClockChange(t *testing.T) {
+	e := newEnv(t, "bolt")
+	e.create("term", "ops", cronArgs("0 9 * * *", "daily", "C0111"))
+	c := e.signedIn("term", "ops")
+	_, body := e.page(c, "/console/calendar?date=2027-03-14&tz="+zone)
+	marked := regexp.MustCompile(`class="ev scheduled dst" href="[^"]+" data-min="540" data-job="[^"]+" title="(\w{3} \d+ \w{3})`).FindAllStringSubmatch(body, -1)
+	var days []string
+	for _, m := range marked {
+		days = append(days, m[1])
+	}
+	if strings.Join(days, ",") != "Sat 13 Mar,Sun 14 Mar" {
+		t.Errorf("marked near the clock change: %v", days)
+	}
+	if !strings.Contains(body, "clocks go forward 1h in America/New_York on Sun 14 Mar") {
+		t.Errorf("the mark does not say what changes")
 	}
 }
