@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -56,7 +57,7 @@ func TestSignInLink_WorksOnceAndBecomesAnHttpOnlySession(t *testing.T) {
 	// A link is not an API token.
 	req, _ := http.NewRequest("GET", e.srv.URL+"/api/v1/schedules", nil)
 	req.Header.Set("Authorization", "Bearer "+strings.SplitN(link, "code=", 2)[1])
-	if res, _ := http.DefaultClient.Do(req); res.StatusCode != http.StatusUnauthorized {
+	if res := send(t, http.DefaultClient, req); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a sign-in code as a bearer token: %s", res.Status)
 	}
 
@@ -99,13 +100,25 @@ func TestCSRF_AStateChangeWithoutTheTokenIsRefusedAndChangesNothing(t *testing.T
 	}
 	// The script's calls through the API proxy need it too.
 	req, _ := http.NewRequest("POST", e.srv.URL+"/console/api/schedules/"+id+"/resume", nil)
-	if res, _ := c.Do(req); res.StatusCode != http.StatusForbidden || e.job(id).State != store.JobPaused {
+	if res := send(t, c, req); res.StatusCode != http.StatusForbidden || e.job(id).State != store.JobPaused {
 		t.Errorf("proxy without X-CSRF-Token: %s", res.Status)
 	}
 	req.Header.Set("X-CSRF-Token", token)
-	if res, _ := c.Do(req); res.StatusCode != http.StatusOK || e.job(id).State != store.JobEnabled {
+	if res := send(t, c, req); res.StatusCode != http.StatusOK || e.job(id).State != store.JobEnabled {
 		t.Errorf("proxy with X-CSRF-Token: %s", res.Status)
 	}
+}
+
+// send sends req and closes the answer's body, read to its end.
+func send(t *testing.T, c *http.Client, req *http.Request) *http.Response {
+	t.Helper()
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
 }
 
 var (
