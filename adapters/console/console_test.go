@@ -98,6 +98,13 @@ func TestCSRF_AStateChangeWithoutTheTokenIsRefusedAndChangesNothing(t *testing.T
 	if res.StatusCode != http.StatusSeeOther || e.job(id).State != store.JobPaused {
 		t.Fatalf("with its token: %s, job %s", res.Status, e.job(id).State)
 	}
+	// Behind a proxy, the page's origin is server.public_url's.
+	e2 := newEnv(t, "bolt", func(o *console.Options) { o.PublicURL = "https://schedbot.example.com" })
+	id2 := e2.create("team", "UALICE", cronArgs("0 9 * * 5", "standup", "C0111"))
+	c2 := e2.signedIn("team", "UALICE")
+	if res := e2.post(c2, "/console/schedules/"+id2+"/pause", url.Values{"csrf": {e2.csrf(c2)}}, "https://schedbot.example.com"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("from the public URL's origin: %s", res.Status)
+	}
 	// The script's calls through the API proxy need it too.
 	req, _ := http.NewRequest("POST", e.srv.URL+"/console/api/schedules/"+id+"/resume", nil)
 	if res := send(t, c, req); res.StatusCode != http.StatusForbidden || e.job(id).State != store.JobPaused {
