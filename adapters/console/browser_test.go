@@ -120,6 +120,18 @@ func center(t *testing.T, ctx context.Context, css string) (x, y float64) {
 	return box[0], box[1]
 }
 
+// labelled checks that every control on the page has a name a screen
+// reader can say: a label, an aria-label, or its own text.
+func labelled(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	bare := eval[[]string](t, ctx, `[...document.querySelectorAll('input:not([type=hidden]), select, textarea, button, a')]
+		.filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.textContent || '').trim())
+		.map(el => el.outerHTML.slice(0, 80))`)
+	if len(bare) > 0 {
+		t.Errorf("%s: controls without a name: %q", page, bare)
+	}
+}
+
 func TestBrowser_Bolt(t *testing.T)     { browserScenario(t, "bolt", true) }
 func TestBrowser_Postgres(t *testing.T) { browserScenario(t, "postgres", false) }
 
@@ -133,6 +145,7 @@ func browserScenario(t *testing.T, kind string, screenshots bool) {
 	e := newEnv(t, kind)
 	ctx := browser(t)
 	snap := func(name string) {
+		labelled(t, ctx, name)
 		if screenshots {
 			shot(t, ctx, name)
 		}
