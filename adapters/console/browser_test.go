@@ -202,15 +202,16 @@ func browserScenario(t *testing.T, kind string, screenshots bool) {
 	}
 	snap("calendar-month")
 
-	// Drag a one-time job from Thursday 11:00 to Friday 14:00.
-	once := e.create("term", "ana", onceArgs(time.Date(2027, 3, 11, 16, 0, 0, 0, time.UTC), "dentist"))
+	// Drag a one-time job from Thursday 11:20 onto Friday's 9:00 standup
+	// (the 9:00 slot, under that entry): it moves to Friday 9:20.
+	once := e.create("term", "ana", onceArgs(time.Date(2027, 3, 11, 16, 20, 0, 0, time.UTC), "dentist"))
 	do(t, ctx, "week again", chromedp.Navigate(base+"/console/calendar"), chromedp.WaitVisible(css(".slots.placed")),
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 380)`))
 	snap("calendar-week")
 	x0, y0 := center(t, ctx, fmt.Sprintf(`.ev[data-job=%q]`, once))
-	x1, y1 := center(t, ctx, `.slot[data-at="2027-03-12T14:00"]`)
-	do(t, ctx, "drag", chromedp.DragAndDropXY(x0, y0, x1, y1-20, 10)) // 4px into the slot: its first quarter, 14:00
-	want := time.Date(2027, 3, 12, 19, 0, 0, 0, time.UTC)             // 14:00 EST
+	x1, y1 := center(t, ctx, fmt.Sprintf(`.col[data-date="2027-03-12"] .ev[data-job=%q]`, standup))
+	do(t, ctx, "drag", chromedp.DragAndDropXY(x0, y0, x1, y1, 10))
+	want := time.Date(2027, 3, 12, 14, 20, 0, 0, time.UTC) // 9:20 EST
 	do(t, ctx, "moved on the calendar", chromedp.WaitVisible(css(fmt.Sprintf(`.col[data-date="2027-03-12"] .ev[data-job=%q]`, once))))
 	if got := e.job(once).Schedule.RunAt; !got.Equal(want) {
 		t.Errorf("after the drag, the job runs at %s, want %s", got, want)
