@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
@@ -210,21 +209,4 @@ func TestFireDue_APreparedBatchOvertakenIsFiredInPlace(t *testing.T) {
 			t.Errorf("job %s has %d triggers, want %d", id, perJob[id], want)
 		}
 	}
-}
-
-// TestFireDue_ABurstCancelledMidwayLeavesNoGoroutine: FireDue returning
-// early (its context ends after the first batch) stops the goroutine
-// preparing the next batches; the bubble ends only when it has.
-func TestFireDue_ABurstCancelledMidwayLeavesNoGoroutine(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		st := newTestStore(t)
-		at := time.Now().Add(time.Hour).Truncate(time.Minute)
-		putOnceJobs(t, st, 100, at)
-		ctx, cancel := context.WithCancel(t.Context())
-		s := scheduler.New(st, &scheduler.Options{FirstBatch: 4, DispatchedFunc: func(*store.Job, *store.Run, time.Duration) { cancel() }})
-		n, err := s.FireDue(ctx, at)
-		if n >= 100 || !errors.Is(err, context.Canceled) {
-			t.Errorf("FireDue = %d, %v; want it stopped early by its context", n, err)
-		}
-	})
 }

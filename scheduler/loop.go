@@ -436,11 +436,6 @@ func (s *Scheduler) dispatchPipelined(ctx context.Context, now time.Time, first,
 			}
 		}()
 		for batch := first; ; batch = min(2*batch, limit) {
-			select {
-			case <-stop: // FireDue returned: prepare no more
-				return
-			default:
-			}
 			c := &prepared{batch: batch}
 			c.prep, c.err = p.Prepare(ctx, func(tx store.Tx) (err error) {
 				c.fired, err = s.fireBatch(tx, now, batch)
