@@ -232,15 +232,13 @@ type fired struct {
 	lateness time.Duration
 }
 
-// FireDue fires every job due at now, in transactions of FirstBatch jobs
-// and then twice as many each up to Batch, Dispatchers of them at once,
-// and returns how many windows it dispatched; each transaction's windows
-// are reported when it commits. Dispatchers take the due jobs no other
-// transaction holds (store.Tx.JobsDue), so none fires a window twice. On
-// a store that writes in parallel the burst is split evenly between the
-// transactions the store says fire it (store.ParallelWriter), this
-// process's and others'. On a store.Preparer each next batch is prepared
-// while the one before commits (dispatchPipelined).
+// FireDue fires every job due at now, in transactions of at most Batch
+// jobs, Dispatchers of them at once, and returns how many windows it
+// dispatched. Dispatchers take the due jobs no other transaction holds
+// (store.Tx.JobsDue), so none fires a window twice. On a store that
+// writes in parallel the burst is split evenly between the transactions
+// the store says fire it (store.ParallelWriter), this process's and
+// others'.
 func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 	n, batch := s.opt.Dispatchers, s.opt.Batch
 	first := s.opt.FirstBatch
@@ -262,9 +260,6 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 		}
 	}
 	first = min(first, batch)
-	if p, ok := s.st.(store.Preparer); ok && n <= 1 {
-		return s.dispatchPipelined(ctx, now, first, batch, p)
-	}
 	if n <= 1 {
 		return s.dispatchDue(ctx, now, first, batch)
 	}
@@ -317,13 +312,43 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, first, limit
 	now = now.UTC()
 	total := 0
 	for batch := first; ; batch = min(2*batch, limit) {
-		var b firedBatch
-		err := s.st.Update(ctx, func(tx store.Tx) (err error) {
-			b, err = s.fireBatch(tx, now, batch)
+		var out []fired
+		var records []*store.Run
+		n := 0
+		err := s.st.Update(ctx, func(tx store.Tx) error {
+			out, records = out[:0], records[:0]
+			n = 0
+			err := tx.JobsDue(now, batch, func(j *store.Job) error {
+				n++
+				fs, recs, err := s.fireJob(tx, j, now)
+				if re := (*store.RecordError)(nil); errors.As(err, &re) {
+					// One of this job's records (a run) does not read: the
+					// transaction is given up, the job set aside on its own
+					// and the batch fired again without it.
+					return &badJobError{job: j, rec: re}
+				}
+				if err != nil {
+					return fmt.Errorf("fire job %s: %w", j.JobID, err)
+				}
+				out = append(out, fs...)
+				records = append(records, recs...)
+				return nil
+			})
+			var bad *store.UnreadableJobsError
+			if errors.As(err, &bad) {
+				n += len(bad.Jobs)                // places in the batch: a full batch is not the last
+				return s.quarantine(tx, now, bad) // and the others fire
+			}
+			if err == nil && n == 0 {
+				return errNoneDue // nothing written: no commit (bbolt's costs two fsyncs)
+			}
 			return err
 		})
 		if errors.Is(err, errNoneDue) {
 			return total, nil
+		}
+		if err == nil && n > 0 {
+			s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
 		}
 		if bad := (*badJobError)(nil); errors.As(err, &bad) {
 			if err := s.st.Update(ctx, func(tx store.Tx) error { return s.quarantineJob(tx, now, bad) }); err != nil {
@@ -334,160 +359,28 @@ func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, first, limit
 		if err != nil {
 			return total, err
 		}
-		total += s.tell(ctx, now, b)
-		if b.n < batch {
+		logged := s.log.Enabled(ctx, slog.LevelInfo) // a burst is 10k lines; build none unless kept
+		s.report.Lock()
+		for _, f := range out {
+			if logged {
+				s.log.LogAttrs(ctx, slog.LevelInfo, "trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
+					slog.Time("scheduledAt", f.run.ScheduledAt), slog.Float64("latenessSeconds", f.lateness.Seconds()))
+			}
+			if s.opt.DispatchedFunc != nil {
+				s.opt.DispatchedFunc(f.job, f.run, f.lateness)
+			}
+		}
+		if s.opt.RecordedFunc != nil {
+			for _, r := range records {
+				s.opt.RecordedFunc(r)
+			}
+		}
+		s.report.Unlock()
+		total += len(out)
+		if n < batch {
 			return total, nil
 		}
 	}
-}
-
-// firedBatch is what one transaction of a burst fired: n places of the
-// batch taken (unreadable jobs set aside included), the windows
-// dispatched and the run records written, to tell after commit.
-type firedBatch struct {
-	n       int
-	out     []fired
-	records []*store.Run
-}
-
-// fireBatch fires up to batch due jobs in tx. It returns errNoneDue when
-// none was due, and a *badJobError when a job's run record does not read.
-func (s *Scheduler) fireBatch(tx store.Tx, now time.Time, batch int) (firedBatch, error) {
-	var b firedBatch
-	err := tx.JobsDue(now, batch, func(j *store.Job) error {
-		b.n++
-		fs, recs, err := s.fireJob(tx, j, now)
-		if re := (*store.RecordError)(nil); errors.As(err, &re) {
-			// One of this job's records (a run) does not read: the
-			// transaction is given up, the job set aside on its own
-			// and the batch fired again without it.
-			return &badJobError{job: j, rec: re}
-		}
-		if err != nil {
-			return fmt.Errorf("fire job %s: %w", j.JobID, err)
-		}
-		b.out = append(b.out, fs...)
-		b.records = append(b.records, recs...)
-		return nil
-	})
-	var bad *store.UnreadableJobsError
-	if errors.As(err, &bad) {
-		b.n += len(bad.Jobs)                 // places in the batch: a full batch is not the last
-		return b, s.quarantine(tx, now, bad) // and the others fire
-	}
-	if err == nil && b.n == 0 {
-		return b, errNoneDue // nothing written: no commit (bbolt's costs two fsyncs)
-	}
-	return b, err
-}
-
-// tell logs and reports a committed batch's windows and run records, and
-// returns how many windows it dispatched.
-func (s *Scheduler) tell(ctx context.Context, now time.Time, b firedBatch) int {
-	s.log.Info("triggers due", slog.Int("jobs", b.n), slog.Time("now", now))
-	logged := s.log.Enabled(ctx, slog.LevelInfo) // a burst is 10k lines; build none unless kept
-	s.report.Lock()
-	defer s.report.Unlock()
-	for _, f := range b.out {
-		if logged {
-			s.log.LogAttrs(ctx, slog.LevelInfo, "trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
-				slog.Time("scheduledAt", f.run.ScheduledAt), slog.Float64("latenessSeconds", f.lateness.Seconds()))
-		}
-		if s.opt.DispatchedFunc != nil {
-			s.opt.DispatchedFunc(f.job, f.run, f.lateness)
-		}
-	}
-	if s.opt.RecordedFunc != nil {
-		for _, r := range b.records {
-			s.opt.RecordedFunc(r)
-		}
-	}
-	return len(b.out)
-}
-
-// prepared is one transaction of a pipelined burst, prepared.
-type prepared struct {
-	batch    int
-	prep     store.Prepared
-	fired    firedBatch
-	err      error
-	panicked any // the preparing goroutine's panic, raised again by FireDue
-}
-
-// dispatchPipelined is dispatchDue on a store.Preparer: while one batch's
-// write transaction writes and commits, the next batch is read, fired
-// and encoded in a read transaction beside it (a goroutine), so that the
-// commit's fsyncs and the next batch's work overlap. A batch whose
-// records changed meanwhile, or that a prepared transaction cannot fire
-// (a record that does not read, a write it cannot keep), ends the
-// pipeline: dispatchDue fires it and the rest in write transactions.
-func (s *Scheduler) dispatchPipelined(ctx context.Context, now time.Time, first, limit int, p store.Preparer) (int, error) {
-	now = now.UTC()
-	ready := make(chan *prepared) // one batch prepared ahead of the one being written
-	stop := make(chan struct{})
-	go func() {
-		defer close(ready)
-		defer func() {
-			if r := recover(); r != nil {
-				select {
-				case ready <- &prepared{panicked: r}:
-				case <-stop:
-				}
-			}
-		}()
-		for batch := first; ; batch = min(2*batch, limit) {
-			c := &prepared{batch: batch}
-			c.prep, c.err = p.Prepare(ctx, func(tx store.Tx) (err error) {
-				c.fired, err = s.fireBatch(tx, now, batch)
-				return err
-			})
-			select {
-			case ready <- c:
-			case <-stop:
-				if c.prep != nil {
-					c.prep.Discard()
-				}
-				return
-			}
-			if c.err != nil || c.fired.n < batch {
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(stop)
-		for c := range ready {
-			if c.prep != nil {
-				c.prep.Discard()
-			}
-		}
-	}()
-	total := 0
-	for c := range ready {
-		if c.panicked != nil {
-			panic(c.panicked)
-		}
-		if errors.Is(c.err, errNoneDue) {
-			return total, nil
-		}
-		applied := false
-		if c.err == nil {
-			err := s.st.Update(ctx, func(tx store.Tx) (err error) {
-				applied, err = c.prep.Apply(tx)
-				return err
-			})
-			c.prep.Discard() // committed (or not): its jobs no longer need passing over
-			if err != nil {
-				return total, err
-			}
-		}
-		if !applied {
-			n, err := s.dispatchDue(ctx, now, c.batch, limit)
-			return total + n, err
-		}
-		total += s.tell(ctx, now, c.fired)
-	}
-	return total, nil
 }
 
 // maxCounted bounds how many due windows of a cron job are counted one by

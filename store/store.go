@@ -252,29 +252,6 @@ type ParallelWriter interface {
 	DueCount(ctx context.Context, t time.Time) (int, error)
 }
 
-// Preparer is a Store whose write transactions run one at a time and
-// hold their lock through the commit's fsyncs (bbolt). Prepare runs fn in
-// a read transaction, beside a write transaction, and keeps what fn
-// writes, encoded, instead of writing it; a later write transaction
-// writes it with Prepared.Apply. fn may write with JobPut, JobStatusPut,
-// RunPut, QueueAdd (to incoming) and AuditAppend; the other writes fail.
-// JobsDue there passes over the jobs another Prepared, not yet applied
-// or discarded, wrote. fn's error is Prepare's, with nothing kept.
-type Preparer interface {
-	Prepare(ctx context.Context, fn func(Tx) error) (Prepared, error)
-}
-
-// Prepared is what Preparer.Prepare kept. Apply writes it in tx, a write
-// transaction of the same store, once, unless a record it read has
-// changed since: then it writes nothing and returns false, and the caller
-// does the work again in a write transaction. Audit events take their
-// place in the chain then. Discard, once the transaction that applied it
-// has ended (or instead of applying it), lets its jobs be prepared again.
-type Prepared interface {
-	Apply(tx Tx) (ok bool, err error)
-	Discard()
-}
-
 // LaneReader is a Tx that keeps the outgoing queue indexed by lane
 // (LaneOf), so that a delivery round reads what it picks, not another
 // channel's backlog. QueueDueLanes returns the due outgoing items (not

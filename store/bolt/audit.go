@@ -40,9 +40,6 @@ func (t *tx) flush() error {
 // AuditAppend numbers, chains and writes ev at once.
 func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	defer guard(&err)
-	if t.rec != nil {
-		return t.rec.audit(ev)
-	}
 	if err := t.writable(); err != nil {
 		return err
 	}

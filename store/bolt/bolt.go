@@ -46,9 +46,8 @@ type Store struct {
 	path    string
 	pidPath string
 
-	mu      sync.Mutex // guards entropy and pending
+	mu      sync.Mutex // guards entropy
 	entropy *ulid.MonotonicEntropy
-	pending map[string]int // jobs written by prepared transactions not yet applied (prepare.go)
 
 	auditKey []byte
 }

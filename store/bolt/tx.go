@@ -35,10 +35,6 @@ type tx struct {
 	// unreadable holds the next-run index keys of the due jobs JobsDue
 	// could not read, for JobQuarantine.
 	unreadable map[string][]byte
-
-	// rec, in a transaction of Store.Prepare, keeps the writes and notes
-	// the reads (prepare.go).
-	rec *prepared
 }
 
 // jobIndex is what a job's index entries are made of.
@@ -96,49 +92,10 @@ func fillPercent(name []byte) float64 {
 }
 
 func (t *tx) writable() error {
-	if t.rec != nil {
-		return errNotPrepared
-	}
 	if !t.b.Writable() {
 		return berrors.ErrTxNotWritable
 	}
 	return nil
-}
-
-// recordable is writable for the methods a prepared transaction keeps
-// the writes of: they read and write through get, set and del only.
-func (t *tx) recordable() error {
-	if t.rec != nil {
-		return nil
-	}
-	return t.writable()
-}
-
-// get reads a record; in a prepared transaction it sees the transaction's
-// own writes and notes what it read.
-func (t *tx) get(bucket, key []byte) []byte {
-	if t.rec != nil {
-		return t.rec.get(t, bucket, key)
-	}
-	return t.bucket(bucket).Get(key)
-}
-
-// set writes a record; a prepared transaction keeps it instead.
-func (t *tx) set(bucket, key, v []byte) error {
-	if t.rec != nil {
-		t.rec.set(bucket, key, v, false)
-		return nil
-	}
-	return t.bucket(bucket).Put(key, v)
-}
-
-// del deletes a record; a prepared transaction keeps the deletion.
-func (t *tx) del(bucket, key []byte) error {
-	if t.rec != nil {
-		t.rec.set(bucket, key, nil, true)
-		return nil
-	}
-	return t.bucket(bucket).Delete(key)
 }
 
 func (t *tx) put(bucket []byte, key string, v any) error {
@@ -146,7 +103,7 @@ func (t *tx) put(bucket []byte, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s %q: %w", bucket, key, err)
 	}
-	return t.set(bucket, []byte(key), b)
+	return t.bucket(bucket).Put([]byte(key), b)
 }
 
 func timeKey(at time.Time) []byte {
@@ -183,7 +140,7 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // loadJob returns the job with id, nil when there is none.
 func (t *tx) loadJob(id []byte) (*store.Job, error) {
-	def, st := t.get(bucketJobs, id), t.get(bucketJobStatus, id)
+	def, st := t.bucket(bucketJobs).Get(id), t.bucket(bucketJobStatus).Get(id)
 	if def == nil && st == nil {
 		return nil, nil
 	}
@@ -244,8 +201,8 @@ func (t *tx) JobPut(j *store.Job) (err error) {
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", j.JobID, err)
 	}
-	if !bytes.Equal(d, t.get(bucketJobs, []byte(j.JobID))) {
-		if err := t.set(bucketJobs, []byte(j.JobID), d); err != nil {
+	if !bytes.Equal(d, t.bucket(bucketJobs).Get([]byte(j.JobID))) {
+		if err := t.bucket(bucketJobs).Put([]byte(j.JobID), d); err != nil {
 			return err
 		}
 	}
@@ -272,7 +229,7 @@ func (t *tx) JobStatusPut(j *store.Job) (err error) {
 
 // checkJob refuses a job no store may hold.
 func (t *tx) checkJob(j *store.Job) error {
-	if err := t.recordable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	if j.JobID == "" {
@@ -290,7 +247,7 @@ func (t *tx) checkJob(j *store.Job) error {
 // checkName refuses a name another job holds (deleted jobs hold none).
 func (t *tx) checkName(id, name string, state store.JobState) error {
 	if name != "" && state != store.JobDeleted {
-		if holder := t.get(bucketJobNames, []byte(name)); holder != nil && string(holder) != id {
+		if holder := t.bucket(bucketJobNames).Get([]byte(name)); holder != nil && string(holder) != id {
 			return fmt.Errorf("job name %q: %w (job %s)", name, store.ErrExists, holder)
 		}
 	}
@@ -308,9 +265,6 @@ func (t *tx) putStatus(id string, st *store.JobStatus, old *jobIndex, name strin
 		return err
 	}
 	t.remember(id, cur)
-	if t.rec != nil {
-		t.rec.jobs = append(t.rec.jobs, id)
-	}
 	return nil
 }
 
@@ -320,27 +274,30 @@ func (t *tx) reindex(id string, old, cur *jobIndex) error {
 	if old == nil {
 		old = &jobIndex{}
 	}
+	nextIdx := t.bucket(bucketJobsNext)
 	oldIn, curIn := old.State == store.JobEnabled, cur.State == store.JobEnabled
 	if oldIn && (!curIn || !old.NextRunAt.Equal(cur.NextRunAt)) {
-		if err := t.del(bucketJobsNext, nextKey(old.NextRunAt, id)); err != nil {
+		if err := nextIdx.Delete(nextKey(old.NextRunAt, id)); err != nil {
 			return err
 		}
 	}
 	if curIn && (!oldIn || !old.NextRunAt.Equal(cur.NextRunAt)) {
-		if err := t.set(bucketJobsNext, nextKey(cur.NextRunAt, id), nil); err != nil {
+		if err := nextIdx.Put(nextKey(cur.NextRunAt, id), nil); err != nil {
 			return err
 		}
 	}
 	if old.State != cur.State {
+		states := t.bucket(bucketJobsState)
 		if old.State != "" {
-			if err := t.del(bucketJobsState, stateKey(old.State, id)); err != nil {
+			if err := states.Delete(stateKey(old.State, id)); err != nil {
 				return err
 			}
 		}
-		if err := t.set(bucketJobsState, stateKey(cur.State, id), nil); err != nil {
+		if err := states.Put(stateKey(cur.State, id), nil); err != nil {
 			return err
 		}
 	}
+	names := t.bucket(bucketJobNames)
 	oldName, curName := old.Name, cur.Name
 	if old.State == store.JobDeleted {
 		oldName = ""
@@ -349,13 +306,13 @@ func (t *tx) reindex(id string, old, cur *jobIndex) error {
 		curName = ""
 	}
 	if oldName != curName {
-		if oldName != "" && string(t.get(bucketJobNames, []byte(oldName))) == id {
-			if err := t.del(bucketJobNames, []byte(oldName)); err != nil {
+		if oldName != "" && string(names.Get([]byte(oldName))) == id {
+			if err := names.Delete([]byte(oldName)); err != nil {
 				return err
 			}
 		}
 		if curName != "" {
-			if err := t.set(bucketJobNames, []byte(curName), []byte(id)); err != nil {
+			if err := names.Put([]byte(curName), []byte(id)); err != nil {
 				return err
 			}
 		}
@@ -544,9 +501,6 @@ func (t *tx) dueKeys(at time.Time, limit int) (keys [][]byte, err error) {
 		if keyTime(k[:8]).After(at) {
 			break
 		}
-		if t.rec != nil && t.s.isPending(k[8:]) {
-			continue // another prepared transaction fires it
-		}
 		keys = append(keys, slices.Clone(k))
 	}
 	return keys, nil
@@ -638,7 +592,7 @@ func (t *tx) JobNextRunAt() (at time.Time, ok bool, err error) {
 
 func (t *tx) RunPut(r *store.Run) (err error) {
 	defer guard(&err)
-	if err := t.recordable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	if r.ExecutionID == "" || r.JobID == "" {
@@ -652,7 +606,7 @@ func (t *tx) RunPut(r *store.Run) (err error) {
 
 func (t *tx) RunGet(id string) (r *store.Run, err error) {
 	defer guard(&err)
-	v := t.get(bucketRuns, []byte(id))
+	v := t.bucket(bucketRuns).Get([]byte(id))
 	if v == nil {
 		return nil, notFound("run", id)
 	}
@@ -691,11 +645,8 @@ func (t *tx) RunList(jobID string, limit int) (out []*store.Run, err error) {
 
 func (t *tx) QueueAdd(item *store.QueueItem) (err error) {
 	defer guard(&err)
-	if err := t.recordable(); err != nil {
+	if err := t.writable(); err != nil {
 		return err
-	}
-	if t.rec != nil && item.Queue != "" && item.Queue != store.QueueIncoming {
-		return errNotPrepared // an outgoing item has its lane index too
 	}
 	if item.Queue == "" {
 		item.Queue = store.QueueIncoming
@@ -729,7 +680,7 @@ func (t *tx) QueueAdd(item *store.QueueItem) (err error) {
 // lookups cost less than writing one more key for every item.
 func (t *tx) stageOf(id []byte) (store.QueueName, bool) {
 	for _, q := range store.QueueNames {
-		if t.get(queueBucket(q), id) != nil {
+		if t.bucket(queueBucket(q)).Get(id) != nil {
 			return q, true
 		}
 	}
