@@ -373,7 +373,8 @@ type decided struct {
 	raw      string
 }
 
-func decideRow(r phrasing) (d decided) {
+// rowInput is what the selector is given for a row.
+func rowInput(r phrasing) selector.Input {
 	in := selector.Input{Text: r.text, SenderID: "U0ADA", Sender: "ada", ProfileID: "terminal", Channel: "terminal",
 		Timezone: phrasingsZone, Now: phrasingsNow, Jobs: tableJobRefs(),
 		Workflows: []string{"daily-report"}, Functions: []string{"message.post"}}
@@ -383,6 +384,11 @@ func decideRow(r phrasing) (d decided) {
 	if r.ctxJob != "" {
 		in.ContextJobID = tableJobs[r.ctxJob].ref.JobID
 	}
+	return in
+}
+
+func decideRow(r phrasing) (d decided) {
+	in := rowInput(r)
 	defer func() {
 		if p := recover(); p != nil {
 			d = decided{kind: "panic", raw: fmt.Sprint(p)}
