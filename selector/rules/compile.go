@@ -23,18 +23,17 @@ type compiled struct {
 	countEnd time.Time
 }
 
-// outcome of compiling: exactly one of a schedule, a question or a reason.
+// outcome of compiling: exactly one of a schedule, a problem (a question
+// about the time, or a refusal) or none.
 type outcome struct {
-	c        *compiled
-	question string // ask (missing time)
-	why      string // cannot be done
-	none     bool   // the text said nothing about time
+	c    *compiled
+	why  problem
+	none bool // the text said nothing about time
 }
 
-func ask(format string, a ...any) outcome { return outcome{question: fmt.Sprintf(format, a...)} }
-func refuse(format string, a ...any) outcome {
-	return outcome{why: fmt.Sprintf(format, a...)}
-}
+func ask(format string, a ...any) outcome { return outcome{why: askTime(fmt.Sprintf(format, a...))} }
+
+func refuse(format string, a ...any) outcome { return outcome{why: refusal(fmt.Sprintf(format, a...))} }
 
 // compile turns what the phrases said into one schedule, in loc.
 func compile(w when, now time.Time, zone string) outcome {

@@ -382,14 +382,14 @@ func create(in selector.Input, text string) selector.Decision {
 	r := s.rest()
 
 	var w when
-	var why string
+	var why problem
 	add := func(b []tok) bool {
 		if len(b) == 0 {
 			return true
 		}
 		nw, ok, y := parseBlock(b, w, now)
 		if !ok {
-			if y != "" {
+			if y.found() {
 				why = y
 			}
 			return false
@@ -426,7 +426,7 @@ func create(in selector.Input, text string) selector.Decision {
 					add(region[:k])
 					region = region[k:]
 					break
-				} else if y != "" && why == "" {
+				} else if y.found() && !why.found() {
 					why = y // "every February 30 at 9am": said why it cannot be
 				}
 			}
@@ -473,7 +473,7 @@ func create(in selector.Input, text string) selector.Decision {
 			}
 			tail = k
 			break
-		} else if y != "" && why == "" {
+		} else if y.found() && !why.found() {
 			why = y
 		}
 	}
@@ -551,7 +551,7 @@ func create(in selector.Input, text string) selector.Decision {
 	if s.text == "" && v < 0 && quote == nil && !s.act.implicit {
 		// nothing to post
 		if len(s.blocks) == 0 {
-			if why != "" {
+			if why.found() {
 				return s.notUnderstood(in, text, w, nil, why)
 			}
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
@@ -561,12 +561,12 @@ func create(in selector.Input, text string) selector.Decision {
 		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text))
 	}
 	if bad, y := leftover(s.textToks, now, s.whenBeforeText); bad != "" {
-		if y == "" {
+		if !y.found() {
 			y = why // what a longer reading found ("February 30 doesn't exist")
 		}
 		return s.notUnderstood(in, text, w, nil, y, bad)
 	}
-	if len(s.blocks) == 0 && why != "" {
+	if len(s.blocks) == 0 && why.found() {
 		return s.notUnderstood(in, text, w, nil, why)
 	}
 	if reason := unsupportedIn(text, s, false); reason != "" {
@@ -591,13 +591,13 @@ func create(in selector.Input, text string) selector.Decision {
 	s.act.text = s.text
 	hasAction := s.text != "" || s.act.workflow != "" || s.act.function != ""
 	switch {
-	case out.why != "":
-		return unsupported("%s", out.why)
-	case out.question != "":
+	case out.why.refusal != "":
+		return unsupported("%s", out.why.refusal)
+	case out.why.ask != nil:
 		if !hasAction && len(s.blocks) > 0 {
-			return clarify(in, text, selector.MissingAction, "What should I post? "+out.question)
+			return clarify(in, text, selector.MissingAction, "What should I post? "+out.why.ask.text)
 		}
-		return clarify(in, text, selector.MissingTime, out.question)
+		return clarify(in, text, out.why.ask.missing, out.why.ask.text)
 	case out.none:
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
@@ -837,12 +837,12 @@ func cleanText(raw string, s *sentence, toks []tok) string {
 }
 
 // notUnderstood asks, saying what was understood and quoting what was not.
-func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why string, quoted ...string) selector.Decision {
-	if q, ok := strings.CutPrefix(why, "?"); ok {
-		return clarify(in, text, selector.MissingTime, q)
+func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {
+	if why.ask != nil {
+		return clarify(in, text, why.ask.missing, why.ask.text)
 	}
-	if why != "" {
-		return unsupported("%s", why)
+	if why.refusal != "" {
+		return unsupported("%s", why.refusal)
 	}
 	what := ""
 	if len(quoted) > 0 {

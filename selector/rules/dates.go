@@ -117,7 +117,7 @@ func (p *parser) pNth() bool {
 		dow = d
 	}
 	if why := nthOK(ords, dow); why != "" {
-		p.why = why
+		p.why = refusal(why)
 		return false
 	}
 	// of the month / of every month / in November
@@ -135,7 +135,7 @@ func (p *parser) pNth() bool {
 			first, last = first || o > 0, last || o < 0
 		}
 		if first && last {
-			p.why = "?The first or the last month of each quarter? Say one per schedule."
+			p.why = askTime("The first or the last month of each quarter? Say one per schedule.")
 			return false
 		}
 		qm := []int{1, 4, 7, 10}
@@ -216,7 +216,7 @@ func (p *parser) pNth() bool {
 			return false
 		}
 		if thisYear && d.y != p.now.Year() {
-			p.why = "That day has passed this year. Which date did you mean?"
+			p.why = refusal("That day has passed this year. Which date did you mean?")
 			return false
 		}
 		return p.addDate(d, false)
@@ -363,7 +363,7 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			if len(t.s) >= 16 {
 				h, mi := number(t.s[11:13]), number(t.s[14:16])
 				if len(t.s) >= 19 && t.s[16] == ':' && t.s[17:19] != "00" {
-					p.why = "I schedule to the minute; seconds in a time (like 9:00:30) aren't supported."
+					p.why = refusal("I schedule to the minute; seconds in a time (like 9:00:30) aren't supported.")
 					p.i = start
 					return ymd{}, nil, false
 				}
@@ -400,7 +400,7 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 				p.w.vagueQ = "Is " + p.w.vague + " the " + dmText(a, b) + " or the " + dmText(b, a) + "? Write the month's name (" + time.Month(a).String()[:3] + " " + itoa(b) + ") or an ISO date."
 				return ymd{y: y, m: a, d: b}, nil, true
 			}
-			p.why = "I couldn't read " + t.s + " as a date: neither part is a month. Try “Jul 13” or 2027-07-13."
+			p.why = refusal("I couldn't read " + t.s + " as a date: neither part is a month. Try “Jul 13” or 2027-07-13.")
 			p.i = start
 			return ymd{}, nil, false
 		}
@@ -515,7 +515,7 @@ func (p *parser) pDate() bool {
 		return false
 	}
 	if d.y != 0 && (d.y < p.now.Year() || d.y > p.now.Year()+10) {
-		p.why = "That date is not within the next 10 years."
+		p.why = refusal("That date is not within the next 10 years.")
 		return false
 	}
 	if c != nil {
@@ -540,7 +540,7 @@ func (p *parser) slashDates(recurring bool) bool {
 			return false
 		}
 		if d.d > daysIn(d.m, 0) {
-			p.why = impossibleDate(d)
+			p.why = refusal(impossibleDate(d))
 			return false
 		}
 		if !p.addDateList(d) {
@@ -629,7 +629,7 @@ func (p *parser) pDomList() bool {
 	}
 	for _, d := range doms {
 		if d < 1 || d > 31 {
-			p.why = "There is no day " + itoa(d) + " in a month. Which day did you mean?"
+			p.why = refusal("There is no day " + itoa(d) + " in a month. Which day did you mean?")
 			return false
 		}
 	}
@@ -689,7 +689,7 @@ func (p *parser) pDomList() bool {
 	for _, m := range months {
 		for _, d := range doms {
 			if d > daysIn(m, 0) {
-				p.why = impossibleDate(ymd{m: m, d: d})
+				p.why = refusal(impossibleDate(ymd{m: m, d: d}))
 				return false
 			}
 		}
@@ -1039,7 +1039,7 @@ func (p *parser) pRelative() bool {
 		return false
 	}
 	if total < 60 && total > 0 {
-		p.why = "That is less than a minute away; I schedule at least a minute ahead."
+		p.why = refusal("That is less than a minute away; I schedule at least a minute ahead.")
 	}
 	if p.w.hasRel || p.w.dateAny || total <= 0 || total > 10*366*86400 || total != float64(int64(total)) {
 		return false
@@ -1081,7 +1081,7 @@ func (p *parser) pFor() bool {
 	switch u := p.readUnit(); u {
 	case "month", "year":
 		if n <= 0 {
-			p.why = "That leaves no time to run. For how long should it run?"
+			p.why = refusal("That leaves no time to run. For how long should it run?")
 			return false
 		}
 		if u == "year" {
@@ -1090,7 +1090,7 @@ func (p *parser) pFor() bool {
 		return p.setUntil(p.now.AddDate(0, n, 0).Add(time.Second), false)
 	case "minute", "hour", "day", "week", "fortnight":
 		if n <= 0 {
-			p.why = "That leaves no time to run. For how long should it run?"
+			p.why = refusal("That leaves no time to run. For how long should it run?")
 			return false
 		}
 		if p.w.span != 0 {
@@ -1157,7 +1157,7 @@ func (p *parser) pCount() bool {
 
 func (p *parser) setCount(n int) bool {
 	if n <= 0 || n > 10000 {
-		p.why = "I can count from 1 to 10,000 runs."
+		p.why = refusal("I can count from 1 to 10,000 runs.")
 		return false
 	}
 	if p.w.count != 0 {
@@ -1302,7 +1302,7 @@ func (p *parser) readBoundDate() (t time.Time, kind string, ok bool) {
 	save := p.i
 	if d, c, ok := p.readDate(); ok && c == nil && p.w.vague == "" {
 		if d.d > daysIn(d.m, d.y) {
-			p.why = impossibleDate(d)
+			p.why = refusal(impossibleDate(d))
 			return time.Time{}, "", false
 		}
 		y := d.y
@@ -1437,7 +1437,7 @@ func (p *parser) pExcept() bool {
 		p.w.exDows = append(slices.Clip(p.w.exDows), 1, 2, 3, 4, 5)
 		return true
 	case p.is(0, "holidays", "holiday") || p.is(0, "public", "bank", "national", "federal") && p.is(1, "holidays"):
-		p.why = "I can't skip holidays (they differ by country and year). I can skip days of the week or whole months."
+		p.why = refusal("I can't skip holidays (they differ by country and year). I can skip days of the week or whole months.")
 		return false
 	}
 	if days, _, ok := p.readDayList(); ok {
@@ -1546,17 +1546,17 @@ func (p *parser) pUnsupported() bool {
 	s := p.s(0)
 	switch {
 	case slices.Contains(holidays, s) || p.is(0, "good") && p.is(1, "friday") || p.is(0, "memorial", "labor", "labour", "mother's", "father's", "mothers", "fathers", "independence", "presidents", "columbus", "veterans") && p.is(1, "day") || p.is(0, "chinese", "lunar") && p.is(1, "new"):
-		p.why = "I can't follow holidays that move from year to year. I can schedule a fixed date instead."
+		p.why = refusal("I can't follow holidays that move from year to year. I can schedule a fixed date instead.")
 	case p.is(0, "yesterday") || p.is(0, "last") && p.is(1, "night", "week", "month", "year"):
-		p.why = "That is in the past. When should it be instead?"
+		p.why = refusal("That is in the past. When should it be instead?")
 	case p.is(0, "sunrise", "sunset", "dawn", "dusk", "sundown", "sunup"):
-		p.why = "I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone."
+		p.why = refusal("I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone.")
 	case p.is(0, "iso") && p.is(1, "week") || p.is(0, "week") && p.is(1, "number") || p.is(0, "week") && number(p.s(1)) > 0 || p.is(0, "odd", "even") && p.is(1, "weeks", "week"):
-		p.why = "I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday."
+		p.why = refusal("I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday.")
 	case p.is(0, "every", "each") && (p.is(1, "few", "couple", "several") || p.is(1, "now") && p.is(2, "and")):
-		p.why = "How often exactly? Give a number, such as “every 3 days at 9am”."
+		p.why = refusal("How often exactly? Give a number, such as “every 3 days at 9am”.")
 	case p.is(0, "business") && p.is(1, "hours") || p.is(0, "work", "working", "office") && p.is(1, "hours"):
-		p.why = "Which hours exactly? Say “from 9am to 5pm”."
+		p.why = refusal("Which hours exactly? Say “from 9am to 5pm”.")
 	}
 	return false
 }

@@ -512,8 +512,14 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	toks := lex(part)
 	w, ok, why := parseBlock(toks, when{}, now)
 	if !ok {
-		if why != "" {
-			return nil, unsupported("%s", why), false
+		switch {
+		case why.ask != nil:
+			// A change refuses what a create would ask about, quoting the
+			// question after a "?". TODO(issue 24): ask it instead; held
+			// as it is while the grammar is rearranged.
+			return nil, unsupported("?%s", why.ask.text), false
+		case why.refusal != "":
+			return nil, unsupported("%s", why.refusal), false
 		}
 		return nil, clarify(in, text, selector.MissingTime, "I couldn't read “"+part+"” as a schedule. Try “to 10am”, “to Tuesdays” or “to every Friday at 10am”."), false
 	}
@@ -608,10 +614,10 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	}
 	out := compile(w, now, zone)
 	switch {
-	case out.why != "":
-		return nil, unsupported("%s", out.why), false
-	case out.question != "":
-		return nil, clarify(in, text, selector.MissingTime, out.question), false
+	case out.why.refusal != "":
+		return nil, unsupported("%s", out.why.refusal), false
+	case out.why.ask != nil:
+		return nil, clarify(in, text, out.why.ask.missing, out.why.ask.text), false
 	case out.none:
 		return nil, clarify(in, text, selector.MissingTime, "What should it change to? For example “every Friday at 10am”."), false
 	}

@@ -14,7 +14,7 @@ import (
 // not understood, and pushing those words into the post would be wrong.
 // Words about time inside the text ("the monday report", "the 2024
 // report") are text when they stand between other words.
-func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
+func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem) {
 	// "call Sam on his birthday", "on Presidents Day", "on a weekday": a
 	// day the grammar does not know, named just before the when
 	for k := max(len(t)-5, 0); k < len(t); k++ {
@@ -25,7 +25,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 			if slices.ContainsFunc(named, func(x tok) bool {
 				return strings.HasSuffix(x.s, "'s") || x.s == "eve" || holidayWords[x.s]
 			}) && slices.ContainsFunc(named, func(x tok) bool { return x.s == "day" || x.s == "eve" || holidayWords[x.s] }) {
-				return spanText(t[k:]), ""
+				return spanText(t[k:]), problem{}
 			}
 			continue
 		}
@@ -38,7 +38,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 		for _, x := range named {
 			if strings.HasSuffix(x.s, "day") || strings.HasSuffix(x.s, "days") || holidayWords[x.s] || x.s == "weekend" || x.s == "eve" || x.s == "moon" {
 				if slices.ContainsFunc(named, func(x tok) bool { return holidayWords[x.s] }) {
-					why = "I can't follow holidays that move from year to year. I can schedule a fixed date instead."
+					why = refusal("I can't follow holidays that move from year to year. I can schedule a fixed date instead.")
 				}
 				return spanText(t[k:]), why
 			}
@@ -47,7 +47,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 	// "call Sam after the meeting", "before lunch": a time said by an event
 	for k := max(len(t)-4, 0); k < len(t)-1; k++ {
 		if slices.Contains([]string{"after", "before", "during", "until", "till", "once", "when", "whenever"}, t[k].s) && k > 0 {
-			return spanText(t[k:]), ""
+			return spanText(t[k:]), problem{}
 		}
 	}
 	skip := 0
@@ -65,22 +65,22 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 		case x.kind == tQuote:
 		case x.kind == tWord && next == "time" && (x.cap && k == 0 && afterWhen || zoneishWords[x.s]):
 			bad = true // "9am Mars time", "server time": a zone not known
-			why = "?I don't know the timezone “" + x.s + " time”. Which one is it? Name a city or an IANA id such as Europe/Berlin."
+			why = askTime("I don't know the timezone “" + x.s + " time”. Which one is it? Name a city or an IANA id such as Europe/Berlin.")
 		case x.kind == tWord && next == "/" && k+2 < len(t) && t[k+2].kind == tWord && t[k+1].i == x.j && t[k+2].i == t[k+1].j && (zoneAreas[x.s] || x.cap && t[k+2].cap && len(x.s) > 2 && len(t[k+2].s) > 2):
 			bad = true // "Europe/Atlantis": a zone id not known
-			why = "?I don't know the timezone “" + x.s + "/" + t[k+2].s + "”. Which one is it? Use an IANA id such as Europe/Berlin."
+			why = askTime("I don't know the timezone “" + x.s + "/" + t[k+2].s + "”. Which one is it? Use an IANA id such as Europe/Berlin.")
 		case x.kind == tWord && regexp.MustCompile(`^x\d+$`).MatchString(x.s):
 			bad = true // "buy milk x2": a count
 		case last && (x.s == "please" || x.s == "pls" || x.s == "plz") && k > 0:
 			// "post retro notes please in #eng": is "please" the message's?
 			bad = true
-			why = "?Should the message end with “" + x.s + "”? Put the message in quotes to say exactly what to post."
+			why = askTime("Should the message end with “" + x.s + "”? Put the message in quotes to say exactly what to post.")
 		case x.kind == tWord && (x.s == "ev" || x.s == "evy" || x.s == "nxt" || x.s == "lst" || x.s == "alt"):
 			bad = true // "ev weekday", "nxt tue": abbreviations of schedule words
 		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following", "coming", "upcoming"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
 			bad = true // "last week", "past monday"
 			if x.s == "last" || x.s == "past" || x.s == "previous" {
-				why = "That is in the past. When should it be instead?"
+				why = refusal("That is in the past. When should it be instead?")
 			}
 		case x.kind == tWord && nearDayWord(x.s) && k > 0 && slices.Contains([]string{"on", "every", "each", "next", "this", "until", "till", "by"}, t[k-1].s):
 			bad = true // "on tusdae": a day name two edits off
@@ -99,7 +99,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 		case (x.s == "every" || x.s == "each" || x.s == "evry" || x.s == "alternate") && !last && (whenish[next] || timeBearing(tokAt(t, k+1)) || unit(next) != ""):
 			bad = true // "every other weekend", "every so often": a recurrence not read
 			for n := len(t) - k; n >= 1; n-- {
-				if _, _, y := parseBlock(t[k:k+n], when{}, now); y != "" {
+				if _, _, y := parseBlock(t[k:k+n], when{}, now); y.found() {
 					why = y
 					break
 				}
@@ -109,7 +109,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 		case (x.s == "bi" || x.s == "semi") && last, x.s == "twice" || x.s == "thrice" || x.s == "once" && !last || x.s == "ago" || x.s == "or" && next == "so" || x.s == "ish" || x.s == "sharp" && last:
 			bad = true // a count, a past or an approximation left in the text
 			if x.s == "ago" {
-				why = "That is in the past. When should it be instead?"
+				why = refusal("That is in the past. When should it be instead?")
 			}
 		case (x.s == "around" || x.s == "about" || x.s == "approximately" || x.s == "approx" || x.s == "roughly") && last:
 			bad = true // "at around 9": when exactly?
@@ -118,7 +118,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 		case recurWords[x.s] && (last || k == len(t)-2):
 			bad = true // "every satday" just before the time
 			for n := len(t) - k; n >= 1; n-- {
-				if _, _, y := parseBlock(t[k:k+n], when{}, now); y != "" {
+				if _, _, y := parseBlock(t[k:k+n], when{}, now); y.found() {
 					why = y
 					break
 				}
@@ -129,7 +129,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 				if ok && (n > 1 || recurWords[x.s]) {
 					bad = true
 				}
-				if y != "" {
+				if y.found() {
 					bad, why = true, y
 				}
 			}
@@ -145,7 +145,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span, why string) {
 			return spanText(t[lo:hi]), why
 		}
 	}
-	return "", ""
+	return "", problem{}
 }
 
 // misspeltWhenWord: one edit from a word that says when, and not a word

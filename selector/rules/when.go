@@ -130,7 +130,7 @@ type parser struct {
 	w        when
 	now      time.Time // local
 	lastGood int       // where a list ended well
-	why      string    // what a production found that cannot be done
+	why      problem   // what a production found that cannot be done
 	// where the block's first phrase ended, and which production read it
 	firstEnd, firstProd int
 }
@@ -158,7 +158,7 @@ func (p *parser) is(k int, words ...string) bool {
 // token is consumed by a production and the result is consistent.
 // why is set when a production found something that cannot be done
 // ("April 31", "every 30 seconds"), whether or not the block parsed.
-func parseBlock(toks []tok, base when, now time.Time) (w when, ok bool, why string) {
+func parseBlock(toks []tok, base when, now time.Time) (w when, ok bool, why problem) {
 	w, ok, why, _ = parseBlockFirst(toks, base, now)
 	return w, ok, why
 }
@@ -179,7 +179,7 @@ func init() {
 
 // parseBlockFirst is parseBlock that also says how many tokens the first
 // phrase took when it is one of ambiguousStarts (0 otherwise).
-func parseBlockFirst(toks []tok, base when, now time.Time) (w when, ok bool, why string, firstLen int) {
+func parseBlockFirst(toks []tok, base when, now time.Time) (w when, ok bool, why problem, firstLen int) {
 	p := &parser{t: toks, w: base, now: now}
 	defer func() {
 		if ok && ambiguousStarts[p.firstProd] && p.firstEnd < len(toks) {
@@ -703,7 +703,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		}
 	}
 	if strings.Count(body, ":") == 2 {
-		p.why = "I schedule to the minute; seconds in a time (like 9:00:30) aren't supported."
+		p.why = refusal("I schedule to the minute; seconds in a time (like 9:00:30) aren't supported.")
 		return clk{}, false, false
 	}
 	switch {
@@ -718,7 +718,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 			return clk{}, false, false
 		}
 		if h > 23 || m > 59 {
-			p.why = "?That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?"
+			p.why = askTime("That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?")
 			return clk{}, false, false
 		}
 		c = clk{h: h, m: m, zero: len(a) == 2 && a[0] == '0'}
@@ -789,7 +789,7 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 	if c.ap != 0 {
 		strong = true
 		if c.h < 1 || c.h > 12 {
-			p.why = "?That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?"
+			p.why = askTime("That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?")
 			p.i = start
 			return clk{}, false, false
 		}
@@ -1148,7 +1148,7 @@ func (p *parser) pWindow() bool {
 		endH++ // "until 5:30" runs through the 5 o'clock hour
 	}
 	if a.m != 0 || endH <= from || endH > 24 {
-		p.why = "I can only run a repeating time within whole hours, such as “every 15 minutes from 9am to 5pm”."
+		p.why = refusal("I can only run a repeating time within whole hours, such as “every 15 minutes from 9am to 5pm”.")
 		p.i = start
 		return false
 	}
@@ -1213,7 +1213,7 @@ func (p *parser) pEvery() bool {
 		if _, _, ok := weekday(p.s(1)); ok {
 			// "every 2nd Tuesday": every other week, or the 2nd Tuesday
 			// of the month? Asked.
-			p.why = "?Every " + p.s(0) + " " + capitalize(p.s(1)) + " of the month, or every " + p.s(0) + " week? Say “the " + p.s(0) + " " + capitalize(p.s(1)) + " of every month” or “every other " + capitalize(p.s(1)) + "”."
+			p.why = askTime("Every " + p.s(0) + " " + capitalize(p.s(1)) + " of the month, or every " + p.s(0) + " week? Say “the " + p.s(0) + " " + capitalize(p.s(1)) + " of every month” or “every other " + capitalize(p.s(1)) + "”.")
 			return false
 		}
 	}
@@ -1430,7 +1430,7 @@ func (p *parser) recurUnit(u string, n int) bool {
 func (p *parser) recurSeconds(secs int) bool {
 	switch {
 	case secs < 60:
-		p.why = "I can't repeat more often than once a minute: the shortest interval is 60 seconds. Try “every minute”."
+		p.why = refusal("I can't repeat more often than once a minute: the shortest interval is 60 seconds. Try “every minute”.")
 		return false
 	case secs%86400 == 0:
 		return p.recurUnit("day", secs/86400)
@@ -1478,7 +1478,7 @@ func (p *parser) addDate(d ymd, recurring bool) bool {
 		return false
 	}
 	if d.d > daysIn(d.m, d.y) {
-		p.why = impossibleDate(d)
+		p.why = refusal(impossibleDate(d))
 		return false
 	}
 	if recurring || p.w.rec && d.y == 0 {
@@ -1547,7 +1547,7 @@ func (p *parser) pFrequency() bool {
 		return p.recurUnit("week", 2)
 	case "biweekly", "semiweekly":
 		// twice a week to some, every two weeks to others (NL_SPEC 30)
-		p.why = "?“" + s + "” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”."
+		p.why = askTime("“" + s + "” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”.")
 		return false
 	case "monthly":
 		p.i++
@@ -1565,7 +1565,7 @@ func (p *parser) pFrequency() bool {
 		p.i++
 		return p.recurSeconds(1800)
 	case "bimonthly", "semimonthly":
-		p.why = "?“" + s + "” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”."
+		p.why = askTime("“" + s + "” can mean twice a month or every two months: say “on the 1st and 15th” or “every other month on the 1st”.")
 		return false
 	}
 	return false
@@ -1648,7 +1648,7 @@ func (p *parser) dateList(first ymd, nm, nd int) bool {
 		}
 		if dd, ok := p.listedDom(); ok {
 			if dd > daysIn(dates[len(dates)-1].m, 0) {
-				p.why = impossibleDate(ymd{m: dates[len(dates)-1].m, d: dd})
+				p.why = refusal(impossibleDate(ymd{m: dates[len(dates)-1].m, d: dd}))
 				return false
 			}
 			dates = append(dates, ymd{m: dates[len(dates)-1].m, d: dd})
