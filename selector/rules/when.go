@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -131,8 +130,10 @@ type parser struct {
 	now      time.Time // local
 	lastGood int       // where a list ended well
 	why      problem   // what a production found that cannot be done
-	// where the block's first phrase ended, and which production read it
-	firstEnd, firstProd int
+	// where the block's first phrase ended, and whether the production
+	// that read it may end the message's text (production.mayEndText)
+	firstEnd      int
+	firstEndsText bool
 }
 
 func (p *parser) s(k int) string {
@@ -163,26 +164,12 @@ func parseBlock(toks []tok, base when, now time.Time) (w when, ok bool, why prob
 	return w, ok, why
 }
 
-// ambiguousStarts are the productions whose phrase, at the start of the
-// last block, may as well end the message's text: "what went well in
-// March every Friday", "deadline is 11/30 on Monday".
-var ambiguousStarts = map[int]bool{}
-
-func init() {
-	for k, prod := range productions {
-		switch fmt.Sprintf("%p", prod) {
-		case fmt.Sprintf("%p", (*parser).pMonths), fmt.Sprintf("%p", (*parser).pDate):
-			ambiguousStarts[k] = true
-		}
-	}
-}
-
 // parseBlockFirst is parseBlock that also says how many tokens the first
-// phrase took when it is one of ambiguousStarts (0 otherwise).
+// phrase took when its production may end the message's text (0 otherwise).
 func parseBlockFirst(toks []tok, base when, now time.Time) (w when, ok bool, why problem, firstLen int) {
 	p := &parser{t: toks, w: base, now: now}
 	defer func() {
-		if ok && ambiguousStarts[p.firstProd] && p.firstEnd < len(toks) {
+		if ok && p.firstEndsText && p.firstEnd < len(toks) {
 			firstLen = p.firstEnd
 		}
 	}()
@@ -215,12 +202,12 @@ func (p *parser) phrase(first bool) bool {
 	if first && p.is(0, "only", "exactly", "precisely", "sharp") && p.i+1 < len(p.t) {
 		p.i++ // "only on weekdays", "exactly at 9"
 	}
-	for k, prod := range productions {
+	for _, prod := range productions {
 		save, saveW := p.i, p.w
-		if prod(p) {
+		if prod.read(p) {
 			p.w.phrases++
 			if first {
-				p.firstEnd, p.firstProd = p.i, k
+				p.firstEnd, p.firstEndsText = p.i, prod.mayEndText
 			}
 			return true
 		}
@@ -242,31 +229,44 @@ func (p *parser) filler() bool {
 	return false
 }
 
-var productions = []func(p *parser) bool{
-	(*parser).pZone,
-	(*parser).pFor,
-	(*parser).pCount,
-	(*parser).pUntil,
-	(*parser).pExcept,
-	(*parser).pWindow,
-	(*parser).pMonths,
-	(*parser).pDayRange,
-	(*parser).pStart,
-	(*parser).pRelative,
-	(*parser).pEvery,
-	(*parser).pFrequency,
-	(*parser).pTimesPer,
-	(*parser).pNth,
-	(*parser).pMonthStartEnd,
-	(*parser).pDate,
-	(*parser).pDomList,
-	(*parser).pDays,
-	(*parser).pMonths,
-	(*parser).pCasualDay,
-	(*parser).pHourMinute,
-	(*parser).pPart,
-	(*parser).pClocks,
-	(*parser).pUnsupported,
+// production reads one phrase at the parser's position: it consumes the
+// tokens it understands, adds what they mean to the when and reports
+// whether it read anything (on false the parser is rewound).
+type production struct {
+	name string
+	read func(p *parser) bool
+	// mayEndText: its phrase, first in the last block, may as well end
+	// the message's text ("what went well in March every Friday",
+	// "deadline is 11/30 on Monday").
+	mayEndText bool
+}
+
+// productions are tried in order at each phrase; the first that reads
+// wins, so a longer or more specific reading comes before a shorter one.
+var productions = []production{
+	{name: "zone", read: (*parser).pZone},
+	{name: "for", read: (*parser).pFor},
+	{name: "count", read: (*parser).pCount},
+	{name: "until", read: (*parser).pUntil},
+	{name: "except", read: (*parser).pExcept},
+	{name: "window", read: (*parser).pWindow},
+	{name: "months", read: (*parser).pMonths, mayEndText: true},
+	{name: "day-range", read: (*parser).pDayRange},
+	{name: "start", read: (*parser).pStart},
+	{name: "relative", read: (*parser).pRelative},
+	{name: "every", read: (*parser).pEvery},
+	{name: "frequency", read: (*parser).pFrequency},
+	{name: "times-per", read: (*parser).pTimesPer},
+	{name: "nth", read: (*parser).pNth},
+	{name: "month-start-end", read: (*parser).pMonthStartEnd},
+	{name: "date", read: (*parser).pDate, mayEndText: true},
+	{name: "dom-list", read: (*parser).pDomList},
+	{name: "days", read: (*parser).pDays},
+	{name: "casual-day", read: (*parser).pCasualDay},
+	{name: "hour-minute", read: (*parser).pHourMinute},
+	{name: "part", read: (*parser).pPart},
+	{name: "clocks", read: (*parser).pClocks},
+	{name: "unsupported", read: (*parser).pUnsupported},
 }
 
 // ---- small readers ----
