@@ -16,6 +16,9 @@ type action struct {
 	implicit  bool // no verb: "every monday 9am: standup"
 	workflow  string
 	function  string
+	// unclearWho: a reminder names several people or someone Slack
+	// cannot know ("remind me and bob", "remind bob to"): ask whom.
+	unclearWho bool
 }
 
 func (a action) verb() string {

@@ -556,8 +556,8 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 		var byday []string
 		setpos := 0
 		for _, x := range w.nths {
-			switch x.dow {
-			case dowAny:
+			switch x.counts {
+			case anyDay:
 				if x.ord == -1 {
 					doms = append(doms, -1)
 					continue
@@ -565,7 +565,7 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 				// the nth day, or the nth to last (BYMONTHDAY=-n)
 				doms = append(doms, x.ord)
 				continue
-			case dowBiz:
+			case businessDay:
 				if setpos != 0 || len(byday) > 0 {
 					return refuse("I can only do one business day of the month per schedule.")
 				}

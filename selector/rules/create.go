@@ -149,7 +149,8 @@ var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "m
 var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
 
 // findVerb returns where the action starts in r and where its text may
-// start; -1 when there is no action word.
+// start; -1 when there is no action word. A reminder whose recipient is
+// unclear returns its start and an action saying so (unclearWho).
 func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 	for k := 0; k < len(r); k++ {
 		w := r[k].s
@@ -197,11 +198,11 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 			// "remind me and bob", "remind bob and alice", "remind bob to":
 			// one person or channel per reminder, named so Slack knows them
 			if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
-				return at, -2, action{}
+				return at, j, action{unclearWho: true}
 			}
 			if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
 				(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && !startsBlockWord(r[j]) {
-				return at, -2, action{}
+				return at, j, action{unclearWho: true}
 			}
 			return at, j, action{remindWho: who}
 		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && next(1) != "a" && next(1) != "the" && next(1) != "in"):
@@ -399,7 +400,7 @@ func create(in selector.Input, text string) selector.Decision {
 		return true
 	}
 	v, textAt, act := findVerb(in, r)
-	if textAt == -2 {
+	if act.unclearWho {
 		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
 	}
 	var region []tok

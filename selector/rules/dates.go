@@ -51,17 +51,17 @@ func (p *parser) readOrd() (int, bool) {
 
 // nthOK says why a position cannot be kept: a weekday comes at most 5
 // times in a month, a business day at most 23, a day at most 31.
-func nthOK(ords []int, dow int) string {
+func nthOK(ords []int, counts counted) string {
 	limit := 5
-	switch dow {
-	case dowBiz:
+	switch counts {
+	case businessDay:
 		limit = 23
-	case dowAny:
+	case anyDay:
 		limit = 28
 	}
 	for _, o := range ords {
 		if o > limit || -o > limit {
-			if dow >= 0 {
+			if counts == namedWeekday {
 				return "A weekday comes at most 5 times in a month, so I can't count to that one. Try “the last Friday” or “the 2nd to last Friday”."
 			}
 			return "A month has at most " + itoa(limit) + " of those, counted from either end. Which day did you mean?"
@@ -98,25 +98,25 @@ func (p *parser) pNth() bool {
 		}
 		ords = append(ords, o)
 	}
-	dow := 0
+	day := nth{counts: namedWeekday}
 	switch {
 	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work", "biz") && p.is(1, "day"):
-		dow = dowBiz
+		day.counts = businessDay
 		p.i++
 		if p.s(-1) != "weekday" && p.s(-1) != "workday" {
 			p.i++
 		}
 	case p.is(0, "day"):
-		dow = dowAny
+		day.counts = anyDay
 		p.i++
 	default:
 		d, plural, ok := p.readWeekday()
 		if !ok || plural && !p.w.rec {
 			return false
 		}
-		dow = d
+		day.dow = d
 	}
-	if why := nthOK(ords, dow); why != "" {
+	if why := nthOK(ords, day.counts); why != "" {
 		p.why = refusal(why)
 		return false
 	}
@@ -200,7 +200,7 @@ func (p *parser) pNth() bool {
 		}
 		mon = m
 	}
-	if dow == dowAny && ord > 0 && mon == 0 && !monthly && !p.w.rec {
+	if day.counts == anyDay && ord > 0 && mon == 0 && !monthly && !p.w.rec {
 		return false // "the first day": of what?
 	}
 	if mon != 0 && !p.w.rec && !every && yearlyAhead(p) {
@@ -211,7 +211,8 @@ func (p *parser) pNth() bool {
 			return false
 		}
 		// one date: the next such day in that month
-		d, ok := nthDate(p.now, mon, ord, dow)
+		day.ord = ord
+		d, ok := nthDate(p.now, mon, day)
 		if !ok {
 			return false
 		}
@@ -234,11 +235,11 @@ func (p *parser) pNth() bool {
 		p.w.unit, p.w.n = "month", 1
 	}
 	for _, o := range ords {
-		if dow == dowAny && o > 0 {
+		if day.counts == anyDay && o > 0 {
 			p.w.doms = append(slices.Clip(p.w.doms), o)
 			continue
 		}
-		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, dow: dow})
+		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, counts: day.counts, dow: day.dow})
 	}
 	return true
 }
@@ -253,10 +254,10 @@ func yearlyAhead(p *parser) bool {
 	return false
 }
 
-// nthDate is the next date (from now) that is the ord-th dow of month m.
-func nthDate(now time.Time, m, ord, dow int) (ymd, bool) {
+// nthDate is the next date (from now) that is day in month m.
+func nthDate(now time.Time, m int, day nth) (ymd, bool) {
 	for y := now.Year(); y <= now.Year()+1; y++ {
-		days := nthDays(y, m, ord, dow)
+		days := nthDays(y, m, day)
 		if len(days) == 0 {
 			continue
 		}
@@ -268,14 +269,15 @@ func nthDate(now time.Time, m, ord, dow int) (ymd, bool) {
 	return ymd{}, false
 }
 
-// nthDays: the day of month that is the ord-th dow (or day, or weekday)
-// of y-m; none when there is no fifth.
-func nthDays(y, m, ord, dow int) []int {
+// nthDays: the day of month that is day in y-m; none when there is no
+// such day (no fifth Monday).
+func nthDays(y, m int, day nth) []int {
+	ord := day.ord
 	n := daysIn(m, y)
 	var match []int
 	for d := 1; d <= n; d++ {
 		wd := int(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Weekday())
-		if dow == dowAny || dow == dowBiz && wd >= 1 && wd <= 5 || dow == wd {
+		if day.counts == anyDay || day.counts == businessDay && wd >= 1 && wd <= 5 || day.counts == namedWeekday && day.dow == wd {
 			match = append(match, d)
 		}
 	}
@@ -344,7 +346,7 @@ func (p *parser) pMonthStartEnd() bool {
 	if first {
 		p.w.doms = append(slices.Clip(p.w.doms), 1)
 	} else {
-		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: -1, dow: dowAny})
+		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: -1, counts: anyDay})
 	}
 	return true
 }

@@ -56,13 +56,22 @@ func (c clk) resolved(part string) (h int, ambiguous bool) {
 type ymd struct{ y, m, d int }
 
 // nth is "the first Monday", "the last business day", "the last day":
-// ord is 1..5 or -1 (last), -2 (second to last); dow is 0..6, dowAny (a
-// day) or dowBiz (a weekday).
-type nth struct{ ord, dow int }
+// the ord-th day of a month among the days it counts, ord 1..31 from the
+// start or -1 (last), -2 (second to last) from the end, as RRULE's
+// BYSETPOS counts.
+type nth struct {
+	ord    int
+	counts counted
+	dow    int // 0..6, the weekday counted when counts is namedWeekday
+}
+
+// counted is which days of a month an nth counts.
+type counted uint8
 
 const (
-	dowAny = -1
-	dowBiz = -2
+	namedWeekday counted = iota // "the first Monday"
+	anyDay                      // "the last day"
+	businessDay                 // "the last business day": Monday to Friday
 )
 
 // bound is a start or an end as written.
@@ -1202,7 +1211,7 @@ func (p *parser) pEvery() bool {
 				p.w.unit, p.w.n = "month", 1
 			}
 			if p.w.unit == "month" {
-				p.w.nths = append(slices.Clip(p.w.nths), nth{ord: ord, dow: d})
+				p.w.nths = append(slices.Clip(p.w.nths), nth{ord: ord, counts: namedWeekday, dow: d})
 				return true
 			}
 			p.i, p.w = save, saveW
