@@ -11,346 +11,6 @@ import (
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// readOrd reads the ordinal of "the first Monday": 1..5, -1 for last, -2
-// for second to last.
-func (p *parser) readOrd() (int, bool) {
-	switch {
-	case p.is(0, "second") && p.is(1, "to") && p.is(2, "last"):
-		p.i += 3
-		return -2, true
-	case p.is(0, "second") && p.is(1, "-") && p.is(2, "to") && p.is(3, "-") && p.is(4, "last"):
-		p.i += 5
-		return -2, true
-	case p.is(0, "penultimate"):
-		p.i++
-		return -2, true
-	case p.is(0, "last", "final"):
-		p.i++
-		return -1, true
-	}
-	n := ordinal(p.s(0))
-	if n < 1 || n > 31 {
-		return 0, false
-	}
-	p.i++
-	// "the 2nd to last", "the third-to-last", "the 4th last": counted
-	// from the end
-	switch {
-	case p.is(0, "to") && p.is(1, "last"):
-		p.i += 2
-		return -n, true
-	case p.is(0, "-") && p.is(1, "to") && p.is(2, "-") && p.is(3, "last"):
-		p.i += 4
-		return -n, true
-	case p.is(0, "last") && n > 1:
-		p.i++
-		return -n, true
-	}
-	return n, true
-}
-
-// nthOK says why a position cannot be kept: a weekday comes at most 5
-// times in a month, a business day at most 23, a day at most 31.
-func nthOK(ords []int, counts counted) string {
-	limit := 5
-	switch counts {
-	case businessDay:
-		limit = 23
-	case anyDay:
-		limit = 28
-	}
-	for _, o := range ords {
-		if o > limit || -o > limit {
-			if counts == namedWeekday {
-				return "A weekday comes at most 5 times in a month, so I can't count to that one. Try “the last Friday” or “the 2nd to last Friday”."
-			}
-			return "A month has at most " + itoa(limit) + " of those, counted from either end. Which day did you mean?"
-		}
-	}
-	return ""
-}
-
-// pNth: "the first Monday of the month", "the last Friday of every month",
-// "the last business day", "the last day of the month", "the fourth
-// Thursday of November", "the 2nd Friday in February" (one date).
-func (p *parser) pNth() bool {
-	if p.is(0, "on", "at") {
-		p.i++
-	}
-	if p.is(0, "the") {
-		p.i++
-	}
-	ord, ok := p.readOrd()
-	if !ok {
-		return false
-	}
-	ords := []int{ord}
-	for p.is(0, "and", ",", "&") {
-		j := p.i
-		p.i++
-		if p.is(0, "the") {
-			p.i++
-		}
-		o, ok := p.readOrd()
-		if !ok {
-			p.i = j
-			break
-		}
-		ords = append(ords, o)
-	}
-	day := nth{counts: namedWeekday}
-	switch {
-	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work", "biz") && p.is(1, "day"):
-		day.counts = businessDay
-		p.i++
-		if p.s(-1) != "weekday" && p.s(-1) != "workday" {
-			p.i++
-		}
-	case p.is(0, "day"):
-		day.counts = anyDay
-		p.i++
-	default:
-		d, plural, ok := p.readWeekday()
-		if !ok || plural && !p.w.rec {
-			return false
-		}
-		day.dow = d
-	}
-	if why := nthOK(ords, day.counts); why != "" {
-		p.why = refusal(why)
-		return false
-	}
-	// of the month / of every month / in November
-	monthly, every, mon, thisYear := false, false, 0, false
-	switch {
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "quarter") || p.is(0, "every", "each") && p.is(1, "quarter"):
-		// "the first Monday of every quarter": its first month; "the
-		// last day of each quarter": its last
-		p.i += 3
-		if p.s(-1) != "quarter" {
-			p.i--
-		}
-		first, last := false, false
-		for _, o := range ords {
-			first, last = first || o > 0, last || o < 0
-		}
-		if first && last {
-			p.why = askTime("The first or the last month of each quarter? Say one per schedule.")
-			return false
-		}
-		qm := []int{1, 4, 7, 10}
-		if last {
-			qm = []int{3, 6, 9, 12}
-		}
-		if p.w.unit != "" && p.w.unit != "month" || len(p.w.months) > 0 {
-			return false
-		}
-		p.w.rec, p.w.unit, p.w.n = true, "month", 1
-		p.w.months = append(slices.Clip(p.w.months), qm...)
-		monthly, every = true, true
-	case p.is(0, "this", "next") && p.tk(1).kind == tWord && !monthPartAt(p, 1) && func() bool { _, ok := month(p.s(1)); return ok }(),
-		p.is(0, "of", "in") && p.is(1, "this", "next") && func() bool { _, ok := month(p.s(2)); return ok }():
-		// "the 4th Thursday this November": that month, once
-		if p.is(0, "of", "in") {
-			p.i++
-		}
-		p.i++
-		mon, _ = p.readMonth()
-		thisYear = p.s(-2) == "this"
-	case p.is(0, "this", "next") && p.is(1, "month"), p.is(0, "of", "in") && p.is(1, "this", "next") && p.is(2, "month"):
-		// "the 2nd Tuesday next month"
-		if p.is(0, "of", "in") {
-			p.i++
-		}
-		next := p.is(0, "next")
-		p.i += 2
-		m := int(p.now.Month())
-		if next {
-			m = m%12 + 1
-		}
-		mon, thisYear = m, !next
-	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
-		monthly = true
-		p.i += 3
-	case p.is(0, "of") && p.is(1, "month"):
-		monthly = true // "last fri of month"
-		p.i += 2
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "month"):
-		monthly, every = true, true
-		p.i += 3
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "other") && p.is(3, "month"):
-		monthly, every = true, true
-		p.i += 4
-		if !p.recurUnit("month", 2) {
-			return false
-		}
-	case p.is(0, "every", "each") && p.is(1, "month"), p.is(0, "monthly"):
-		monthly, every = true, true
-		p.i += 2
-		if p.s(-1) == "every" || p.s(-1) == "monthly" {
-			p.i--
-		}
-	case p.is(0, "of", "in"):
-		j := p.i
-		p.i++
-		m, ok := p.readMonth()
-		if !ok {
-			p.i = j
-			break
-		}
-		mon = m
-	}
-	if day.counts == anyDay && ord > 0 && mon == 0 && !monthly && !p.w.rec {
-		return false // "the first day": of what?
-	}
-	if mon != 0 && !p.w.rec && !every && yearlyAhead(p) {
-		p.w.rec = true // "the fourth Thursday of November every year"
-	}
-	if mon != 0 && !p.w.rec && !every {
-		if len(ords) > 1 {
-			return false
-		}
-		// one date: the next such day in that month
-		day.ord = ord
-		d, ok := nthDate(p.now, mon, day)
-		if !ok {
-			return false
-		}
-		if thisYear && d.y != p.now.Year() {
-			p.why = refusal("That day has passed this year. Which date did you mean?")
-			return false
-		}
-		return p.addDate(d, false)
-	}
-	if !monthly && !p.w.rec && mon == 0 {
-		return false
-	}
-	p.w.rec = true
-	if mon != 0 {
-		if p.w.unit == "" || p.w.unit == "month" && p.w.n == 1 {
-			p.w.unit, p.w.n = "year", 1
-		}
-		p.w.months = append(slices.Clip(p.w.months), mon)
-	} else if p.w.unit == "" {
-		p.w.unit, p.w.n = "month", 1
-	}
-	for _, o := range ords {
-		if day.counts == anyDay && o > 0 {
-			p.w.doms = append(slices.Clip(p.w.doms), o)
-			continue
-		}
-		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, counts: day.counts, dow: day.dow})
-	}
-	return true
-}
-
-// yearlyAhead: "every year" or "annually" later in the block.
-func yearlyAhead(p *parser) bool {
-	for k := p.i; k < len(p.t); k++ {
-		if p.t[k].s == "annually" || p.t[k].s == "yearly" || (p.t[k].s == "every" || p.t[k].s == "each") && k+1 < len(p.t) && p.t[k+1].s == "year" {
-			return true
-		}
-	}
-	return false
-}
-
-// nthDate is the next date (from now) that is day in month m.
-func nthDate(now time.Time, m int, day nth) (ymd, bool) {
-	for y := now.Year(); y <= now.Year()+1; y++ {
-		days := nthDays(y, m, day)
-		if len(days) == 0 {
-			continue
-		}
-		d := days[0]
-		if !time.Date(y, time.Month(m), d, 23, 59, 0, 0, now.Location()).Before(now) {
-			return ymd{y: y, m: m, d: d}, true
-		}
-	}
-	return ymd{}, false
-}
-
-// nthDays: the day of month that is day in y-m; none when there is no
-// such day (no fifth Monday).
-func nthDays(y, m int, day nth) []int {
-	ord := day.ord
-	n := daysIn(m, y)
-	var match []int
-	for d := 1; d <= n; d++ {
-		wd := int(time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Weekday())
-		if day.counts == anyDay || day.counts == businessDay && wd >= 1 && wd <= 5 || day.counts == namedWeekday && day.dow == wd {
-			match = append(match, d)
-		}
-	}
-	switch {
-	case ord > 0 && ord <= len(match):
-		return []int{match[ord-1]}
-	case ord < 0 && -ord <= len(match):
-		return []int{match[len(match)+ord]}
-	}
-	return nil
-}
-
-// pMonthStartEnd: "at the start of every month", "the beginning of the
-// month", "at the end of each month", "end of month".
-func (p *parser) pMonthStartEnd() bool {
-	if p.is(0, "at", "on", "by") {
-		p.i++
-	}
-	if p.is(0, "the") {
-		p.i++
-	}
-	first := false
-	switch {
-	case p.is(0, "start", "beginning", "begining"):
-		first = true
-	case p.is(0, "end"):
-	default:
-		return false
-	}
-	p.i++
-	if !p.is(0, "of") {
-		return false
-	}
-	p.i++
-	every := false
-	switch {
-	case p.is(0, "every", "each") && p.is(1, "month"):
-		every = true
-		p.i += 2
-	case p.is(0, "the") && p.is(1, "month"):
-		p.i += 2
-	case p.is(0, "month"):
-		p.i++
-	case p.is(0, "every", "each") && p.is(1, "other") && p.is(2, "month"):
-		every = true
-		p.i += 3
-		if !p.recurUnit("month", 2) {
-			return false
-		}
-	default:
-		return false
-	}
-	if !every && !p.w.rec {
-		// once: the next first or last day
-		if first {
-			t := time.Date(p.now.Year(), p.now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-			return p.addDate(ymd{y: t.Year(), m: int(t.Month()), d: 1}, false)
-		}
-		y, m := p.now.Year(), int(p.now.Month())
-		return p.addDate(ymd{y: y, m: m, d: daysIn(m, y)}, false)
-	}
-	p.w.rec = true
-	if p.w.unit == "" {
-		p.w.unit, p.w.n = "month", 1
-	}
-	if first {
-		p.w.doms = append(slices.Clip(p.w.doms), 1)
-	} else {
-		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: -1, counts: anyDay})
-	}
-	return true
-}
-
 // readDate reads a calendar date: "Dec 3", "December 3rd, 2027", "3 Dec",
 // "the 3rd of December", "2026-12-03", "7/13", "25.12". It does not take
 // "on". clock is set when the date carried one (ISO).
@@ -554,369 +214,6 @@ func (p *parser) slashDates(recurring bool) bool {
 		}
 		return true
 	}
-}
-
-// addDateList adds a yearly date that may differ in month from the ones
-// already read: each (month, day) pair must fire and nothing else, so
-// dates in several months are only kept when their days agree.
-func (p *parser) addDateList(d ymd) bool {
-	p.w.rec = true
-	if p.w.unit == "" {
-		p.w.unit, p.w.n = "year", 1
-	}
-	p.w.dates = append(slices.Clip(p.w.dates), ymd{m: d.m, d: d.d})
-	return true
-}
-
-// pDomList: "on the 1st and 15th", "the 15th of every month", "on day 10
-// of each month", "the 5th and 20th of June", "every 25th".
-func (p *parser) pDomList() bool {
-	start := p.i
-	on := false
-	if p.is(0, "on") {
-		p.i++
-		on = true
-	}
-	the := false
-	if p.is(0, "the") {
-		p.i++
-		the = true
-	}
-	var doms []int
-	if p.is(0, "day") && p.tk(1).kind == tNum {
-		p.i++
-		d, ok := p.readDayOfMonth(true)
-		if !ok {
-			return false
-		}
-		doms = append(doms, d)
-		the = true
-	}
-	for len(doms) == 0 || p.is(0, "and", ",", "&") {
-		if len(doms) > 0 {
-			j := p.i
-			p.i++
-			if p.is(0, "and") {
-				p.i++
-			}
-			if p.is(0, "the") {
-				p.i++
-			}
-			if _, ok := p.peekDom(); !ok {
-				p.i = j
-				break
-			}
-		}
-		d, ok := p.readDayOfMonth(false)
-		if !ok {
-			p.i = start
-			return false
-		}
-		doms = append(doms, d)
-		// the 10th through the 12th
-		if p.is(0, "through", "thru", "to", "-", "till", "until") {
-			j := p.i
-			p.i++
-			if p.is(0, "the") {
-				p.i++
-			}
-			if e, ok := p.readDayOfMonth(false); ok && e > d && e <= 31 {
-				for x := d + 1; x <= e; x++ {
-					doms = append(doms, x)
-				}
-			} else {
-				p.i = j
-			}
-		}
-	}
-	for _, d := range doms {
-		if d < 1 || d > 31 {
-			p.why = refusal("There is no day " + itoa(d) + " in a month. Which day did you mean?")
-			return false
-		}
-	}
-	every, months, monthly := false, []int(nil), false
-	switch {
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "month"):
-		p.i += 3
-		every = true
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "other") && p.is(3, "month"):
-		p.i += 4
-		every = true
-		if !p.recurUnit("month", 2) {
-			return false
-		}
-	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
-		p.i += 3
-		monthly = true
-	case p.is(0, "of") && p.is(1, "month"):
-		p.i += 2
-		every = true // "every 1st of month"
-	case p.is(0, "every", "each") && p.is(1, "month"):
-		p.i += 2
-		every = true
-	case p.is(0, "monthly"):
-		p.i++
-		every = true
-	case p.is(0, "of", "in"):
-		j := p.i
-		p.i++
-		ms, ok := p.readMonthList()
-		if !ok {
-			p.i = j
-		}
-		months = ms
-	case p.tk(0).kind == tWord && !p.is(0, "may", "march") || p.is(0, "may", "march") && (p.i+1 == len(p.t) || p.is(1, "at", "and", ",", "every", "each")):
-		// "every 22nd February": the month with no "of"
-		j := p.i
-		if ms, ok := p.readMonthList(); ok {
-			months = ms
-		} else {
-			p.i = j
-		}
-	}
-	if start > 0 && p.t[start-1].s == "monthly" && p.w.unit == "month" && len(months) == 0 {
-		every = true // "monthly 14th"
-	}
-	if !on && !the && !every && !monthly && len(months) == 0 && (start == 0 || !slices.Contains([]string{"every", "each", "evry"}, p.t[start-1].s)) {
-		p.i = start
-		return false
-	}
-	if every || monthly && p.w.rec {
-		p.w.rec = true
-		if p.w.unit == "" {
-			p.w.unit, p.w.n = "month", 1
-		}
-	}
-	for _, m := range months {
-		for _, d := range doms {
-			if d > daysIn(m, 0) {
-				p.why = refusal(impossibleDate(ymd{m: m, d: d}))
-				return false
-			}
-		}
-	}
-	switch {
-	case p.w.rec:
-		if len(months) > 0 && p.w.unit == "" {
-			p.w.unit, p.w.n = "year", 1
-		}
-	case len(doms) == 1 && len(months) <= 1:
-		// one date: the next such day
-		if len(months) == 1 {
-			return p.addDate(ymd{m: months[0], d: doms[0]}, false)
-		}
-		p.w.domOnce = true
-	case len(months) > 1:
-		// "on the 1st of Jan, Apr, Jul and Oct": a date in several
-		// months is a yearly pattern
-		p.w.rec = true
-		if p.w.unit == "" {
-			p.w.unit, p.w.n = "year", 1
-		}
-	case len(months) > 0:
-		// "on the 5th and 20th of June": those dates, once each
-		p.w.multiOnce = true
-	default:
-		// "on the 1st and 15th": monthly
-		p.w.rec = true
-		if p.w.unit == "" {
-			p.w.unit, p.w.n = "month", 1
-		}
-	}
-	p.w.doms = append(slices.Clip(p.w.doms), doms...)
-	p.w.months = append(slices.Clip(p.w.months), months...)
-	return true
-}
-
-// pDayRange: "from Monday to Thursday", "between Monday and Friday".
-func (p *parser) pDayRange() bool {
-	if !p.is(0, "from", "between") {
-		return false
-	}
-	p.i++
-	a, _, ok := p.readWeekday()
-	if !ok || !p.is(0, "to", "through", "thru", "until", "till", "and", "-") {
-		return false
-	}
-	p.i++
-	b, _, ok := p.readWeekday()
-	if !ok {
-		return false
-	}
-	var days []int
-	for x := a; ; x = (x + 1) % 7 {
-		days = append(days, x)
-		if x == b {
-			break
-		}
-	}
-	return p.addDows(days, true)
-}
-
-// pDays: "on Monday", "Mondays", "on mon, wed and fri", "every weekday" is
-// in pEvery; "next Friday", "this Friday", "weekdays", "on weekends".
-func (p *parser) pDays() bool {
-	start := p.i
-	next := false
-	if p.is(0, "on") && p.is(1, "next", "this", "coming", "upcoming") {
-		p.i++ // "on this coming Monday"
-	}
-	switch {
-	case p.is(0, "next", "this", "coming", "upcoming") || p.is(0, "this") && p.is(1, "coming"):
-		if _, _, ok := weekday(p.s(1)); ok || p.is(1, "coming") {
-			next = p.is(0, "next")
-			p.i++
-			if p.is(0, "coming") {
-				p.i++
-			}
-			d, plural, ok := p.readWeekday()
-			if !ok || plural {
-				p.i = start
-				return false
-			}
-			if p.w.dateAny || p.w.hasDay {
-				return false
-			}
-			p.w.dows = append(slices.Clip(p.w.dows), d)
-			p.w.wdOnce, p.w.wdNext, p.w.dateAny = true, next, true
-			p.dayPartAfterDay()
-			return true
-		}
-	}
-	on := false
-	if p.is(0, "on", "every", "each") {
-		on = true
-		p.i++
-	}
-	if p.is(0, "alternate", "alternating") {
-		// "on alternate Mondays": every other week
-		p.i++
-		days, plural, ok := p.readDayList()
-		if !ok || !plural && len(days) == 1 && !p.is(-2, "every") {
-			p.i = start
-			return false
-		}
-		if !p.recurUnit("week", 2) {
-			return false
-		}
-		return p.addDows(days, true)
-	}
-	if p.is(0, "the") && p.is(1, "weekend", "weekends") {
-		p.i++
-	}
-	switch {
-	case p.is(0, "weekdays") && p.is(1, "only"):
-		p.i += 2
-		return p.addDows([]int{1, 2, 3, 4, 5}, true)
-	case p.is(0, "weekdays") || p.is(0, "business", "working", "work") && p.is(1, "days") || p.is(0, "workdays"):
-		p.i++
-		if p.s(-1) != "weekdays" && p.s(-1) != "workdays" {
-			p.i++
-		}
-		ok := p.addDows([]int{1, 2, 3, 4, 5}, true)
-		p.dayPartAfterDay()
-		return ok
-	case p.is(0, "weekends"):
-		p.i++
-		ok := p.addDows([]int{0, 6}, true)
-		p.dayPartAfterDay()
-		return ok
-	case p.is(0, "weekday", "weekend") && p.is(1, "mornings", "afternoons", "evenings", "nights"):
-		// "weekday mornings at 8"
-		days := []int{1, 2, 3, 4, 5}
-		if p.is(0, "weekend") {
-			days = []int{0, 6}
-		}
-		p.i++
-		ok := p.addDows(days, true)
-		p.dayPartAfterDay()
-		return ok
-	case on && p.is(0, "weekdays", "weekday"):
-		p.i++
-		return p.addDows([]int{1, 2, 3, 4, 5}, true)
-	case on && p.is(0, "weekend") && p.s(-1) != "the":
-		p.i++
-		return p.addDows([]int{0, 6}, true)
-	}
-	days, plural, ok := p.readDayList()
-	if !ok {
-		p.i = start
-		return false
-	}
-	if (p.w.dowsEv || p.w.wdOnce) && slices.Equal(uniq(days), uniq(p.w.dows)) && (plural || len(days) > 1 || p.w.dowsEv) {
-		// the same days said twice: "every friday … on fridays"
-		p.w.rec, p.w.dowsEv, p.w.wdOnce = true, true, false
-		p.dayPartAfterDay()
-		return true
-	}
-	if !plural && len(days) == 1 && (p.w.dowsEv || p.w.wdOnce) {
-		return false // "every monday at 9 tuesday": which?
-	}
-	if (plural || len(days) > 1) && (p.w.wdOnce || p.w.dowsEv) {
-		return false // "every weekday at 9am on sundays": which days?
-	}
-	p.w.dows = append(slices.Clip(p.w.dows), days...)
-	if plural || len(days) > 1 {
-		// a one-time post can't be on two days: "mon and wed at 2pm",
-		// "monday through friday" repeat every week
-		p.w.rec, p.w.dowsEv = true, true
-	} else {
-		p.w.wdOnce = true
-	}
-	p.dayPartAfterDay()
-	return true
-}
-
-// dayPartAfterDay: "Monday morning(s)", "weekday mornings".
-func (p *parser) dayPartAfterDay() {
-	if p.is(0, "morning", "afternoon", "evening", "night", "mornings", "afternoons", "evenings", "nights") {
-		if strings.HasSuffix(p.s(0), "s") {
-			p.w.rec, p.w.dowsEv = true, true
-		}
-		p.setPart(strings.TrimSuffix(p.s(0), "s"))
-		p.i++
-	}
-}
-
-// pMonths: "in April", "during April and May", "April through June",
-// "from April to June", "between April and June".
-func (p *parser) pMonths() bool {
-	start := p.i
-	kw := p.s(0)
-	if p.is(0, "in", "during", "for", "from", "between", "throughout", "only") {
-		p.i++
-		if kw == "only" && p.is(0, "in", "during") {
-			p.i++
-		}
-	} else {
-		kw = ""
-	}
-	if p.is(0, "the") && p.is(1, "month", "months") && p.is(2, "of") {
-		p.i += 3
-	}
-	save := p.i
-	ms, ok := p.readMonthList()
-	if !ok {
-		p.i = start
-		return false
-	}
-	if kw == "" && len(ms) < 2 {
-		p.i = start
-		return false // a bare month name, like "may", is not a limit
-	}
-	if (kw == "from" || kw == "between") && p.i-save < 3 {
-		p.i = start
-		return false
-	}
-	if y, ok := p.readYear(); ok {
-		_ = y
-		p.i = start
-		return false // "in December 2026": which day?
-	}
-	p.w.months = append(slices.Clip(p.w.months), ms...)
-	p.w.monthLimit = true
-	return true
 }
 
 // pCasualDay: today, tomorrow, the day after tomorrow; next week and this
@@ -1477,3 +774,108 @@ func (p *parser) pUnsupported() bool {
 
 var holidays = []string{"easter", "thanksgiving", "ramadan", "diwali", "passover", "hanukkah", "hannukah", "eid", "yom", "rosh", "purim",
 	"mardi", "pentecost", "whitsun"}
+
+// ymd is a calendar date as written; y is 0 when no year was.
+type ymd struct{ y, m, d int }
+
+// readYear reads a four-digit year (2026..2100).
+func (p *parser) readYear() (int, bool) {
+	if p.tk(0).kind == tNum && len(p.s(0)) == 4 {
+		if y := number(p.s(0)); y >= 2000 && y <= 2100 {
+			p.i++
+			return y, true
+		}
+	}
+	return 0, false
+}
+
+// addDate records a month and day: one date, or (recurring) a yearly one.
+func (p *parser) addDate(d ymd, recurring bool) bool {
+	if d.m < 1 || d.m > 12 || d.d < 1 {
+		return false
+	}
+	if d.d > daysIn(d.m, d.y) {
+		p.why = refusal(impossibleDate(d))
+		return false
+	}
+	if recurring || p.w.rec && d.y == 0 {
+		p.w.rec = true
+		if p.w.date != nil {
+			return false
+		}
+		if len(p.w.months) > 0 && !slices.Contains(p.w.months, d.m) && len(p.w.doms) > 0 {
+			return false
+		}
+		p.w.months = append(slices.Clip(p.w.months), d.m)
+		p.w.doms = append(slices.Clip(p.w.doms), d.d)
+		if p.w.unit == "" {
+			p.w.unit, p.w.n = "year", 1
+		}
+		return true
+	}
+	if p.w.date != nil || p.w.hasDay {
+		return false
+	}
+	p.w.date, p.w.dateAny = &d, true
+	return true
+}
+
+func daysIn(m, y int) int {
+	if y == 0 {
+		y = 2028 // a leap year: February 29 exists in some year
+	}
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func impossibleDate(d ymd) string {
+	if d.d > 31 {
+		return "There is no day " + itoa(d.d) + " in a month. Which date did you mean?"
+	}
+	s := time.Month(d.m).String() + " " + itoa(d.d)
+	if d.m == 2 && d.d == 29 {
+		return s + ", " + itoa(d.y) + " doesn't exist (" + itoa(d.y) + " is not a leap year). Which date did you mean?"
+	}
+	return s + " doesn't exist: " + time.Month(d.m).String() + " has " + itoa(daysIn(d.m, 2027)) + " days. Which date did you mean?"
+}
+
+// dateList reads more dates after a yearly one ("every June 5th and 20th",
+// "every Aug 20 and 30", "every January 1st and July 1st"); nm and nd are
+// how many months and days the when had before the first date was added.
+func (p *parser) dateList(first ymd, nm, nd int) bool {
+	m, d := first.m, first.d
+	// every June 5th and 20th, every Aug 20 and 30, every
+	// January 1st and July 1st
+	dates := []ymd{{m: m, d: d}}
+	for p.is(0, "and", ",", "&") {
+		j := p.i
+		p.i++
+		if p.is(0, "and") && p.s(-1) == "," {
+			p.i++
+		}
+		if dd, ok := p.listedDom(); ok {
+			if dd > daysIn(dates[len(dates)-1].m, 0) {
+				p.why = refusal(impossibleDate(ymd{m: dates[len(dates)-1].m, d: dd}))
+				return false
+			}
+			dates = append(dates, ymd{m: dates[len(dates)-1].m, d: dd})
+			continue
+		}
+		if m2, ok := p.readMonth(); ok {
+			if d2, ok := p.readDayOfMonth(true); ok && d2 <= daysIn(m2, 0) {
+				dates = append(dates, ymd{m: m2, d: d2})
+				continue
+			}
+		}
+		p.i = j
+		break
+	}
+	if len(dates) > 1 {
+		p.w.months, p.w.doms = p.w.months[:nm], p.w.doms[:nd]
+		for _, x := range dates {
+			if !p.addDateList(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
