@@ -74,18 +74,6 @@ func compile(w when, now time.Time, zone string) outcome {
 	return compileRecurring(w, hm, now, zone, loc)
 }
 
-func compileRelative(w when, hm [][2]int, now time.Time) outcome {
-	switch {
-	case len(hm) == 1 && w.relDays > 0:
-		d := now.AddDate(0, 0, w.relDays)
-		t := time.Date(d.Year(), d.Month(), d.Day(), hm[0][0], hm[0][1], 0, 0, now.Location())
-		return once(t, now, w)
-	case len(hm) > 0 || len(w.dows) > 0 || w.date != nil || w.hasDay:
-		return ask("Do you mean in %s, or at a set time? Say one of them.", humanDuration(w.rel))
-	}
-	return once(now.Add(w.rel), now, w)
-}
-
 func once(t, now time.Time, w when) outcome {
 	if !t.After(now) {
 		return ask("%s has already passed. When should it be instead?", t.Format("Mon 2 Jan at 3:04 PM"))
