@@ -188,61 +188,6 @@ func orYear(y, def int) int {
 	return y
 }
 
-// bounds adds startAt and endAt so that exactly the intended fires happen.
-func bounds(w when, c *compiled, now time.Time, zone string) outcome {
-	if w.start != nil {
-		if !w.start.at.After(now) && !w.start.at.Equal(dayStart(now)) {
-			return ask("The start, %s, has already passed. When should it start?", w.start.at.Format("Mon 2 Jan"))
-		}
-		if w.start.at.After(now) {
-			c.startAt = w.start.at
-		}
-	}
-	switch {
-	case w.until != nil:
-		c.endAt = w.until.at
-	case w.span > 0:
-		// a fire exactly at the end of the span is still within it; "for
-		// 4 weeks starting Dec 7" counts from Dec 7
-		from := now
-		if !c.startAt.IsZero() {
-			from = c.startAt
-		}
-		c.endAt = from.Add(w.span + time.Second)
-	}
-	sp, err := specOf(c, now)
-	if err != nil {
-		return refuse("%v", err)
-	}
-	from := now
-	if !c.startAt.IsZero() {
-		from = c.startAt.Add(-time.Second)
-	}
-	if w.count > 0 {
-		runs := sp.NextN(from, w.count)
-		if len(runs) < w.count {
-			return refuse("That schedule doesn't fire %d times.", w.count)
-		}
-		end := runs[w.count-1].Add(time.Second)
-		if c.endAt.IsZero() || end.Before(c.endAt) {
-			c.endAt = end
-		}
-		c.count, c.countEnd = w.count, end
-		sp, _ = specOf(c, now)
-	}
-	if _, ok := sp.Next(from); !ok {
-		if !c.endAt.IsZero() {
-			return ask("That schedule would not fire before it ends (%s). When should it end?", c.endAt.In(now.Location()).Format("Mon 2 Jan 2006"))
-		}
-		return refuse("That schedule would never fire.")
-	}
-	return outcome{c: c}
-}
-
-func dayStart(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
-}
-
 // specOf is the scheduler's view of a compiled schedule, with interval
 // jobs anchored at now as the create handler anchors them.
 func specOf(c *compiled, now time.Time) (*scheduler.Spec, error) {

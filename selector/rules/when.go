@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-// bound is a start or an end as written.
-type bound struct {
-	at    time.Time // local instant
-	isDay bool      // a day, month or year, not an instant
-}
-
 // when is what the phrases of a message say about time.
 type when struct {
 	clocks []clk
