@@ -890,26 +890,6 @@ func blockText(text string, blocks [][]tok) string {
 	return strings.Join(parts, " … ")
 }
 
-// describe is the schedule in words, for a question.
-func describe(c *compiled, now time.Time) string {
-	sp, err := specOf(c, now)
-	if err != nil {
-		return ""
-	}
-	d := sp.Describe()
-	if c.typ == "once" {
-		return "on " + strings.TrimPrefix(d, "Once on ")
-	}
-	return lowerFirst(d)
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}
-
 // pronounTexts are messages that only point at something said before
 // them ("… and post it"): schedbot posts the text it is given.
 var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this": true, "those": true, "these": true,

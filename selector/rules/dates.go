@@ -216,30 +216,6 @@ func (p *parser) slashDates(recurring bool) bool {
 	}
 }
 
-// pUnsupported names what NL_SPEC decision 7 says cannot be done; it never
-// consumes anything, so the block fails and the reason is said.
-func (p *parser) pUnsupported() bool {
-	s := p.s(0)
-	switch {
-	case slices.Contains(holidays, s) || p.is(0, "good") && p.is(1, "friday") || p.is(0, "memorial", "labor", "labour", "mother's", "father's", "mothers", "fathers", "independence", "presidents", "columbus", "veterans") && p.is(1, "day") || p.is(0, "chinese", "lunar") && p.is(1, "new"):
-		p.why = refusal("I can't follow holidays that move from year to year. I can schedule a fixed date instead.")
-	case p.is(0, "yesterday") || p.is(0, "last") && p.is(1, "night", "week", "month", "year"):
-		p.why = refusal("That is in the past. When should it be instead?")
-	case p.is(0, "sunrise", "sunset", "dawn", "dusk", "sundown", "sunup"):
-		p.why = refusal("I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone.")
-	case p.is(0, "iso") && p.is(1, "week") || p.is(0, "week") && p.is(1, "number") || p.is(0, "week") && number(p.s(1)) > 0 || p.is(0, "odd", "even") && p.is(1, "weeks", "week"):
-		p.why = refusal("I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday.")
-	case p.is(0, "every", "each") && (p.is(1, "few", "couple", "several") || p.is(1, "now") && p.is(2, "and")):
-		p.why = refusal("How often exactly? Give a number, such as “every 3 days at 9am”.")
-	case p.is(0, "business") && p.is(1, "hours") || p.is(0, "work", "working", "office") && p.is(1, "hours"):
-		p.why = refusal("Which hours exactly? Say “from 9am to 5pm”.")
-	}
-	return false
-}
-
-var holidays = []string{"easter", "thanksgiving", "ramadan", "diwali", "passover", "hanukkah", "hannukah", "eid", "yom", "rosh", "purim",
-	"mardi", "pentecost", "whitsun"}
-
 // ymd is a calendar date as written; y is 0 when no year was.
 type ymd struct{ y, m, d int }
 

@@ -299,61 +299,6 @@ func isOrdinalTok(x tok) bool {
 	return ordinal(x.s) > 0 && x.kind == tNum || ordinalWords[x.s] > 0 && x.s != "second"
 }
 
-var (
-	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|except\s+(?:when|if)\b|unless\b|as\s+soon\s+as\b|once\s+(?:the|it|they|we|i)\s+\w+|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
-	// holidays, sunrise… said anywhere outside the message's own words
-	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|moonrise|moonset|solstice|equinox)\b`)
-)
-
-// unsupportedIn says why the request cannot be done when it names events,
-// holidays or sunrise outside a quoted message, and the schedule was not
-// read whole without them.
-func unsupportedIn(text string, s *sentence, strict bool) string {
-	lower := strings.ToLower(text)
-	if s.quoted {
-		lower = strings.ReplaceAll(lower, strings.ToLower(s.text), " ")
-	}
-	if m := eventRe.FindString(lower); m != "" {
-		return "I can't react to events (“" + m + "”); I run things on a schedule (a time, a day, an interval)."
-	}
-	if m := unsupportedWordRe.FindString(lower); m != "" {
-		// the message's own words may name them: "post happy easter"
-		if !strict && len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(lower, strings.ToLower(m)) {
-			return ""
-		}
-		switch strings.ToLower(m) {
-		case "sunrise", "sunset", "dawn", "dusk":
-			return "I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone."
-		}
-		if strings.Contains(m, "moon") || m == "solstice" || m == "equinox" {
-			if strings.HasPrefix(m, "moon") {
-				return "I can't schedule by moonrise or moonset. I can use a fixed time of day in your timezone."
-			}
-			return "I can't follow the moon or the seasons. I can schedule a fixed date or a day of the week."
-		}
-		if strings.Contains(m, "week") {
-			return "I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday."
-		}
-		return "I can't follow holidays that move from year to year. I can schedule a fixed date instead."
-	}
-	return ""
-}
-
-// afterWhenPrep: "on easter", "at sunset" say when; "happy easter" does not.
-func afterWhenPrep(text, word string) bool {
-	for off := 0; ; {
-		i := strings.Index(text[off:], word)
-		if i < 0 {
-			return false
-		}
-		before := strings.Fields(text[:off+i])
-		if len(before) > 0 && slices.Contains([]string{"on", "at", "for", "until", "till", "before", "after", "by", "every", "each", "around", "from", "except"}, before[len(before)-1]) {
-			return true
-		}
-		off += i + len(word)
-	}
-}
-
 // verify re-reads every weekday, month, day of the month and time of day
 // the when blocks name, straight from their tokens, and checks that the
 // compiled schedule's fires over the next year contain each of them and
