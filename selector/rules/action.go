@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/schedbot/schedbot/selector"
@@ -98,4 +99,236 @@ func targetRef(in selector.Input, t target, a action) map[string]any {
 		}
 	}
 	return ref
+}
+
+var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop"}
+
+// remindLeadRe: ways of asking to be reminded that name no verb of ours.
+var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
+
+// findVerb returns where the action starts in r and where its text may
+// start; -1 when there is no action word. A reminder whose recipient is
+// unclear returns its start and an action saying so (unclearWho).
+func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
+	for k := 0; k < len(r); k++ {
+		w := r[k].s
+		if r[k].kind != tWord {
+			continue
+		}
+		if k == 0 || k == 1 && r[0].s == "/" {
+			w = misspeltVerb(w) // "remnd me to …" (NL_SPEC decision 20)
+		}
+		next := func(j int) string {
+			if k+j < len(r) {
+				return r[k+j].s
+			}
+			return ""
+		}
+		switch {
+		case w == "remind" || w == "reminding" || w == "rmind" || w == "remid" || w == "reminder" && (next(1) == "to" || next(1) == "for" || next(1) == "that" || next(1) == ":"):
+			j := k + 1
+			if k > 0 && r[k-1].s == "/" {
+				at = k - 1
+			} else {
+				at = k
+			}
+			if w == "reminder" {
+				return at, j, action{remindWho: "me"}
+			}
+			who := ""
+			if j+1 < len(r) && r[j].s == "to" && slices.Contains([]string{"me", "us"}, r[j+1].s) {
+				j++ // "remind to me"
+			}
+			switch {
+			case j < len(r) && r[j].kind == tUser:
+				who = r[j].s
+				j++
+			case j < len(r) && slices.Contains([]string{"me", "us", "everyone", "everybody", "all", "channel", "here", "myself", "yourself", "folks", "people", "y'all"}, r[j].s):
+				who = r[j].s
+				j++
+			case j+1 < len(r) && (r[j].s == "the" || r[j].s == "my" || r[j].s == "our") && slices.Contains([]string{"team", "channel", "group", "room", "crew"}, r[j+1].s):
+				who = "team"
+				j += 2
+			case j < len(r) && r[j].s == "team":
+				who = "team"
+				j++
+			}
+			// "remind me and bob", "remind bob and alice", "remind bob to":
+			// one person or channel per reminder, named so Slack knows them
+			if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
+				return at, j, action{unclearWho: true}
+			}
+			if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
+				(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && !startsBlockWord(r[j]) {
+				return at, j, action{unclearWho: true}
+			}
+			return at, j, action{remindWho: who}
+		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && next(1) != "a" && next(1) != "the" && next(1) != "in"):
+			j := k + 1
+			// post a message saying X, send the message: X
+			if j+2 < len(r) && (r[j].s == "a" || r[j].s == "the" || r[j].s == "this") && slices.Contains([]string{"message", "note", "reminder", "announcement", "post", "msg", "following"}, r[j+1].s) &&
+				(r[j+2].s == "saying" || r[j+2].s == ":" || r[j+2].s == "-" || r[j+2].kind == tQuote || r[j+2].s == "that" || r[j+2].s == "to" && r[j+1].s == "reminder") {
+				// "post a message saying X"; "post the reminder" is the text
+				j += 2
+			} else if j < len(r) && slices.Contains([]string{"message", "messages", "reminder"}, r[j].s) && j+1 < len(r) && (r[j+1].s == "saying" || r[j+1].s == ":" || r[j+1].kind == tQuote) {
+				j++
+			}
+			if j < len(r) && (r[j].s == "out" && w != "say") {
+				j++
+			}
+			return k, j, action{}
+		case w == "tell" || w == "ping" || w == "notify" || w == "alert" || w == "nudge":
+			j := k + 1
+			who := ""
+			switch {
+			case j < len(r) && r[j].kind == tUser:
+				who = r[j].s
+				j++
+			case j < len(r) && slices.Contains([]string{"everyone", "everybody", "us", "me", "all", "people", "folks"}, r[j].s):
+				who = r[j].s
+				j++
+			case j+1 < len(r) && r[j].s == "the" && slices.Contains([]string{"team", "channel", "group"}, r[j+1].s):
+				who = "team"
+				j += 2
+			}
+			if who == "" && w == "tell" && !(j < len(r) && r[j].s == "to") {
+				continue // "tell #eng to stretch": the channel is the target
+			}
+			return k, j, action{remindWho: who, tell: true}
+		case slices.Contains([]string{"schedule", "set", "setup", "create", "add", "make", "queue", "plan"}, w):
+			j := k + 1
+			if w == "set" && next(1) == "up" {
+				j++
+			}
+			if j < len(r) && (r[j].s == "a" || r[j].s == "an" || r[j].s == "the" || r[j].s == "my") {
+				j++
+			}
+			if j < len(r) && (r[j].s == "recurring" || r[j].s == "daily" || r[j].s == "weekly" || r[j].s == "monthly" || r[j].s == "new" || r[j].s == "one-time") {
+				// the adjective is read again as part of the schedule
+				if j+1 < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j+1].s) {
+					if r[j].s != "new" && r[j].s != "recurring" && r[j].s != "one-time" {
+						continue // "schedule a daily message": the schedule word would be lost
+					}
+					j++
+				}
+			}
+			if j < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j].s) {
+				kind := r[j].s
+				j++
+				if j < len(r) && (r[j].s == "saying" || r[j].s == "that" && j+1 < len(r) && r[j+1].s == "says" || r[j].s == ":" || r[j].s == "-" || r[j].s == "for" && kind == "reminder" || r[j].s == "to" && kind == "reminder" || r[j].s == "about") {
+					if r[j].s == "that" {
+						j++
+					}
+					j++
+				} else if j+1 < len(r) && r[j].s == "to" && r[j+1].s == "say" {
+					j += 2
+				}
+				a := action{}
+				if kind == "reminder" {
+					a.remindWho = "me"
+				}
+				return k, j, a
+			}
+		case slices.Contains([]string{"run", "start", "trigger", "kick", "launch", "execute", "invoke", "call", "fire"}, w):
+			j := k + 1
+			if w == "kick" {
+				if next(1) != "off" {
+					continue
+				}
+				j++
+			}
+			if j < len(r) && r[j].s == "the" {
+				j++
+			}
+			if j < len(r) && r[j].s == "workflow" && j+1 < len(r) {
+				id, n := gluedID(r, j+1)
+				return k, j + 1 + n, action{workflow: matchID(in.Workflows, id)}
+			}
+			if j < len(r) {
+				id := r[j].s
+				// a function id is lexed as words and dots: schedule . list
+				if j+2 < len(r) && r[j+1].s == "." && r[j+2].i == r[j+1].j && r[j+1].i == r[j].j {
+					id = r[j].s + "." + r[j+2].s
+					fn := strings.ToLower(id)
+					if slices.Contains(in.Functions, fn) || strings.HasPrefix(fn, "schedule.") || fn == "message.post" {
+						return k, j + 3, action{function: fn}
+					}
+				}
+				if j+1 < len(r) && r[j+1].s == "workflow" {
+					return k, j + 2, action{workflow: matchID(in.Workflows, id)}
+				}
+				if wf := matchWorkflow(in.Workflows, r, j); wf != "" {
+					n := strings.Count(wf, "-") * 2
+					return k, j + 1 + n, action{workflow: wf}
+				}
+			}
+		}
+	}
+	return -1, -1, action{}
+}
+
+// gluedID reads an id lexed in pieces ("daily", "-", "report"); n is how
+// many tokens it took.
+func gluedID(r []tok, j int) (string, int) {
+	var b strings.Builder
+	k := j
+	for k < len(r) && (k == j || r[k].i == r[k-1].j) && (r[k].kind == tWord || r[k].kind == tNum || r[k].s == "-" || r[k].s == "_" || r[k].s == ".") {
+		b.WriteString(r[k].s)
+		k++
+	}
+	return strings.TrimRight(b.String(), "-_."), k - j
+}
+
+// matchWorkflow: a known workflow id written at r[j] (lexed in pieces:
+// daily - report).
+func matchWorkflow(known []string, r []tok, j int) string {
+	for _, id := range known {
+		var b strings.Builder
+		k := j
+		for k < len(r) && b.Len() < len(id) {
+			if k > j && r[k].i != r[k-1].j {
+				break
+			}
+			b.WriteString(r[k].s)
+			k++
+		}
+		if strings.EqualFold(b.String(), id) {
+			return id
+		}
+	}
+	return ""
+}
+
+// matchID returns the known id that equals s ignoring case, else s.
+func matchID(known []string, s string) string {
+	for _, k := range known {
+		if strings.EqualFold(k, s) {
+			return k
+		}
+	}
+	return s
+}
+
+// misspeltVerbs are the verbs read when the request starts one edit from
+// one of them ("remnd", "poost", "sned"); notVerbs are words of their own
+// one edit from one.
+var (
+	misspeltVerbs = []string{"remind", "post", "send"}
+	notVerbs      = map[string]bool{"past": true, "most": true, "host": true, "pose": true, "posh": true, "sent": true, "sand": true,
+		"end": true, "lend": true, "bend": true, "mend": true, "tend": true, "rend": true, "seed": true, "pst": true, "pot": true,
+		"pest": true, "poet": true, "port": true, "pout": true, "lost": true, "cost": true, "seen": true, "sen": false, "spend": true,
+		"pots": true, "stop": true, "spot": true, "sens": true, "wend": true, "fend": true, "vend": true, "pond": true, "posts": true}
+)
+
+// misspeltVerb is the verb s is one edit from, or s.
+func misspeltVerb(s string) string {
+	if len(s) < 3 || notVerbs[s] || slices.Contains(misspeltVerbs, s) {
+		return s
+	}
+	for _, v := range misspeltVerbs {
+		if oneEdit(s, v) {
+			return v
+		}
+	}
+	return s
 }
