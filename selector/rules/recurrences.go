@@ -8,7 +8,9 @@ import (
 
 // ---- recurrence ----
 
-// pEvery: every/each + what recurs.
+// pEvery: every/each + what recurs. After the word and a step ("other",
+// "third"), the readings below are tried in order; the first that
+// recognises what follows decides, whether it reads it or refuses it.
 func (p *parser) pEvery() bool {
 	if p.is(0, "on", "at") && p.is(1, "every", "each") {
 		p.i++ // "on every Monday"
@@ -24,21 +26,46 @@ func (p *parser) pEvery() bool {
 	if p.is(0, "single") {
 		p.i++
 	}
-	n := 1
-	// "every second Tuesday of the month" is the second Tuesday;
-	// "every second Tuesday" alone is every other one
+	if ok, decided := p.everyNthOfMonth(); decided {
+		return ok
+	}
+	n := p.everyStep()
+	for _, read := range everyReadings {
+		if ok, decided := read(p, n); decided {
+			return ok
+		}
+	}
+	return false
+}
+
+// everyReadings are what may follow "every" and its step n, in the order
+// they are tried. Each reports whether it decided, and if so whether it
+// read the phrase.
+var everyReadings = []func(p *parser, n int) (ok, decided bool){
+	(*parser).everyAmount,     // every 15 minutes, every 1.5 hours, every 90m
+	(*parser).everyFraction,   // every half hour, every quarter
+	(*parser).everyWeeknight,  // every weeknight, every week day, every day of the week
+	(*parser).everyUnit,       // every day, every 2 weeks
+	(*parser).everyKindOfDay,  // every weekday, every weekend, every morning
+	(*parser).everyDays,       // every Monday and Wednesday (morning)
+	(*parser).everyMonth,      // every May 5, every April
+	(*parser).everyDayOfMonth, // every 2/14, every 25th, every first Monday
+}
+
+// everyNthOfMonth: "every second Tuesday of the month" is the second
+// Tuesday; "every 3rd fri" the 3rd Friday of each month, as calendars
+// read it; "every second Tuesday" alone is asked about.
+func (p *parser) everyNthOfMonth() (ok, decided bool) {
 	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && (monthPartAt(p, 2) || p.is(1, "and", ",", "&") && ordinal(p.s(2)) > 0 || p.is(1, "and") && p.is(2, "last")) {
 		save, saveW := p.i, p.w
 		p.w.rec = true
 		if p.pNth() {
-			return true
+			return true, true
 		}
 		p.i, p.w = save, saveW
 	}
 	if p.is(0, "2nd", "3rd", "4th", "5th") && !monthPartAt(p, 2) {
 		if _, plural, ok := weekday(p.s(1)); ok && !plural {
-			// "every 3rd fri": the 3rd Friday of each month, as calendars
-			// read it
 			save, saveW := p.i, p.w
 			p.w.rec = true
 			ord := ordinal(p.s(0))
@@ -49,10 +76,10 @@ func (p *parser) pEvery() bool {
 			}
 			if p.w.unit == "month" {
 				p.w.nths = append(slices.Clip(p.w.nths), nth{ord: ord, counts: namedWeekday, dow: d})
-				return true
+				return true, true
 			}
 			p.i, p.w = save, saveW
-			return false
+			return false, true
 		}
 	}
 	if p.is(0, "second", "third", "fourth", "fifth") && !monthPartAt(p, 2) {
@@ -60,129 +87,172 @@ func (p *parser) pEvery() bool {
 			// "every 2nd Tuesday": every other week, or the 2nd Tuesday
 			// of the month? Asked.
 			p.why = askTime("Every " + p.s(0) + " " + capitalize(p.s(1)) + " of the month, or every " + p.s(0) + " week? Say “the " + p.s(0) + " " + capitalize(p.s(1)) + " of every month” or “every other " + capitalize(p.s(1)) + "”.")
-			return false
+			return false, true
 		}
 	}
+	return false, false
+}
+
+// everyStep reads "other", "third", "4th": every how many; 1 when none.
+func (p *parser) everyStep() int {
 	switch {
 	case p.is(0, "other", "alternate", "second", "2nd") && !(p.is(0, "second", "2nd") && (p.is(1, "of") || p.is(1, "and", ",") || !p.nextIsUnitOrDay(1))):
-		n = 2
 		p.i++
+		return 2
 	case p.is(0, "third", "3rd") && p.nextIsUnitOrDay(1):
-		n = 3
 		p.i++
+		return 3
 	case p.is(0, "fourth", "4th") && p.nextIsUnitOrDay(1):
-		n = 4
 		p.i++
+		return 4
 	}
-	// every 15 minutes, every 2 hours, every 1.5 hours
+	return 1
+}
+
+// everyAmount: every 15 minutes, every 2 hours, every 1.5 hours, every 90m.
+func (p *parser) everyAmount(n int) (ok, decided bool) {
+	if n != 1 {
+		return false, false
+	}
 	save := p.i
-	if n == 1 {
-		if amt, ok := p.readAmount(); ok {
-			if u := p.readUnit(); u != "" {
-				if amt != math.Trunc(amt) {
-					secs := amt * unitSeconds[u]
-					if u == "month" || u == "year" || secs != math.Trunc(secs/60)*60 {
-						p.i = save
-						return false
-					}
-					return p.recurSeconds(int(secs))
+	if amt, ok := p.readAmount(); ok {
+		if u := p.readUnit(); u != "" {
+			if amt != math.Trunc(amt) {
+				secs := amt * unitSeconds[u]
+				if u == "month" || u == "year" || secs != math.Trunc(secs/60)*60 {
+					p.i = save
+					return false, true
 				}
-				return p.recurUnit(u, int(amt))
+				return p.recurSeconds(int(secs)), true
 			}
-			if p.is(0, "half") && p.is(1, "hour") || p.is(0, "quarter") && p.is(1, "hour") {
-				return false
-			}
-			p.i = save
+			return p.recurUnit(u, int(amt)), true
 		}
-		if s := compactDuration(p.s(0)); s > 0 && p.tk(0).kind == tNum {
-			p.i++
-			if s != math.Trunc(s/60)*60 && s >= 60 {
-				return false
-			}
-			return p.recurSeconds(int(s))
+		if p.is(0, "half") && p.is(1, "hour") || p.is(0, "quarter") && p.is(1, "hour") {
+			return false, true
 		}
+		p.i = save
 	}
+	if s := compactDuration(p.s(0)); s > 0 && p.tk(0).kind == tNum {
+		p.i++
+		if s != math.Trunc(s/60)*60 && s >= 60 {
+			return false, true
+		}
+		return p.recurSeconds(int(s)), true
+	}
+	return false, false
+}
+
+// everyFraction: every half minute, every half hour, every quarter of an
+// hour, every quarter.
+func (p *parser) everyFraction(n int) (ok, decided bool) {
 	switch {
 	case p.is(0, "half") && (p.is(1, "minute") || p.is(1, "a") && p.is(2, "minute")):
-		return p.recurSeconds(30)
+		return p.recurSeconds(30), true
 	case p.is(0, "half") && (p.is(1, "hour") || p.is(1, "an") && p.is(2, "hour")):
 		p.i += 2
 		if p.s(-1) == "an" {
 			p.i++
 		}
-		return p.recurSeconds(1800)
+		return p.recurSeconds(1800), true
 	case p.is(0, "quarter") && (p.is(1, "hour") || p.is(1, "of") && p.is(2, "an") && p.is(3, "hour")):
 		p.i += 2
 		if p.s(-1) == "of" {
 			p.i += 2
 		}
-		return p.recurSeconds(900)
+		return p.recurSeconds(900), true
 	case p.is(0, "quarter"):
 		p.i++
 		if n != 1 {
-			return false
+			return false, true
 		}
-		return p.recurQuarter()
+		return p.recurQuarter(), true
 	}
-	if p.is(0, "weeknight", "weeknights") || p.is(0, "week") && p.is(1, "day", "days") || p.is(0, "day") && p.is(1, "of") && p.is(2, "the") && p.is(3, "week") {
-		if n != 1 {
-			return false
-		}
-		switch {
-		case p.is(0, "weeknight", "weeknights"):
-			p.i++
-			return p.addDows([]int{1, 2, 3, 4, 5}, true)
-		case p.is(0, "week"):
-			p.i += 2 // "every week day"
-			return p.addDows([]int{1, 2, 3, 4, 5}, true)
-		}
-		p.i += 4 // "every day of the week"
-		return p.recurUnit("day", 1)
+	return false, false
+}
+
+// everyWeeknight: every weeknight, every week day, every day of the week.
+func (p *parser) everyWeeknight(n int) (ok, decided bool) {
+	if !(p.is(0, "weeknight", "weeknights") || p.is(0, "week") && p.is(1, "day", "days") || p.is(0, "day") && p.is(1, "of") && p.is(2, "the") && p.is(3, "week")) {
+		return false, false
 	}
+	if n != 1 {
+		return false, true
+	}
+	switch {
+	case p.is(0, "weeknight", "weeknights"):
+		p.i++
+		return p.addDows([]int{1, 2, 3, 4, 5}, true), true
+	case p.is(0, "week"):
+		p.i += 2 // "every week day"
+		return p.addDows([]int{1, 2, 3, 4, 5}, true), true
+	}
+	p.i += 4 // "every day of the week"
+	return p.recurUnit("day", 1), true
+}
+
+// everyUnit: every day, every other week, every 3rd month.
+func (p *parser) everyUnit(n int) (ok, decided bool) {
 	if u := p.readUnit(); u != "" {
-		return p.recurUnit(u, n)
+		return p.recurUnit(u, n), true
 	}
+	return false, false
+}
+
+// everyKindOfDay: every weekday, every business day, every (other)
+// weekend, every morning.
+func (p *parser) everyKindOfDay(n int) (ok, decided bool) {
 	switch {
 	case p.is(0, "weekday", "weekdays", "workday", "workdays") || p.is(0, "business", "working", "work") && p.is(1, "day", "days"):
 		if n != 1 {
-			return false
+			return false, true
 		}
 		p.i++
 		if p.s(-1) == "business" || p.s(-1) == "working" || p.s(-1) == "work" {
 			p.i++
 		}
-		return p.addDows([]int{1, 2, 3, 4, 5}, true)
+		return p.addDows([]int{1, 2, 3, 4, 5}, true), true
 	case p.is(0, "weekend", "weekends"):
 		p.i++
 		if n != 1 && !p.recurUnit("week", n) {
-			return false // "every other weekend": every 2 weeks, both days
+			return false, true // "every other weekend": every 2 weeks, both days
 		}
-		return p.addDows([]int{0, 6}, true)
-
+		return p.addDows([]int{0, 6}, true), true
 	case p.is(0, "morning", "afternoon", "evening", "night"):
 		if n != 1 {
-			return false
+			return false, true
 		}
 		p.setPart(p.s(0))
 		p.i++
-		return p.recurUnit("day", 1)
+		return p.recurUnit("day", 1), true
 	}
-	if days, _, ok := p.readDayList(); ok {
-		if n != 1 {
-			// every other Monday and Wednesday: weekly, every 2 weeks
-			if !p.recurUnit("week", n) {
-				return false
-			}
-		}
-		// "every monday morning"
-		if p.is(0, "morning", "afternoon", "evening", "night") {
-			p.setPart(p.s(0))
-			p.i++
-		}
-		return p.addDows(days, true)
+	return false, false
+}
+
+// everyDays: every Monday and Wednesday, every other Friday, every
+// Monday morning.
+func (p *parser) everyDays(n int) (ok, decided bool) {
+	days, _, ok := p.readDayList()
+	if !ok {
+		return false, false
 	}
-	// every month-name [day]: yearly
-	save = p.i
+	if n != 1 {
+		// every other Monday and Wednesday: weekly, every 2 weeks
+		if !p.recurUnit("week", n) {
+			return false, true
+		}
+	}
+	if p.is(0, "morning", "afternoon", "evening", "night") {
+		p.setPart(p.s(0))
+		p.i++
+	}
+	return p.addDows(days, true), true
+}
+
+// everyMonth: every month-name, with a day it is yearly ("every May 5",
+// "every other March 1"), without one it limits the months ("every
+// April").
+func (p *parser) everyMonth(n int) (ok, decided bool) {
+	save := p.i
 	if m, ok := p.readMonth(); ok && (m != 5 || p.tk(0).kind == tNum || ordinal(p.s(0)) > 0) {
 		if d, ok := p.readDayOfMonth(true); ok {
 			if n != 1 {
@@ -191,38 +261,39 @@ func (p *parser) pEvery() bool {
 			p.w.rec = true
 			nm, nd := len(p.w.months), len(p.w.doms)
 			if !p.addDate(ymd{m: m, d: d}, true) {
-				return false
+				return false, true
 			}
-			return p.dateList(ymd{m: m, d: d}, nm, nd)
+			return p.dateList(ymd{m: m, d: d}, nm, nd), true
 		}
 		if n != 1 {
-			return false
+			return false, true
 		}
 		p.w.rec = true
-		return p.addMonths([]int{m})
+		return p.addMonths([]int{m}), true
 	}
 	p.i = save
-	// every 2/14 (and 8/14): yearly
+	return false, false
+}
+
+// everyDayOfMonth: every 2/14 (and 8/14), yearly; every 25th, every 12th
+// and 26th, every 3rd of January, every first Monday.
+func (p *parser) everyDayOfMonth(n int) (ok, decided bool) {
 	if p.tk(0).kind == tNum && strings.Count(p.s(0), "/") == 1 {
-		return p.slashDates(true)
+		return p.slashDates(true), true
 	}
-	// every 25th, every 12th and 26th, every 3rd of January, every first monday
 	if p.is(0, "last", "first", "second", "third", "fourth", "fifth", "1st", "2nd", "3rd", "4th", "5th", "final") {
 		save, saveW := p.i, p.w
 		p.w.rec = true
 		if p.pNth() {
-			return true
+			return true, true
 		}
 		p.i, p.w = save, saveW
 	}
 	if _, ok := p.peekDom(); ok {
 		p.w.rec = true
-		return p.pDomList()
+		return p.pDomList(), true
 	}
-	if n != 1 {
-		return false
-	}
-	return false
+	return false, false
 }
 
 // monthPartAt: "of the month", "of every month", "in November" at p.i+k.
