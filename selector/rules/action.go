@@ -313,7 +313,7 @@ func matchID(known []string, s string) string {
 // one of them ("remnd", "poost", "sned"); notVerbs are words of their own
 // one edit from one.
 var (
-	misspeltVerbs = []string{"remind", "post", "send"}
+	misspeltVerbs = append([]string{"remind"}, postVerbs[:2]...) // remind, post, send
 	notVerbs      = map[string]bool{"past": true, "most": true, "host": true, "pose": true, "posh": true, "sent": true, "sand": true,
 		"end": true, "lend": true, "bend": true, "mend": true, "tend": true, "rend": true, "seed": true, "pst": true, "pot": true,
 		"pest": true, "poet": true, "port": true, "pout": true, "lost": true, "cost": true, "seen": true, "sen": false, "spend": true,

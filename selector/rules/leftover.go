@@ -170,11 +170,9 @@ var realWords = map[string]bool{"ever": true, "very": true, "evert": true, "dair
 	"early": true, "nearly": true, "dearly": true, "yearling": true}
 
 // holidayWords name days that move or that the grammar cannot place.
-var holidayWords = map[string]bool{"easter": true, "thanksgiving": true, "christmas": false, "black": true, "cyber": true, "ash": true,
-	"super": true, "bowl": true, "election": true, "mlk": true, "presidents": true, "president's": true, "columbus": true,
-	"mardi": true, "gras": true, "memorial": true, "labor": true, "labour": true, "veterans": true, "independence": true,
-	"ramadan": true, "diwali": true, "passover": true, "hanukkah": true, "eid": true, "orthodox": true, "good": false,
-	"mother's": true, "father's": true, "mothers": true, "fathers": true, "lunar": true, "chinese": true, "yom": true, "rosh": true}
+// Not "christmas" nor "good": Christmas is a date, and "good" too common.
+var holidayWords = wordSet(movingHolidays, strings.Fields(`black cyber ash super bowl election mlk presidents president's
+	columbus gras memorial labor labour veterans independence orthodox mother's father's mothers fathers lunar chinese`))
 
 // zoneAreas begin IANA zone ids.
 var zoneAreas = map[string]bool{"europe": true, "america": true, "asia": true, "africa": true, "australia": true, "pacific": true,
@@ -185,11 +183,9 @@ var zoneishWords = map[string]bool{"local": true, "their": true, "my": true, "ou
 	"server": true, "office": true, "hq": true, "standard": true, "daylight": true, "summer": true, "winter": true, "home": true, "company": true, "team": true}
 
 // whenish words after "every" make a recurrence, read or not.
-var whenish = map[string]bool{"other": true, "alternate": true, "second": true, "third": true, "fourth": true, "fifth": true, "last": true,
-	"first": true, "weekend": true, "weekends": true, "weekday": true, "weekdays": true, "weeknight": true, "weeknights": true,
-	"workday": true, "workdays": true, "business": true, "working": true, "leap": true, "so": true, "now": true, "single": true,
-	"couple": true, "few": true, "several": true, "morning": true, "afternoon": true, "evening": true, "night": true,
-	"mornings": true, "evenings": true, "nights": true, "quarter": true, "half": true, "time": true, "fortnight": true, "semester": true, "term": true}
+var whenish = wordSet(dayParts, strings.Fields(`other alternate second third fourth fifth last first weekend weekends weekday
+	weekdays weeknight weeknights workday workdays business working leap so now single couple few several mornings evenings
+	nights quarter half time fortnight semester term`))
 
 // vagueFrequency words say how often without saying when.
 var vagueFrequency = map[string]bool{"occasionally": true, "sometimes": true, "regularly": true, "periodically": true, "often": true,
@@ -197,19 +193,12 @@ var vagueFrequency = map[string]bool{"occasionally": true, "sometimes": true, "r
 	"mornings": true, "evenings": true, "afternoons": true, "nights": true}
 
 // leadWords may start a piece of a schedule.
-var leadWords = map[string]bool{}
+var leadWords = wordSet(everyWords, frequencyWords, relativeDays, strings.Fields(`everyday at on in next this until till from
+	starting for by except weekdays weekends noon midnight once twice within after yesterday`))
 
 // adjectives are frequency words that also describe a noun.
 var adjectives = map[string]bool{"daily": true, "weekly": true, "monthly": true, "yearly": true, "hourly": true, "quarterly": true,
 	"annual": true, "fortnightly": true, "nightly": true}
-
-func init() {
-	for _, w := range strings.Fields(`every each evry everyday at on in next this until till from starting for by daily weekly
-		monthly yearly annually hourly quarterly biweekly fortnightly nightly today tomorrow tonight tmr tmrw except weekdays
-		weekends noon midnight once twice within after yesterday`) {
-		leadWords[w] = true
-	}
-}
 
 func tokAt(t []tok, k int) tok {
 	if k >= 0 && k < len(t) {
@@ -235,14 +224,13 @@ func spanText(t []tok) string {
 	return b.String()
 }
 
-var whenPreps = []string{"at", "on", "every", "each", "next", "this", "until", "till", "from", "by", "before", "after", "except", "starting", "in", "through", "thru", "between", "during", "evry"}
+var whenPreps = append(slices.Clone(everyWords), "at", "on", "next", "this", "until", "till", "from", "by", "before", "after", "except",
+	"starting", "in", "through", "thru", "between", "during")
 
 var listWords = map[string]bool{"and": true, ",": true, "&": true, "/": true, "or": true, "-": true, "through": true, "thru": true, "to": true, "till": true, "until": true}
 
-var recurWords = map[string]bool{"every": true, "each": true, "evry": true, "everyday": true, "daily": true, "weekly": true, "monthly": true,
-	"yearly": true, "annually": true, "hourly": true, "quarterly": true, "biweekly": true, "fortnightly": true, "nightly": true,
-	"tomorrow": true, "tonight": true, "today": true, "tmr": true, "tmrw": true, "until": true, "till": true, "except": true,
-	"weekdays": true, "weekends": true, "noon": true, "midnight": true, "midday": true}
+var recurWords = wordSet(everyWords, frequencyWords, relativeDays, []string{"everyday", "until", "till", "except", "weekdays",
+	"weekends", "noon", "midnight", "midday"})
 
 var periodRe = regexp.MustCompile(`^(?:q[1-4]|h[12]|fy\d{2,4}|cy\d{2,4}|w\d{1,2}|wk\d{1,2})$`)
 

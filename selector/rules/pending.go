@@ -80,9 +80,8 @@ func answerShaped(missing, text string) bool {
 	return true
 }
 
-var vagueTimes = map[string]bool{"am": true, "pm": true, "a.m.": true, "p.m.": true, "morning": true, "afternoon": true,
-	"evening": true, "night": true, "noon": true, "midnight": true, "lunchtime": true, "hourly": true, "weekly": true,
-	"monthly": true, "yearly": true, "annually": true, "weekdays": true, "weekends": true, "now": true}
+var vagueTimes = wordSet(dayParts, strings.Fields(`am pm a.m. p.m. noon midnight lunchtime hourly weekly monthly yearly
+	annually weekdays weekends now`))
 
 // stillAsking asks the open question again, saying how to drop it.
 func stillAsking(in selector.Input) selector.Decision {
