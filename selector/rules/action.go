@@ -9,6 +9,9 @@ import (
 	"github.com/schedbot/schedbot/selector"
 )
 
+// What the job does and the verb that says it: "post", "remind me",
+// "run workflow".
+
 // action is what the job does.
 type action struct {
 	text      string // message.post text

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// Where a when block may start in a message, and reading a text into
+// its blocks.
+
 // whenBlocks reads toks left to right: each longest run the when grammar
 // reads is a block; a word that says when but is in no block is dropped.
 func whenBlocks(toks []tok, now time.Time) (blocks [][]tok, dropped []tok) {

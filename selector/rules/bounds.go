@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Bounds: "for 3 weeks", "5 times", "until March", "starting Monday",
+// "except in August"; read, then applied to the compiled schedule.
+
 // bounds adds startAt and endAt so that exactly the intended fires happen.
 func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 	if w.start != nil {

@@ -9,6 +9,9 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
+// Compiling what the phrases said to one schedule: once, an offset or a
+// recurrence (compile_recurring.go), then its bounds (bounds.go).
+
 // compiled is a when turned into a schedule.
 type compiled struct {
 	typ     string         // cron, interval, once, rrule

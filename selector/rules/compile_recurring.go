@@ -10,6 +10,8 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
+// Compiling a recurrence to a cron, an interval or an rrule.
+
 // compileRecurring builds a cron, an interval or an rrule.
 func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time.Location) outcome {
 	if w.date != nil || w.hasDay || w.domOnce && !w.multiOnce {

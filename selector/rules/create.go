@@ -10,6 +10,16 @@ import (
 	"github.com/schedbot/schedbot/selector"
 )
 
+// A request to create reads, in tokens:
+//
+//	[when] verb [who] [when (to|that|:)] text [when]
+//
+// where each [when] is a block the grammar reads whole, the target
+// ("in #team") may stand anywhere, and the text is one run of what is left.
+// The last block is the longest tail of the message that the grammar
+// reads to the end; so "post the monday report every friday at 5pm" keeps
+// "the monday report" as the text.
+
 // textConnectors stand between the action and its text.
 var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "with", "re", "regarding"}
 

@@ -9,6 +9,8 @@ import (
 	"github.com/schedbot/schedbot/scheduler"
 )
 
+// Calendar dates: "March 3", "3/4", "2027-01-15", "every 2/14 and 8/14".
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // readDate reads a calendar date: "Dec 3", "December 3rd, 2027", "3 Dec",

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// Days of the week and their ranges: "Monday", "mon-fri", "weekdays",
+// "from Monday to Thursday", "tue/thu".
+
 // pDayRange: "from Monday to Thursday", "between Monday and Friday".
 func (p *parser) pDayRange() bool {
 	if !p.is(0, "from", "between") {

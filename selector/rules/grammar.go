@@ -7,6 +7,16 @@ import (
 	"time"
 )
 
+// The grammar of the "when". A block of tokens is read phrase by phrase;
+// each production consumes the tokens it understands and adds what they
+// mean to a when. A block is accepted only if every token in it is
+// consumed and the phrases agree with each other: what a production does
+// not understand is never skipped.
+//
+// The productions of each phrasing family are in a file of their own
+// (see the package comment); the productions table below lists them all
+// in the order they are tried.
+
 // when is what the phrases of a message say about time.
 type when struct {
 	clocks []clk
@@ -204,8 +214,6 @@ var productions = []production{
 	{name: "clocks", read: (*parser).pClocks},
 	{name: "unsupported", read: (*parser).pUnsupported},
 }
-
-// ---- small readers ----
 
 // readNumber reads a count: "3", "three", "a", "an".
 func (p *parser) readNumber(allowA bool) (int, bool) {

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// Within the hour and the day: "on the hour", "at :15", "every 15 minutes
+// from 9am to 5pm".
+
 // pHourMinute: "on the hour", "on the half hour", "at half past",
 // "at :15", "at 15 past", "at quarter past and quarter to", "at minute 15".
 func (p *parser) pHourMinute() bool {

@@ -8,6 +8,9 @@ import (
 	"github.com/schedbot/schedbot/selector"
 )
 
+// Finding the job a message names, and asking which one when several
+// match.
+
 // namesJob reports whether words name a job: an id, "it", or words that
 // match one of the jobs.
 func namesJob(in selector.Input, words string) bool {

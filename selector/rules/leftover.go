@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// The words left in a message's text: none may be a piece of a schedule
+// the grammar did not read (NL_SPEC decision 24).
+
 // leftover returns the part of the message text that reads like a piece
 // of a schedule the grammar did not take ("every 2/14 and" in "post x every
 // 2/14 and 8/14 at noon" if the dates were not read): such a message was

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// Days of the month and months: "on the 1st and 15th", "in April",
+// "April through June".
+
 // addDateList adds a yearly date that may differ in month from the ones
 // already read: each (month, day) pair must fire and nothing else, so
 // dates in several months are only kept when their days agree.

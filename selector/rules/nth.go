@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Days counted within a month: "the first Monday", "the last business
+// day", "the end of the month".
+
 // readOrd reads the ordinal of "the first Monday": 1..5, -1 for last, -2
 // for second to last.
 func (p *parser) readOrd() (int, bool) {

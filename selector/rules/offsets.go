@@ -2,6 +2,8 @@ package rules
 
 import "time"
 
+// Offsets from now: "in 2 hours", "in 3 days", "today", "tomorrow".
+
 func compileRelative(w when, hm [][2]int, now time.Time) outcome {
 	switch {
 	case len(hm) == 1 && w.relDays > 0:

@@ -7,6 +7,8 @@ import (
 	"github.com/schedbot/schedbot/selector"
 )
 
+// Replies to an open question: an answer, a new request, or neither.
+
 // decidePending reads a message while a question waits. A complete new
 // request is that request (the question is dropped, and the person told);
 // an answer completes the question; a new request that is itself

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// ---- recurrence ----
+// Recurrences: "every …", "daily", "fortnightly", "twice a week",
+// "3 times a day".
 
 // pEvery: every/each + what recurs. After the word and a step ("other",
 // "third"), the readings below are tried in order; the first that

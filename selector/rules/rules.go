@@ -1,8 +1,3 @@
-// Package rules is the offline, deterministic selector: a tokenizer and a
-// small grammar for the phrasings in docs/NL_SPEC.md, which proves its reading
-// before it answers (every word is the message, the target or part of the
-// when; every day, month, date and time named is among the fires). It
-// never touches the network.
 package rules
 
 import (
@@ -115,8 +110,6 @@ func hasLetters(s string) bool {
 	}
 	return false
 }
-
-// ---- help (NL_SPEC decision 22) ----
 
 var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+(?:u|you)\s+can\s+do|what\s+can\s+u\s+do|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+are\s+(?:the|your)\s+(?:commands|options)|list\s+(?:the|your)\s+commands|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey|help\s+(?:with\s+)?(?:reminders?|schedules?|jobs?|remind|scheduling|posts?|commands?))\s*[?!.]*$`)
 

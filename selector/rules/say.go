@@ -8,6 +8,8 @@ import (
 	"github.com/schedbot/schedbot/scheduler"
 )
 
+// Naming days, months, times and durations in replies.
+
 func uniq(v []int) []int {
 	out := slices.Clone(v)
 	slices.Sort(out)

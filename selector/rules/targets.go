@@ -5,15 +5,7 @@ import (
 	"strings"
 )
 
-// A request to create reads, in tokens:
-//
-//	[when] verb [who] [when (to|that|:)] text [when]
-//
-// where each [when] is a block the grammar reads whole, the target
-// ("in #team") may stand anywhere, and the text is one run of what is left.
-// The last block is the longest tail of the message that the grammar
-// reads to the end; so "post the monday report every friday at 5pm" keeps
-// "the monday report" as the text.
+// Where a message goes: "in #team", "to @ana", "-> #ops".
 
 // sentence is a message taken apart.
 type sentence struct {

@@ -5,11 +5,8 @@ import (
 	"strings"
 )
 
-// The grammar of the "when". A block of tokens is read phrase by phrase;
-// each production consumes the tokens it understands and adds what they
-// mean to a when. A block is accepted only if every token in it is
-// consumed and the phrases agree with each other: what a production does
-// not understand is never skipped.
+// Times of day: "9am", "17:30", "noon", "half past 3", "3 in the
+// afternoon", "tonight".
 
 // clk is a time of day as written.
 type clk struct {
@@ -49,8 +46,6 @@ func (c clk) resolved(part string) (h int, ambiguous bool) {
 	}
 	return c.h, true
 }
-
-// ---- clocks ----
 
 // readClock reads one time of day. strong reports a form that is a time
 // on its own ("9am", "9:30", "noon"); a bare "9" is not.

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// What the rules refuse by name: holidays that move, sunrise, week
+// numbers, events ("when the build fails").
+
 // pUnsupported names what NL_SPEC decision 7 says cannot be done; it never
 // consumes anything, so the block fails and the reason is said.
 func (p *parser) pUnsupported() bool {

@@ -9,6 +9,8 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
+// Changing a job's schedule: "move the standup to 10am".
+
 // update reads "change X to <when>": X names the job, the rest is a new
 // when, and what the words do not change is kept (NL_SPEC decision 23).
 func update(in selector.Input, text, words string) selector.Decision {

@@ -7,6 +7,8 @@ import (
 	"github.com/schedbot/schedbot/scheduler"
 )
 
+// Timezones: "PST", "(ET)", "London time", "in Europe/Berlin".
+
 // pZone: "PST", "(ET)", "Pacific time", "London time", "in Europe/Berlin",
 // "UTC".
 func (p *parser) pZone() bool {
