@@ -23,8 +23,69 @@ import (
 // textConnectors stand between the action and its text.
 var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "with", "re", "regarding"}
 
-// create reads a request to create a job.
+// reading is a request to create being read: the sentence, the when its
+// blocks have said so far, and the first problem a block found.
+type reading struct {
+	in   selector.Input
+	text string // the message as sent
+	body string // the message without its greeting, as lexed
+	s    *sentence
+	w    when
+	why  problem
+	now  time.Time // in zone
+	zone string
+	loc  *time.Location
+}
+
+// add reads b as a when block on top of what was read; false when the
+// grammar does not read it whole (its problem is kept).
+func (r *reading) add(b []tok) bool {
+	if len(b) == 0 {
+		return true
+	}
+	nw, ok, y := parseBlock(b, r.w, r.now)
+	if !ok {
+		if y.found() {
+			r.why = y
+		}
+		return false
+	}
+	r.w = nw
+	r.s.blocks = append(r.s.blocks, b)
+	return true
+}
+
+// create reads a request to create a job, step by step; each step either
+// goes on or decides (a question, a refusal).
 func create(in selector.Input, text string) selector.Decision {
+	r, d, done := startReading(in, text)
+	if done {
+		return d
+	}
+	rest := r.s.rest()
+	v, textAt, act := findVerb(in, rest)
+	if act.unclearWho {
+		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
+	}
+	region, d, done := r.aroundVerb(rest, v, textAt, act)
+	if done {
+		return d
+	}
+	textToks, d, done := r.takeTail(region, v)
+	if done {
+		return d
+	}
+	if d, done := r.takeText(textToks, v); done {
+		return d
+	}
+	if d, done := r.checkText(); done {
+		return d
+	}
+	return r.compileCall()
+}
+
+// startReading lexes the message, takes its targets and its timezone.
+func startReading(in selector.Input, text string) (r *reading, d selector.Decision, done bool) {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
@@ -33,11 +94,11 @@ func create(in selector.Input, text string) selector.Decision {
 		s.used = append(s.used, true) // a leading emoji says nothing
 	}
 	if len(s.toks) > 400 {
-		return unsupported("That message is too long to read as a schedule. Tell me in a sentence what to post, where and when.")
+		return nil, unsupported("That message is too long to read as a schedule. Tell me in a sentence what to post, where and when."), true
 	}
 	s.used = append(s.used, make([]bool, len(s.toks)-len(s.used))...)
 	if why := s.takeTargets(); why != "" {
-		return unsupported("%s", why)
+		return nil, unsupported("%s", why), true
 	}
 	zone := in.Timezone
 	if zone == "" {
@@ -47,76 +108,67 @@ func create(in selector.Input, text string) selector.Decision {
 	if err != nil {
 		loc, zone = time.UTC, "UTC"
 	}
-	now := in.Now.In(loc)
 	s.dropPoliteEnd()
-	r := s.rest()
+	return &reading{in: in, text: text, body: body, s: s, now: in.Now.In(loc), zone: zone, loc: loc}, selector.Decision{}, false
+}
 
-	var w when
-	var why problem
-	add := func(b []tok) bool {
-		if len(b) == 0 {
-			return true
-		}
-		nw, ok, y := parseBlock(b, w, now)
-		if !ok {
-			if y.found() {
-				why = y
-			}
-			return false
-		}
-		w = nw
-		s.blocks = append(s.blocks, b)
-		return true
-	}
-	v, textAt, act := findVerb(in, r)
-	if act.unclearWho {
-		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
-	}
-	var region []tok
+// aroundVerb reads a when before the action ("every weekday at 9am remind
+// #team to …") and between the action and its text ("remind me at 3pm to
+// call mom"), or, with no action word, a when before a colon ("every
+// monday 9am: standup"). It returns where the text and a trailing when
+// may be.
+func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []tok, d selector.Decision, done bool) {
+	in, text, s := r.in, r.text, r.s
 	switch {
 	case v >= 0:
-		// a when before the action: "every weekday at 9am remind #team to …"
-		head := trimConnectors(r[:v])
-		if q := clauseBefore(text, r[:v], w, now); q != "" {
+		head := trimConnectors(rest[:v])
+		if q := clauseBefore(text, rest[:v], r.w, r.now); q != "" {
 			// the answer is read with the request from its action on
-			return clarify(in, withoutPronoun(r[v:], body), selector.MissingAction, q)
+			return nil, clarify(in, withoutPronoun(rest[v:], r.body), selector.MissingAction, q), true
 		}
-		if len(head) > 0 && !add(head) && !chatter(head) {
-			return s.notUnderstood(in, text, w, head, why)
+		if len(head) > 0 && !r.add(head) && !chatter(head) {
+			return nil, s.notUnderstood(in, text, r.w, head, r.why), true
 		}
 		s.act = act
-		region = r[textAt:]
-		// a when between the action and "to": "remind me at 3pm to call mom"
+		region = rest[textAt:]
 		if len(region) > 0 {
 			for k := len(region) - 1; k >= 1; k-- {
 				if !slices.Contains([]string{"to", "that", ":", "about"}, region[k].s) && region[k].kind != tQuote {
 					continue
 				}
-				if _, ok, y := parseBlock(region[:k], w, now); ok {
-					add(region[:k])
+				if _, ok, y := parseBlock(region[:k], r.w, r.now); ok {
+					r.add(region[:k])
 					region = region[k:]
 					break
-				} else if y.found() && !why.found() {
-					why = y // "every February 30 at 9am": said why it cannot be
+				} else if y.found() && !r.why.found() {
+					r.why = y // "every February 30 at 9am": said why it cannot be
 				}
 			}
 		}
 		region = trimLeadConnectors(region)
 	default:
 		// no action word: "every monday 9am: standup -> #team", or a quote
-		region = r
-		for k, t := range r {
-			if (t.s == ":" || t.s == "-") && k > 0 && k+1 < len(r) {
-				if _, ok, _ := parseBlock(r[:k], w, now); ok {
-					add(r[:k])
-					region = r[k+1:]
+		region = rest
+		for k, t := range rest {
+			if (t.s == ":" || t.s == "-") && k > 0 && k+1 < len(rest) {
+				if _, ok, _ := parseBlock(rest[:k], r.w, r.now); ok {
+					r.add(rest[:k])
+					region = rest[k+1:]
 					s.act.implicit = true
 					break
 				}
 			}
 		}
 	}
-	// the longest tail the grammar reads
+	return region, selector.Decision{}, false
+}
+
+// takeTail reads the longest tail of region the grammar reads as a when
+// (or, after a verb and with no when yet, the longest head: "/remind #eng
+// in 30 minutes deploy window opens"), and returns what is left for the
+// text.
+func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Decision, done bool) {
+	in, text, s := r.in, r.text, r.s
 	tail := -1
 	lo := 0
 	if len(region) > 60 {
@@ -132,56 +184,69 @@ func create(in selector.Input, text string) selector.Decision {
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
-		if _, ok, y, first := parseBlockFirst(region[k:], w, now); ok {
+		if _, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {
 			// "what went well in March every Friday": a month or a date
 			// that the rest of the when does not need may end the text
-			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
+			if rest, ok2, _ := parseBlock(region[k+first:], r.w, r.now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
 				!slices.Contains([]string{"during", "throughout", "every", "each"}, region[k].s) {
 				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 				amb := body[region[k].i:region[k+first-1].j]
-				return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb))
+				return nil, clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb)), true
 			}
 			tail = k
 			break
-		} else if y.found() && !why.found() {
-			why = y
+		} else if y.found() && !r.why.found() {
+			r.why = y
 		}
 	}
-	textToks := region
+	textToks = region
 	if tail > 0 {
-		// "call Sam before 5pm", "some Tuesday at 10am": the when is
-		// qualified by a word the grammar does not read
-		prev, first := region[tail-1], region[tail]
-		_, _, bareDay := weekday(first.s)
-		_, bareMonth := month(first.s)
-		bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
-		if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
-			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
-			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
-			bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
-			body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
-			if holidayDays[prev.s+" "+first.s] {
-				return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j])
-			}
-			return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j]))
+		if d, done := qualifiedWhen(in, text, region, tail); done {
+			return nil, d, true
 		}
 	}
 	if tail >= 0 {
 		textToks = region[:tail]
-		add(region[tail:])
+		r.add(region[tail:])
 	} else if v >= 0 && len(s.blocks) == 0 {
 		// "/remind #eng in 30 minutes deploy window opens": the when first
 		for k := min(len(region)-1, 12); k >= 1; k-- {
-			if _, ok, _ := parseBlock(region[:k], w, now); ok {
-				add(region[:k])
+			if _, ok, _ := parseBlock(region[:k], r.w, r.now); ok {
+				r.add(region[:k])
 				textToks = region[k:]
 				s.whenBeforeText = true
 				break
 			}
 		}
 	}
-	textToks = trimTrailConnectors(textToks)
-	// the text
+	return trimTrailConnectors(textToks), selector.Decision{}, false
+}
+
+// qualifiedWhen asks or refuses when the when that starts region[tail] is
+// qualified by a word the grammar does not read: "call Sam before 5pm",
+// "some Tuesday at 10am", "Black Friday".
+func qualifiedWhen(in selector.Input, text string, region []tok, tail int) (selector.Decision, bool) {
+	prev, first := region[tail-1], region[tail]
+	_, _, bareDay := weekday(first.s)
+	_, bareMonth := month(first.s)
+	bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
+	if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
+		slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
+		qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
+		bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
+		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+		if holidayDays[prev.s+" "+first.s] {
+			return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j]), true
+		}
+		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j])), true
+	}
+	return selector.Decision{}, false
+}
+
+// takeText sets the sentence's text from textToks: a quote, or the words
+// as written; what stands beside a quote is read as a when.
+func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
+	in, text, s, body := r.in, r.text, r.s, r.body
 	var quote *tok
 	for k := range textToks {
 		if textToks[k].kind == tQuote {
@@ -199,8 +264,8 @@ func create(in selector.Input, text string) selector.Decision {
 			}
 		}
 		if len(others) > 0 {
-			if nw, ok, _ := parseBlock(others, w, now); ok {
-				w = nw
+			if nw, ok, _ := parseBlock(others, r.w, r.now); ok {
+				r.w = nw
 				s.blocks = append(s.blocks, others)
 			} else if v >= 0 && textToks[0].kind != tQuote {
 				// "book the “9am train”": the quote is part of the text,
@@ -208,7 +273,7 @@ func create(in selector.Input, text string) selector.Decision {
 				s.text, s.quoted = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks), false
 				s.textToks = slices.DeleteFunc(slices.Clone(textToks), func(t tok) bool { return t.kind == tQuote })
 			} else {
-				return s.notUnderstood(in, text, w, others, why)
+				return s.notUnderstood(in, text, r.w, others, r.why), true
 			}
 		}
 	case len(textToks) > 0:
@@ -221,43 +286,57 @@ func create(in selector.Input, text string) selector.Decision {
 	if s.text == "" && v < 0 && quote == nil && !s.act.implicit {
 		// nothing to post
 		if len(s.blocks) == 0 {
-			if why.found() {
-				return s.notUnderstood(in, text, w, nil, why)
+			if r.why.found() {
+				return s.notUnderstood(in, text, r.w, nil, r.why), true
 			}
-			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
+			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am."), true
 		}
 	}
 	if !s.quoted && pronounTexts[strings.ToLower(s.text)] && s.act.workflow == "" && s.act.function == "" {
-		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text))
+		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text)), true
 	}
-	if bad, y := leftover(s.textToks, now, s.whenBeforeText); bad != "" {
+	return selector.Decision{}, false
+}
+
+// checkText holds the text to having nothing about time left in it and
+// nothing the rules refuse, and reads the blocks again in a zone they
+// name.
+func (r *reading) checkText() (selector.Decision, bool) {
+	in, text, s := r.in, r.text, r.s
+	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" {
 		if !y.found() {
-			y = why // what a longer reading found ("February 30 doesn't exist")
+			y = r.why // what a longer reading found ("February 30 doesn't exist")
 		}
-		return s.notUnderstood(in, text, w, nil, y, bad)
+		return s.notUnderstood(in, text, r.w, nil, y, bad), true
 	}
-	if len(s.blocks) == 0 && why.found() {
-		return s.notUnderstood(in, text, w, nil, why)
+	if len(s.blocks) == 0 && r.why.found() {
+		return s.notUnderstood(in, text, r.w, nil, r.why), true
 	}
 	if reason := unsupportedIn(text, s, false); reason != "" {
-		return unsupported("%s", reason)
+		return unsupported("%s", reason), true
 	}
-	if w.zone != "" && w.zone != zone {
-		zone = w.zone
-		loc, _ = scheduler.LoadLocation(zone)
-		now = in.Now.In(loc)
+	if r.w.zone != "" && r.w.zone != r.zone {
+		r.zone = r.w.zone
+		r.loc, _ = scheduler.LoadLocation(r.zone)
+		r.now = in.Now.In(r.loc)
 		// the blocks are read again in the zone they name
 		w2 := when{}
 		for _, b := range s.blocks {
-			nw, ok, _ := parseBlock(b, w2, now)
+			nw, ok, _ := parseBlock(b, w2, r.now)
 			if !ok {
-				return clarify(in, text, selector.MissingTime, "I couldn't read that time in "+zone+". Could you say it another way?")
+				return clarify(in, text, selector.MissingTime, "I couldn't read that time in "+r.zone+". Could you say it another way?"), true
 			}
 			w2 = nw
 		}
-		w = w2
+		r.w = w2
 	}
-	out := compile(w, now, zone)
+	return selector.Decision{}, false
+}
+
+// compileCall compiles the when, verifies its fires and makes the call.
+func (r *reading) compileCall() selector.Decision {
+	in, text, s, now, zone := r.in, r.text, r.s, r.now, r.zone
+	out := compile(r.w, now, zone)
 	s.act.text = s.text
 	hasAction := s.text != "" || s.act.workflow != "" || s.act.function != ""
 	switch {
@@ -278,7 +357,7 @@ func create(in selector.Input, text string) selector.Decision {
 	if !hasAction {
 		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should I post %s?", describe(c, now)))
 	}
-	if msg := verify(w, s, c, now); msg != "" {
+	if msg := verify(r.w, s, c, now); msg != "" {
 		return clarify(in, text, selector.MissingTime, msg)
 	}
 	if in.Channel != "slack" && s.tgt.channelID == "" && slices.Contains([]string{"team", "everyone", "everybody", "us", "all", "channel", "here", "folks", "people"}, s.act.remindWho) {
