@@ -20,9 +20,6 @@ import (
 // reads to the end; so "post the monday report every friday at 5pm" keeps
 // "the monday report" as the text.
 
-// textConnectors stand between the action and its text.
-var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "with", "re", "regarding"}
-
 // reading is a request to create being read: the sentence, the when its
 // blocks have said so far, and the first problem a block found.
 type reading struct {
@@ -382,97 +379,6 @@ func (r *reading) compileCall() selector.Decision {
 	return call("schedule.create", args)
 }
 
-// dropPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a message
-// after its when or target ("… every friday at 4pm thanks!").
-func (s *sentence) dropPoliteEnd() {
-	t := s.toks
-	end := len(t)
-	// a closing aside that says nothing about time: "(for the Berlin team)"
-	if end > 0 && t[end-1].s == ")" {
-		for k := end - 2; k >= 0; k-- {
-			if t[k].s == "(" {
-				aside := t[k+1 : end-1]
-				if !slices.ContainsFunc(aside, func(x tok) bool {
-					return timeBearing(x) || strongTime(x) || zoneWords[x.s] != "" || zoneAbbrev[x.s] != "" || leadWords[x.s] || recurWords[x.s]
-				}) {
-					end = k
-				}
-				break
-			}
-		}
-	}
-	for end > 0 {
-		x := t[end-1]
-		switch {
-		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "," || x.s == "-" || x.s == "🙏",
-			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
-			x.s == "you" && end >= 2 && t[end-2].s == "thank":
-			if x.s == "you" {
-				end--
-			}
-			end--
-			continue
-		}
-		break
-	}
-	if end == len(t) || end == 0 {
-		return
-	}
-	// only right after something that says when or where ("… at 4pm
-	// thanks!", "… in #team 🙏"); after the message's own words ("… on
-	// GitHub :rocket:") it is the message's
-	last := t[end-1]
-	_, _, isDay := weekday(last.s)
-	_, isMonth := month(last.s)
-	if end > 1 && (last.kind == tNum || last.kind == tChannel || isDay || isMonth || unit(last.s) != "" && len(last.s) > 1 ||
-		recurWords[last.s] || zoneAbbrev[last.s] != "" || zoneWords[last.s] != "" || slices.Contains([]string{"am", "pm", "hour", "weekdays", "weekends", "month", "year"}, last.s) ||
-		last.s == "time" && end > 2 && (zoneWords[t[end-2].s] != "" || zoneAbbrev[t[end-2].s] != "")) {
-		for x := end; x < len(t); x++ {
-			s.used[x] = true
-		}
-	}
-}
-
-func trimConnectors(r []tok) []tok {
-	r = trimLeadConnectors(r)
-	return trimTrailConnectors(r)
-}
-
-func trimLeadConnectors(r []tok) []tok {
-	for len(r) > 0 && (slices.Contains(textConnectors, r[0].s) || slices.Contains([]string{",", "and", "then", "please", "pls", "out"}, r[0].s)) && r[0].kind != tQuote {
-		r = r[1:]
-	}
-	return r
-}
-
-func trimTrailConnectors(r []tok) []tok {
-	// only what joins the text to a when: "stand by", "check in" keep
-	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
-		r = r[:len(r)-1]
-	}
-	return r
-}
-
-// cleanText is the message as written between its first and last token,
-// without the target's words, with spaces folded.
-func cleanText(raw string, s *sentence, toks []tok) string {
-	if len(toks) == 0 {
-		return ""
-	}
-	base := toks[0].i
-	b := []byte(raw)
-	for k, t := range s.toks {
-		if s.used[k] && t.i >= toks[0].i && t.j <= toks[len(toks)-1].j {
-			for x := t.i - base; x < t.j-base; x++ {
-				b[x] = ' '
-			}
-		}
-	}
-	out := strings.Join(strings.Fields(string(b)), " ")
-	return strings.Trim(out, " ,;")
-}
-
 // notUnderstood asks, saying what was understood and quoting what was not.
 func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {
 	if why.ask != nil {
@@ -526,11 +432,6 @@ func blockText(text string, blocks [][]tok) string {
 	return strings.Join(parts, " … ")
 }
 
-// pronounTexts are messages that only point at something said before
-// them ("… and post it"): schedbot posts the text it is given.
-var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this": true, "those": true, "these": true,
-	"the result": true, "the results": true, "the output": true}
-
 // clauseBefore asks what the post should say when a clause before the
 // action does something ("check the build and post it to #eng …",
 // "remnd me to send …"): its words would be dropped, and schedbot cannot
@@ -578,17 +479,4 @@ func clauseBefore(text string, head []tok, w when, now time.Time) string {
 		return fmt.Sprintf("I didn't understand “%s”: which verb did you mean? Say it again, such as “remind %s to …”.", quote(head), head[len(head)-2].s)
 	}
 	return ""
-}
-
-// withoutPronoun is the request from its action on with the pronoun that
-// stood for the message left out ("post it to #eng at 8" -> "post to #eng
-// at 8"), so that an answer naming the message completes it.
-func withoutPronoun(r []tok, body string) string {
-	out := body[r[0].i:]
-	for k := 1; k < len(r) && k < 4; k++ {
-		if pronounTexts[r[k].s] && r[k].j <= len(body) {
-			return strings.TrimSpace(body[r[0].i:r[k].i] + body[r[k].j:])
-		}
-	}
-	return strings.TrimSpace(out)
 }

@@ -33,7 +33,8 @@
 // (which job), update.go (a new schedule), ask.go (questions about jobs),
 // life.go (skip, snooze, done). Verification: leftover.go, verify.go,
 // check.go (another reader's proposal held to the same standard).
-// Replies to a question: pending.go. Shared word lists: words.go.
+// Replies to a question: pending.go. The text of a message: text.go.
+// Shared word lists: words.go.
 //
 // To add a phrasing family, write its productions in a new file, add
 // them to the productions table in grammar.go, put its words in that
