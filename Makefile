@@ -8,7 +8,7 @@ STATICCHECK ?= v0.8.2
 # What `schedbot version` prints: the tag or commit this tree is at.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 
-.PHONY: build test bench lint fuzz run clean
+.PHONY: build test bench lint fuzz run clean screenshots
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/schedbot
@@ -44,6 +44,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCallArgs$$' -fuzztime $(FUZZTIME) ./functions
 	$(GO) test -run '^$$' -fuzz '^FuzzRules$$' -fuzztime $(FUZZTIME) ./selector/rules
 	$(GO) test -run '^$$' -fuzz '^FuzzStoredRecords$$' -fuzztime $(FUZZTIME) ./store/bolt
+
+# The console's pages as the browser tests draw them, into docs/screenshots
+# (the README shows two). Needs chromium.
+screenshots:
+	SCHEDBOT_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run '^TestBrowser_Bolt$$' ./adapters/console
 
 # A terminal conversation on the embedded default (or: make run ARGS=serve).
 run:

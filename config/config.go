@@ -14,6 +14,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -126,6 +127,9 @@ type Server struct {
 	TLSCert      string `yaml:"tls_cert"`
 	TLSKey       string `yaml:"tls_key"`
 	HTTPInsecure bool   `yaml:"http_insecure"`
+	// PublicURL is where people reach the console ("https://schedbot.example.com"):
+	// the base of printed sign-in links and of Slack's sign-in redirect.
+	PublicURL string `yaml:"public_url"`
 }
 
 // CheckHTTP says what is wrong with the HTTP API's listening settings:
@@ -134,6 +138,12 @@ type Server struct {
 func (s *Server) CheckHTTP() error {
 	if (s.TLSCert == "") != (s.TLSKey == "") {
 		return errors.New("server.tls_cert and server.tls_key: give both or neither")
+	}
+	if s.PublicURL != "" {
+		u, err := url.Parse(s.PublicURL)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+			return fmt.Errorf("server.public_url: %q must be an http(s) URL with a host and no path, e.g. https://schedbot.example.com", s.PublicURL)
+		}
 	}
 	if s.HTTPListen == "" || s.TLSCert != "" || s.HTTPInsecure {
 		return nil
@@ -208,6 +218,9 @@ const (
 	DefaultTimezone    = "UTC"
 	EnvConfig          = "SCHEDBOT_CONFIG"
 	EnvSlackAPIURL     = "SCHEDBOT_SLACK_API_URL"
+	// Sign in with Slack on the console: the Slack app's OAuth client.
+	EnvSlackClientID     = "SLACK_CLIENT_ID"
+	EnvSlackClientSecret = "SLACK_CLIENT_SECRET"
 )
 
 // DefaultFunctions is the function allowlist of an orchestrator that names none.

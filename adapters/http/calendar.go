@@ -18,6 +18,7 @@ import (
 type Entry struct {
 	JobID       string          `json:"jobId"`
 	Name        string          `json:"name,omitempty"`
+	Title       string          `json:"title"` // the name, else what it posts, else the workflow
 	Description string          `json:"description"`
 	At          time.Time       `json:"at"`
 	AtLocal     string          `json:"atLocal"` // wall time in the requested zone
@@ -26,6 +27,14 @@ type Entry struct {
 	Status      store.RunStatus `json:"status,omitempty"`
 	Error       string          `json:"error,omitempty"`
 	Lateness    *float64        `json:"latenessSeconds,omitempty"`
+	// ScheduleType and JobState are the job's: an occurrence of a paused
+	// job is shown, though it will not fire while the job stays paused.
+	ScheduleType string         `json:"scheduleType"`
+	JobState     store.JobState `json:"jobState"`
+	// DST says the clocks of the job's zone change within a day of this
+	// entry, in words ("clocks go forward 1h in America/New_York on Sun 14
+	// Mar"); empty otherwise.
+	DST string `json:"dst,omitempty"`
 }
 
 // Calendar is what GET /api/v1/calendar answers.
@@ -149,9 +158,11 @@ func (h *handler) calendar(w http.ResponseWriter, r *http.Request, c *caller) er
 // maxPerSchedule; cut says some were left out.
 func jobEntries(tx store.Tx, j *store.Job, start, end, now time.Time, loc *time.Location) ([]Entry, bool, error) {
 	var out []Entry
+	title := Title(j)
 	entry := func(at time.Time) Entry {
-		return Entry{JobID: j.JobID, Name: j.Name, Description: j.Description, At: at,
-			AtLocal: at.In(loc).Format("2006-01-02T15:04:05")}
+		return Entry{JobID: j.JobID, Name: j.Name, Title: title, Description: j.Description, At: at,
+			AtLocal: at.In(loc).Format("2006-01-02T15:04:05"), ScheduleType: j.ScheduleType, JobState: j.State,
+			DST: dstNear(j, at)}
 	}
 	if start.Before(now) {
 		runs, err := tx.RunList(j.JobID, 1000)
@@ -169,12 +180,16 @@ func jobEntries(tx store.Tx, j *store.Job, start, end, now time.Time, loc *time.
 			out = append(out, e)
 		}
 	}
-	if j.State == store.JobEnabled && !j.NextRunAt.IsZero() {
+	enabled := j.State == store.JobEnabled && !j.NextRunAt.IsZero()
+	if enabled || j.State == store.JobPaused {
 		sp, err := jobSpec(j)
 		if err != nil {
 			return out, false, nil // a job the scheduler cannot read fires nothing
 		}
 		t, ok := j.NextRunAt, true
+		if !enabled { // paused: what it would fire from now, were it resumed
+			t, ok = sp.Next(now)
+		}
 		if t.Before(start) {
 			t, ok = sp.Next(start.Add(-time.Nanosecond))
 		}
@@ -193,4 +208,61 @@ func jobEntries(tx store.Tx, j *store.Job, start, end, now time.Time, loc *time.
 		return out[:maxPerSchedule], true, nil
 	}
 	return out, false, nil
+}
+
+// dstNear describes a change of the job's zone's UTC offset within a day
+// either side of at, or is empty. Interval jobs keep no wall clock.
+func dstNear(j *store.Job, at time.Time) string {
+	if j.ScheduleType == store.ScheduleInterval || j.Schedule.Timezone == "" {
+		return ""
+	}
+	loc, err := scheduler.LoadLocation(j.Schedule.Timezone)
+	if err != nil {
+		return ""
+	}
+	from, to := at.Add(-24*time.Hour), at.Add(24*time.Hour)
+	_, off0 := from.In(loc).Zone()
+	_, off1 := to.In(loc).Zone()
+	if off0 == off1 {
+		return ""
+	}
+	// Find the change by halving: offsets are constant between changes.
+	for to.Sub(from) > time.Minute {
+		mid := from.Add(to.Sub(from) / 2)
+		if _, o := mid.In(loc).Zone(); o == off0 {
+			from = mid
+		} else {
+			to = mid
+		}
+	}
+	dir, d := "forward", time.Duration(off1-off0)*time.Second
+	if d < 0 {
+		dir, d = "back", -d
+	}
+	return fmt.Sprintf("clocks go %s %s in %s on %s", dir, shortDuration(d), j.Schedule.Timezone, to.In(loc).Format("Mon 2 Jan"))
+}
+
+func shortDuration(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return fmt.Sprintf("%dmin", d/time.Minute)
+}
+
+// Title is how a job is named in a list: its name, else the text it
+// posts, else its workflow or function.
+func Title(j *store.Job) string {
+	if j.Name != "" {
+		return j.Name
+	}
+	var a struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(j.TargetAction.FunctionArgs, &a) == nil && a.Text != "" {
+		return a.Text
+	}
+	if j.TargetAction.WorkflowID != "" {
+		return j.TargetAction.WorkflowID
+	}
+	return j.TargetAction.FunctionID
 }

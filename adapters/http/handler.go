@@ -68,7 +68,7 @@ const (
 	maxPerSchedule = 200  // calendar entries of one schedule
 	maxCalendar    = 2000 // calendar entries of one response
 	maxRange       = 400 * 24 * time.Hour
-	nextRunsShown  = 5
+	nextRunsShown  = 10
 	lastUsedEvery  = time.Minute // how often a token's lastUsedAt is written
 )
 
@@ -110,11 +110,13 @@ func New(o Options) http.Handler {
 	h.route("POST /api/v1/schedules/{id}/pause", h.stateChange("schedule.pause"))
 	h.route("POST /api/v1/schedules/{id}/resume", h.stateChange("schedule.resume"))
 	h.route("POST /api/v1/schedules/{id}/trigger", h.stateChange("schedule.run_now"))
+	h.route("POST /api/v1/schedules/{id}/skip", h.stateChange("schedule.skip"))
 	h.route("GET /api/v1/schedules/{id}/runs", h.listRuns)
 	h.route("GET /api/v1/calendar", h.calendar)
 	h.route("GET /api/v1/audit", h.audit)
 	h.route("GET /api/v1/audit/verify", h.auditVerify)
 	h.route("POST /api/v1/parse", h.parse)
+	h.route("POST /api/v1/preview", h.previewCreate)
 	h.mux.HandleFunc("GET /api/v1/openapi.json", h.openAPI)
 	h.mux.HandleFunc("GET /api/v1/calendar.ics", h.calendarICS)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

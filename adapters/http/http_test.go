@@ -207,7 +207,8 @@ func TestSchedules_CreateShowListPatchDelete(t *testing.T) {
 	if shown.Description != "Every Friday at 9:00 AM (America/New_York)" || shown.NextRunAtLocal != "2027-03-12T09:00:00" {
 		t.Errorf("description %q, nextRunAtLocal %q", shown.Description, shown.NextRunAtLocal)
 	}
-	wantRuns := []string{"2027-03-12T14:00:00Z", "2027-03-19T13:00:00Z", "2027-03-26T13:00:00Z", "2027-04-02T13:00:00Z", "2027-04-09T13:00:00Z"}
+	wantRuns := []string{"2027-03-12T14:00:00Z", "2027-03-19T13:00:00Z", "2027-03-26T13:00:00Z", "2027-04-02T13:00:00Z", "2027-04-09T13:00:00Z",
+		"2027-04-16T13:00:00Z", "2027-04-23T13:00:00Z", "2027-04-30T13:00:00Z", "2027-05-07T13:00:00Z", "2027-05-14T13:00:00Z"}
 	if got := fmt.Sprint(formatAll(shown.NextRuns)); got != fmt.Sprint(wantRuns) {
 		t.Errorf("nextRuns = %v, want %v (EST, then EDT)", got, wantRuns)
 	}
@@ -708,7 +709,7 @@ func TestParse_DecidesAndPreviewsAndChangesNothing(t *testing.T) {
 	e.requireCode(r, http.StatusOK)
 	var res httpapi.ParseResult
 	r.json(t, &res)
-	if res.Decision.Function != "schedule.create" || res.Description != "Every weekday at 9:00 AM (Europe/Berlin)" || len(res.NextRuns) != 5 {
+	if res.Decision.Function != "schedule.create" || res.Description != "Every weekday at 9:00 AM (Europe/Berlin)" || len(res.NextRuns) != 10 {
 		t.Fatalf("parse: %s", r.body)
 	}
 	if got := res.NextRuns[0].Format(time.RFC3339); got != "2027-03-11T08:00:00Z" {
@@ -780,5 +781,81 @@ func TestAudit_PagesFiltersAndVerifies(t *testing.T) {
 	r.json(t, &v)
 	if !v.OK || v.Checked != 3 {
 		t.Errorf("verify: %+v", v)
+	}
+}
+
+func TestCalendar_MarksDSTAndShowsPausedJobsAndSkipNext(t *testing.T) {
+	e := newEnv(t)
+	alice := e.mustToken("team", "UALICE")
+	// 2027-03-14 is the US spring-forward Sunday.
+	id := e.mustCreate(alice, createBody("0 9 * * *", "daily", "C0111"))
+	cal := func() httpapi.Calendar {
+		r := e.do("GET", "/api/v1/calendar?start=2027-03-12T00:00:00Z&end=2027-03-17T00:00:00Z&tz=UTC", alice, "")
+		e.requireCode(r, http.StatusOK)
+		var c httpapi.Calendar
+		r.json(t, &c)
+		return c
+	}
+	var marked []string
+	for _, en := range cal().Entries {
+		if en.JobState != store.JobEnabled || en.ScheduleType != store.ScheduleCron {
+			t.Errorf("entry %+v: want an enabled cron job's", en)
+		}
+		if en.DST != "" {
+			marked = append(marked, en.AtLocal[:10]+": "+en.DST)
+		}
+	}
+	want := []string{
+		"2027-03-13: clocks go forward 1h in America/New_York on Sun 14 Mar",
+		"2027-03-14: clocks go forward 1h in America/New_York on Sun 14 Mar",
+	}
+	if fmt.Sprint(marked) != fmt.Sprint(want) {
+		t.Errorf("DST marks:\n got %q\nwant %q", marked, want)
+	}
+
+	// Skip next leaves out the next occurrence, through the functions.
+	var before, after httpapi.Schedule
+	e.do("GET", "/api/v1/schedules/"+id, alice, "").json(t, &before)
+	r := e.do("POST", "/api/v1/schedules/"+id+"/skip", alice, "")
+	e.requireCode(r, http.StatusOK)
+	r.json(t, &after)
+	if got, want := formatAll(after.NextRuns)[:9], formatAll(before.NextRuns)[1:]; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after skip next, next runs %v, want %v", got, want)
+	}
+
+	// A paused job's occurrences are shown, as paused.
+	e.requireCode(e.do("POST", "/api/v1/schedules/"+id+"/pause", alice, ""), http.StatusOK)
+	c := cal()
+	if len(c.Entries) == 0 {
+		t.Fatal("a paused job shows no occurrences")
+	}
+	for _, en := range c.Entries {
+		if en.JobState != store.JobPaused {
+			t.Errorf("entry of a paused job: %+v", en)
+		}
+	}
+}
+
+func TestPreview_DescribesArgumentsOrSaysTheProblemAndChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	alice := e.mustToken("team", "UALICE")
+	r := e.do("POST", "/api/v1/preview", alice, createBody("0 9 * * 5", "hello", "C0111"))
+	e.requireCode(r, http.StatusOK)
+	var res httpapi.ParseResult
+	r.json(t, &res)
+	if res.Description != "Every Friday at 9:00 AM (America/New_York)" || len(res.NextRuns) != 10 || res.Invalid != nil {
+		t.Errorf("preview: %s", r.body)
+	}
+	r = e.do("POST", "/api/v1/preview", alice, createBody("61 9 * * 5", "hello", "C0111"))
+	e.requireCode(r, http.StatusOK)
+	res = httpapi.ParseResult{}
+	r.json(t, &res)
+	if res.Invalid == nil || len(res.Invalid.Errors) == 0 || res.Invalid.Errors[0].Field != "schedule.cron" {
+		t.Errorf("preview of a bad cron: %s", r.body)
+	}
+	var page httpapi.Page[*store.Job]
+	e.do("GET", "/api/v1/schedules", alice, "").json(t, &page)
+	if len(page.Items) != 0 {
+		t.Errorf("preview made %d jobs", len(page.Items))
 	}
 }

@@ -88,6 +88,34 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 	return nil
 }
 
+// previewCreate answers what a schedule.create with the body as its
+// arguments would make — description, zone and next runs — or the
+// problem the functions would report, and changes nothing: the console's
+// structured form shows it as a person fills the form in.
+func (h *handler) previewCreate(w http.ResponseWriter, r *http.Request, c *caller) error {
+	b, err := body(r, "application/json")
+	if err != nil {
+		return err
+	}
+	if !json.Valid(b) || !isObject(b) {
+		return &functions.FieldError{Field: "body", Rule: "must be a JSON object: the schedule.create arguments"}
+	}
+	now := h.opts.Now().UTC()
+	res := ParseResult{Decision: selector.Decision{Function: "schedule.create", Args: compact(b)}}
+	if err := c.orch.Registry.Validate(functions.Request{Function: "schedule.create", Args: b, Actor: c.actor}); err != nil {
+		p, known := problemOf(err)
+		if !known {
+			return err
+		}
+		res.Invalid = p
+	} else if err := preview(&res, b, c.orch.Timezone, now); err != nil {
+		p, _ := problemOf(err)
+		res.Invalid = p
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
 // preview fills what a schedule.create's job would be: the defaults
 // create fills (zone, interval anchor, rrule anchor), then its
 // description and next runs from now.

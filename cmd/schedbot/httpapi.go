@@ -7,15 +7,22 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/schedbot/schedbot/adapters/console"
 	httpapi "github.com/schedbot/schedbot/adapters/http"
+	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/store"
 )
 
-// serveHTTPAPI starts the HTTP API on server.http_listen, when set, over
-// TLS when server.tls_cert is set.
+// serveHTTPAPI starts the HTTP API and the web console on
+// server.http_listen, when set, over TLS when server.tls_cert is set, and
+// prints a one-time console sign-in link for each terminal profile.
 func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 	cfg := d.cfg
 	addr := cfg.Server.HTTPListen
@@ -26,6 +33,8 @@ func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 		return err
 	}
 	opts := httpapi.Options{Orchestrators: map[string]*httpapi.Orchestrator{}, Profiles: map[string]httpapi.Profile{}, Logger: d.log}
+	copts := console.Options{Stores: map[string]store.Store{}, Profiles: map[string]console.Profile{}, Logger: d.log,
+		PublicURL: cfg.Server.PublicURL, Secure: cfg.Server.TLSCert != "" || strings.HasPrefix(cfg.Server.PublicURL, "https:")}
 	for id, oc := range d.orchs {
 		o := &httpapi.Orchestrator{ID: id, Registry: oc.reg, Store: oc.store, Selector: newSelector(cfg, oc.reg, d.log),
 			Timezone: oc.cfg.Timezone}
@@ -33,9 +42,27 @@ func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 			o.Workflows = append(o.Workflows, wid)
 		}
 		opts.Orchestrators[id] = o
+		copts.Stores[id] = oc.store
 	}
 	for id, p := range cfg.ChannelProfiles {
 		opts.Profiles[id] = httpapi.Profile{ID: id, OrchestratorID: p.OrchestratorID, Channel: p.Channel, Timezone: p.Timezone}
+		cp := console.Profile{ID: id, OrchestratorID: p.OrchestratorID, Channel: p.Channel, Timezone: p.Timezone}
+		if cp.Timezone == "" {
+			if o := cfg.Orchestrators[p.OrchestratorID]; o != nil {
+				cp.Timezone = o.Timezone
+			}
+		}
+		if p.Slack != nil {
+			cp.SlackTeamID = p.Slack.TeamID
+		}
+		copts.Profiles[id] = cp
+	}
+	if id, secret := os.Getenv(config.EnvSlackClientID), os.Getenv(config.EnvSlackClientSecret); id != "" && secret != "" {
+		apiURL := cfg.Slack.APIURL
+		if v := os.Getenv(config.EnvSlackAPIURL); v != "" {
+			apiURL = v
+		}
+		copts.Slack = &console.SlackSignIn{ClientID: id, ClientSecret: secret, APIURL: apiURL}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -51,10 +78,59 @@ func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 		scheme = "https"
 	}
-	srv := &http.Server{Handler: httpapi.New(opts), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	copts.API = httpapi.New(opts)
+	con := console.New(copts)
+	srv := &http.Server{Handler: con, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
 		ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)}
 	d.serveHTTP(g, ctx, "http api", srv, ln)
-	d.log.Info("http api listening", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme))
+	base := consoleBase(cfg.Server.PublicURL, scheme, ln.Addr())
+	d.log.Info("http api listening", slog.String("addr", ln.Addr().String()), slog.String("scheme", scheme),
+		slog.String("console", base+"/console/"))
+	d.printSignInLinks(ctx, con, base)
 	return nil
+}
+
+// printSignInLinks prints a one-time console sign-in link for each
+// terminal profile, acting as the OS user at the terminal (its admin), on
+// serve's stdout: a link is a secret, so it never goes to the log.
+func (d *daemon) printSignInLinks(ctx context.Context, con *console.Console, base string) {
+	var ids []string
+	for id, p := range d.cfg.ChannelProfiles {
+		if p.Channel == "terminal" {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		a := cliActor(id)
+		sender := a.Sender
+		if sender == "" {
+			sender = a.SenderID
+		}
+		link, err := con.SignInLink(ctx, id, sender)
+		if err != nil {
+			d.log.Warn("console sign-in link", slog.String("profile", id), slog.Any("error", err))
+			continue
+		}
+		fmt.Fprintf(d.stdout, "Console (%s, as %s; the link works once, within %s):\n    %s%s\n", id, sender,
+			console.SignInTTL, base, link)
+		d.log.Info("console sign-in link printed on stdout", slog.String("profile", id))
+	}
+}
+
+// consoleBase is the console's address for links: server.public_url, or
+// the listener's, with a wildcard host read as localhost.
+func consoleBase(public, scheme string, addr net.Addr) string {
+	if public != "" {
+		return strings.TrimSuffix(public, "/")
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return scheme + "://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +225,45 @@ func TestToken_CreateListRevokeDirectly(t *testing.T) {
 	}
 	if audit := c.mustRun("audit", "--json"); !strings.Contains(audit, "token.created") || !strings.Contains(audit, "token.revoked") {
 		t.Errorf("token changes are not audited:\n%s", audit)
+	}
+}
+
+// serve prints a one-time console sign-in link on stdout, never in its
+// log; the link becomes a session once.
+func TestServe_PrintsAConsoleSignInLinkThatWorksOnce(t *testing.T) {
+	c := newCLI(t)
+	d := startServe(t, c.data, "--metrics", "off", "--http", "127.0.0.1:0")
+	d.waitReady(t, c.data)
+	addr := httpAPIAddr(t, d)
+	linkRe := regexp.MustCompile(`http://\S+/console/signin\?code=sbl_\S+`)
+	var link string
+	waitFor(t, 20*time.Second, "the console sign-in link", func() bool {
+		link = linkRe.FindString(d.stdout.String())
+		return link != ""
+	})
+	if !strings.Contains(link, addr) {
+		t.Errorf("link %s is not on the listener %s", link, addr)
+	}
+	if strings.Contains(d.stderr.String(), "sbl_") {
+		t.Errorf("the sign-in code is in the log")
+	}
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(u string) int {
+		res, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := get(link); code != http.StatusSeeOther {
+		t.Fatalf("the link: %d", code)
+	}
+	if code := get("http://" + addr + "/console/schedules"); code != http.StatusOK {
+		t.Errorf("the console with the session: %d", code)
+	}
+	if code := get(link); code != http.StatusUnauthorized {
+		t.Errorf("the link again: %d", code)
 	}
 }

@@ -37,6 +37,7 @@ type daemon struct {
 	probe   writeProbe   // /healthz's last write to the stores
 	chat    *chatHub     // replies awaited by chats through the local API
 	slack   *slackad.Adapter
+	stdout  io.Writer // serve's own output: the console's sign-in links
 }
 
 func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
@@ -102,7 +103,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	if cfg.Server.MetricsListen == "off" {
 		cfg.Server.MetricsListen = ""
 	}
-	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics(), chat: newChatHub()}
+	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics(), chat: newChatHub(), stdout: stdout}
 	var term *termcli.Terminal
 	cleanup := func() {
 		for _, oc := range dm.orchs {
