@@ -50,19 +50,30 @@ func (c clk) resolved(part string) (h int, ambiguous bool) {
 // readClock reads one time of day. strong reports a form that is a time
 // on its own ("9am", "9:30", "noon"); a bare "9" is not.
 func (p *parser) readClock() (c clk, strong, ok bool) {
+	if c, strong, ok, decided := p.readClockWords(); decided {
+		return c, strong, ok
+	}
+	return p.readClockDigits()
+}
+
+// readClockWords reads a time said in words: "noon", "half past 3", "a
+// quarter to nine", "twenty past 3pm", "nine thirty". decided is false
+// when what follows is digits the words do not start ("9:30").
+func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 	start := p.i
 	s := p.s(0)
 	k := p.tk(0).kind
 	switch {
 	case s == "noon" || s == "midday":
 		p.i++
-		return clk{h: 12, m: 0, zero: true}, true, true
+		return clk{h: 12, m: 0, zero: true}, true, true, true
 	case s == "midnight":
 		p.i++
-		return clk{h: 0, m: 0, zero: true}, true, true
+		return clk{h: 0, m: 0, zero: true}, true, true, true
 	case s == "a" && p.is(1, "quarter") && p.is(2, "past", "after", "to", "till", "til", "before"):
 		p.i++ // "a quarter to nine"
-		return p.readClock()
+		c, strong, ok = p.readClock()
+		return c, strong, ok, true
 	case (s == "half" || s == "quarter") && p.is(1, "past", "after", "to", "till", "til", "before"):
 		m := 30
 		if s == "quarter" {
@@ -73,14 +84,14 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		hc, _, ok := p.readClock()
 		if !ok || hc.m != 0 || hc.h > 12 && hc.ap == 0 && !hc.zero || hc.h > 23 {
 			p.i = start
-			return clk{}, false, false
+			return clk{}, false, false, true
 		}
 		if before {
 			hc = hourBefore(hc)
 			m = 60 - m
 		}
 		hc.m = m
-		return hc, true, true
+		return hc, true, true, true
 	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && number(s) >= 1 && number(s) < 60 && p.nextIsHour(2):
 		// digits before "to" are a range ("9 to 5"), not "ten to five"
 		// "twenty past 3pm", "ten to 5", "5 past 9"
@@ -90,49 +101,62 @@ func (p *parser) readClock() (c clk, strong, ok bool) {
 		hc, _, ok := p.readClock()
 		if !ok || hc.m != 0 {
 			p.i = start
-			return clk{}, false, false
+			return clk{}, false, false, true
 		}
 		if before {
 			hc = hourBefore(hc)
 			m = 60 - m
 		}
 		hc.m = m
-		return hc, true, true
+		return hc, true, true, true
 	case k == tWord && number(s) >= 1 && number(s) <= 12:
-		// "nine", "nine thirty", "nine am"
-		c = clk{h: number(s)}
-		p.i++
-		switch {
-		case number(p.s(0)) >= 10 && number(p.s(0)) <= 59 && p.tk(0).kind == tWord:
-			// "nine thirty", "seven forty-five"
-			m, _ := p.readNumber(false)
-			if m > 59 {
-				p.i = start
-				return clk{}, false, false
-			}
-			c.m, strong = m, true
-		case p.is(0, "oh", "o") && number(p.s(1)) >= 1 && number(p.s(1)) <= 9 && p.tk(1).kind == tWord:
-			// "nine oh five"
-			c.m, strong = number(p.s(1)), true
-			p.i += 2
-		case s == "twelve" && p.is(0, "noon", "midday"):
-			p.i++
-			return clk{h: 12, zero: true}, true, true
-		case s == "twelve" && p.is(0, "midnight"):
-			p.i++
-			return clk{h: 0, zero: true}, true, true
-		}
-		if ap := p.readAmPm(); ap != 0 {
-			c.ap, strong = ap, true
-		} else if p.is(0, "o'clock", "oclock") {
-			p.i++
-			strong = true
-		}
-		return c, strong, true
+		c, strong, ok = p.readSpelledClock(start, s)
+		return c, strong, ok, true
 	case k != tNum:
-		return clk{}, false, false
+		return clk{}, false, false, true
 	}
-	// digits
+	return clk{}, false, false, false
+}
+
+// readSpelledClock reads an hour in words: "nine", "nine thirty", "nine
+// oh five", "twelve noon", "nine am", "nine o'clock".
+func (p *parser) readSpelledClock(start int, s string) (c clk, strong, ok bool) {
+	c = clk{h: number(s)}
+	p.i++
+	switch {
+	case number(p.s(0)) >= 10 && number(p.s(0)) <= 59 && p.tk(0).kind == tWord:
+		// "nine thirty", "seven forty-five"
+		m, _ := p.readNumber(false)
+		if m > 59 {
+			p.i = start
+			return clk{}, false, false
+		}
+		c.m, strong = m, true
+	case p.is(0, "oh", "o") && number(p.s(1)) >= 1 && number(p.s(1)) <= 9 && p.tk(1).kind == tWord:
+		// "nine oh five"
+		c.m, strong = number(p.s(1)), true
+		p.i += 2
+	case s == "twelve" && p.is(0, "noon", "midday"):
+		p.i++
+		return clk{h: 12, zero: true}, true, true
+	case s == "twelve" && p.is(0, "midnight"):
+		p.i++
+		return clk{h: 0, zero: true}, true, true
+	}
+	if ap := p.readAmPm(); ap != 0 {
+		c.ap, strong = ap, true
+	} else if p.is(0, "o'clock", "oclock") {
+		p.i++
+		strong = true
+	}
+	return c, strong, true
+}
+
+// readClockDigits reads a time in digits: "9", "9:30", "17h30", "0930",
+// "930am", "9.30", with what follows it ("pm", "o'clock", "hours").
+func (p *parser) readClockDigits() (c clk, strong, ok bool) {
+	start := p.i
+	s := p.s(0)
 	body := s
 	suffix := ""
 	for j := 0; j < len(body); j++ {
