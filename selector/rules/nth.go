@@ -77,11 +77,74 @@ func (p *parser) pNth() bool {
 	if p.is(0, "the") {
 		p.i++
 	}
-	ord, ok := p.readOrd()
+	ords, ok := p.readOrds()
 	if !ok {
 		return false
 	}
-	ords := []int{ord}
+	ord := ords[0]
+	day, ok := p.readNthDay()
+	if !ok {
+		return false
+	}
+	if why := nthOK(ords, day.counts); why != "" {
+		p.why = refusal(why)
+		return false
+	}
+	of, ok := p.readNthOf(ords)
+	if !ok {
+		return false
+	}
+	if day.counts == anyDay && ord > 0 && of.mon == 0 && !of.monthly && !p.w.rec {
+		return false // "the first day": of what?
+	}
+	if of.mon != 0 && !p.w.rec && !of.every && yearlyAhead(p) {
+		p.w.rec = true // "the fourth Thursday of November every year"
+	}
+	if of.mon != 0 && !p.w.rec && !of.every {
+		if len(ords) > 1 {
+			return false
+		}
+		// one date: the next such day in that month
+		day.ord = ord
+		d, ok := nthDate(p.now, of.mon, day)
+		if !ok {
+			return false
+		}
+		if of.thisYear && d.y != p.now.Year() {
+			p.why = refusal("That day has passed this year. Which date did you mean?")
+			return false
+		}
+		return p.addDate(d, false)
+	}
+	if !of.monthly && !p.w.rec && of.mon == 0 {
+		return false
+	}
+	p.w.rec = true
+	if of.mon != 0 {
+		if p.w.unit == "" || p.w.unit == "month" && p.w.n == 1 {
+			p.w.unit, p.w.n = "year", 1
+		}
+		p.w.months = append(slices.Clip(p.w.months), of.mon)
+	} else if p.w.unit == "" {
+		p.w.unit, p.w.n = "month", 1
+	}
+	for _, o := range ords {
+		if day.counts == anyDay && o > 0 {
+			p.w.doms = append(slices.Clip(p.w.doms), o)
+			continue
+		}
+		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, counts: day.counts, dow: day.dow})
+	}
+	return true
+}
+
+// readOrds reads "first", "the 1st and 3rd", "last": ords[0] is the first.
+func (p *parser) readOrds() (ords []int, ok bool) {
+	ord, ok := p.readOrd()
+	if !ok {
+		return nil, false
+	}
+	ords = []int{ord}
 	for p.is(0, "and", ",", "&") {
 		j := p.i
 		p.i++
@@ -95,7 +158,13 @@ func (p *parser) pNth() bool {
 		}
 		ords = append(ords, o)
 	}
-	day := nth{counts: namedWeekday}
+	return ords, true
+}
+
+// readNthDay reads which days an nth counts: "Monday", "business day",
+// "day".
+func (p *parser) readNthDay() (day nth, ok bool) {
+	day = nth{counts: namedWeekday}
 	switch {
 	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work", "biz") && p.is(1, "day"):
 		day.counts = businessDay
@@ -109,16 +178,24 @@ func (p *parser) pNth() bool {
 	default:
 		d, plural, ok := p.readWeekday()
 		if !ok || plural && !p.w.rec {
-			return false
+			return nth{}, false
 		}
 		day.dow = d
 	}
-	if why := nthOK(ords, day.counts); why != "" {
-		p.why = refusal(why)
-		return false
-	}
-	// of the month / of every month / in November
-	monthly, every, mon, thisYear := false, false, 0, false
+	return day, true
+}
+
+// nthOf is the month an nth is counted in, as said after it.
+type nthOf struct {
+	monthly  bool // "of the month", "of every month"
+	every    bool // said as recurring: "of every month", "monthly"
+	mon      int  // a month named: "of November", "next month"
+	thisYear bool // "this November": once, this year
+}
+
+// readNthOf reads what follows an nth: "of the month", "of every
+// quarter", "in November", "this November", "next month", or nothing.
+func (p *parser) readNthOf(ords []int) (of nthOf, ok bool) {
 	switch {
 	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "quarter") || p.is(0, "every", "each") && p.is(1, "quarter"):
 		// "the first Monday of every quarter": its first month; "the
@@ -133,18 +210,18 @@ func (p *parser) pNth() bool {
 		}
 		if first && last {
 			p.why = askTime("The first or the last month of each quarter? Say one per schedule.")
-			return false
+			return of, false
 		}
 		qm := []int{1, 4, 7, 10}
 		if last {
 			qm = []int{3, 6, 9, 12}
 		}
 		if p.w.unit != "" && p.w.unit != "month" || len(p.w.months) > 0 {
-			return false
+			return of, false
 		}
 		p.w.rec, p.w.unit, p.w.n = true, "month", 1
 		p.w.months = append(slices.Clip(p.w.months), qm...)
-		monthly, every = true, true
+		of.monthly, of.every = true, true
 	case p.is(0, "this", "next") && p.tk(1).kind == tWord && !monthPartAt(p, 1) && func() bool { _, ok := month(p.s(1)); return ok }(),
 		p.is(0, "of", "in") && p.is(1, "this", "next") && func() bool { _, ok := month(p.s(2)); return ok }():
 		// "the 4th Thursday this November": that month, once
@@ -152,8 +229,8 @@ func (p *parser) pNth() bool {
 			p.i++
 		}
 		p.i++
-		mon, _ = p.readMonth()
-		thisYear = p.s(-2) == "this"
+		of.mon, _ = p.readMonth()
+		of.thisYear = p.s(-2) == "this"
 	case p.is(0, "this", "next") && p.is(1, "month"), p.is(0, "of", "in") && p.is(1, "this", "next") && p.is(2, "month"):
 		// "the 2nd Tuesday next month"
 		if p.is(0, "of", "in") {
@@ -165,24 +242,24 @@ func (p *parser) pNth() bool {
 		if next {
 			m = m%12 + 1
 		}
-		mon, thisYear = m, !next
+		of.mon, of.thisYear = m, !next
 	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
-		monthly = true
+		of.monthly = true
 		p.i += 3
 	case p.is(0, "of") && p.is(1, "month"):
-		monthly = true // "last fri of month"
+		of.monthly = true // "last fri of month"
 		p.i += 2
 	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "month"):
-		monthly, every = true, true
+		of.monthly, of.every = true, true
 		p.i += 3
 	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "other") && p.is(3, "month"):
-		monthly, every = true, true
+		of.monthly, of.every = true, true
 		p.i += 4
 		if !p.recurUnit("month", 2) {
-			return false
+			return of, false
 		}
 	case p.is(0, "every", "each") && p.is(1, "month"), p.is(0, "monthly"):
-		monthly, every = true, true
+		of.monthly, of.every = true, true
 		p.i += 2
 		if p.s(-1) == "every" || p.s(-1) == "monthly" {
 			p.i--
@@ -195,50 +272,9 @@ func (p *parser) pNth() bool {
 			p.i = j
 			break
 		}
-		mon = m
+		of.mon = m
 	}
-	if day.counts == anyDay && ord > 0 && mon == 0 && !monthly && !p.w.rec {
-		return false // "the first day": of what?
-	}
-	if mon != 0 && !p.w.rec && !every && yearlyAhead(p) {
-		p.w.rec = true // "the fourth Thursday of November every year"
-	}
-	if mon != 0 && !p.w.rec && !every {
-		if len(ords) > 1 {
-			return false
-		}
-		// one date: the next such day in that month
-		day.ord = ord
-		d, ok := nthDate(p.now, mon, day)
-		if !ok {
-			return false
-		}
-		if thisYear && d.y != p.now.Year() {
-			p.why = refusal("That day has passed this year. Which date did you mean?")
-			return false
-		}
-		return p.addDate(d, false)
-	}
-	if !monthly && !p.w.rec && mon == 0 {
-		return false
-	}
-	p.w.rec = true
-	if mon != 0 {
-		if p.w.unit == "" || p.w.unit == "month" && p.w.n == 1 {
-			p.w.unit, p.w.n = "year", 1
-		}
-		p.w.months = append(slices.Clip(p.w.months), mon)
-	} else if p.w.unit == "" {
-		p.w.unit, p.w.n = "month", 1
-	}
-	for _, o := range ords {
-		if day.counts == anyDay && o > 0 {
-			p.w.doms = append(slices.Clip(p.w.doms), o)
-			continue
-		}
-		p.w.nths = append(slices.Clip(p.w.nths), nth{ord: o, counts: day.counts, dow: day.dow})
-	}
-	return true
+	return of, true
 }
 
 // yearlyAhead: "every year" or "annually" later in the block.
