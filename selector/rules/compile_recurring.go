@@ -24,6 +24,45 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 	if n == 0 {
 		n = 1
 	}
+	u, asked := recurringUnit(w)
+	if asked != nil {
+		return *asked
+	}
+	if out, done := compileByClock(w, hm, n, u, now, zone, loc); done {
+		return out
+	}
+	minute := hm[0][1]
+	var hours []int
+	for _, x := range hm {
+		if x[1] != minute {
+			return refuse("I can't put %s and %s in one schedule (their minutes differ). I can make two schedules: ask for each time separately.", clockText(hm[0]), clockText(x))
+		}
+		hours = append(hours, x[0])
+	}
+	dows, doms, months, asked := recurringDays(w)
+	if asked != nil {
+		return *asked
+	}
+	// calendar rules need an rrule
+	needRRule := n > 1 || len(w.nths) > 0 || slices.Contains(doms, -1)
+	if len(dows) > 0 && len(doms) > 0 {
+		return ask("Every %s, or on the %s? Say one of them.", dayList(dows), domList(doms))
+	}
+	if u == "day" && n == 1 && len(w.dows) == 1 && len(w.exDows) == 0 {
+		return ask("Every day, or every %s? Say one of them.", dayList(w.dows))
+	}
+	if u == "day" && n == 1 && (len(doms) > 0 || len(w.nths) > 0) {
+		return ask("Every day, or on the %s? Say one of them.", domList(doms))
+	}
+	if needRRule {
+		return compileRRule(w, u, n, dows, doms, months, hours, minute, now, zone)
+	}
+	return compileCron(w, u, dows, doms, months, hours, minute, now, zone)
+}
+
+// recurringUnit is what a recurrence repeats by when no unit was said:
+// the days or months named decide; only months named is asked about.
+func recurringUnit(w when) (string, *outcome) {
 	u := w.unit
 	if u == "" {
 		switch {
@@ -40,44 +79,53 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		case len(w.dows) > 0 || len(w.exDows) > 0:
 			u = "week"
 		case len(w.months) > 0:
-			return ask("Which day in %s? For example “on the 1st”.", monthList(w.months))
+			o := ask("Which day in %s? For example “on the 1st”.", monthList(w.months))
+			return "", &o
 		default:
 			u = "day"
 		}
 	}
+	return u, nil
+}
+
+// compileByClock compiles what repeats by the clock rather than on days
+// at a time (seconds, minutes, hours, "on the hour", an interval of days
+// with no time) and asks or refuses what a time must settle; done is
+// false when the days and times go on to make a cron or an rrule.
+func compileByClock(w when, hm [][2]int, n int, u string, now time.Time, zone string, loc *time.Location) (outcome, bool) {
 	// every N minutes or hours
 	if u == "second" {
 		// every 90 seconds: only an interval can say it
 		if len(w.dows) > 0 || len(w.months) > 0 || len(w.doms) > 0 || w.window != nil || len(hm) > 0 {
-			return refuse("Every %d seconds can't be kept on set days or hours; use whole minutes (“every 2 minutes”).", n)
+			return refuse("Every %d seconds can't be kept on set days or hours; use whole minutes (“every 2 minutes”).", n), true
 		}
-		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": n}}, now, zone)
+		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": n}}, now, zone), true
 	}
 	if u == "minute" || u == "hour" {
-		return compileStep(w, hm, n, u, now, zone, loc)
+		return compileStep(w, hm, n, u, now, zone, loc), true
 	}
 	if len(w.mins) > 0 || w.onHour {
 		if len(hm) > 0 {
-			return ask("Every hour, or at %s? Say one of them.", clockText(hm[0]))
+			return ask("Every hour, or at %s? Say one of them.", clockText(hm[0])), true
 		}
 		// "every weekday on the hour": hourly on those days
-		return compileStep(w, hm, 1, "hour", now, zone, loc)
+		return compileStep(w, hm, 1, "hour", now, zone, loc), true
 	}
 	if w.window != nil {
 		from, to := [2]int{w.window[0], 0}, [2]int{w.window[1] % 24, 0}
 		if w.winMins != nil {
 			from, to = [2]int{w.window[0], w.winMins[0]}, [2]int{w.window[0], w.winMins[1]}
 		}
-		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText(from), clockText(to))
+		return ask("How often between %s and %s? For example “every 30 minutes from 9am to 5pm”.", clockText(from), clockText(to)), true
 	}
 	// "twice a week on Monday and Thursday", "twice a month on the 1st
 	// and 16th": the days are the times
 	daysGiven := u == "week" && len(uniq(w.dows)) == w.timesPer || u == "month" && len(uniq(w.doms)) == w.timesPer && len(w.nths) == 0
 	if w.timesPer > 1 && len(hm) != w.timesPer && !(daysGiven && len(hm) == 1) {
 		if len(hm) == 0 {
-			return refuse("I can't spread several posts over a day or week by themselves: give the times (“every day at 9am and 5pm”).")
+			return refuse("I can't spread several posts over a day or week by themselves: give the times (“every day at 9am and 5pm”)."), true
 		}
-		return ask("That is %d times a %s but %d times were given. Which times?", w.timesPer, u, len(hm))
+		return ask("That is %d times a %s but %d times were given. Which times?", w.timesPer, u, len(hm)), true
 	}
 	// days and weeks with no time and no weekday: an interval from now
 	// (decision 5)
@@ -86,28 +134,27 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		if u == "week" {
 			secs *= 7
 		}
-		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": secs}}, now, zone)
+		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": secs}}, now, zone), true
 	}
 	if len(hm) == 0 {
-		return ask("What time? For example 9am or 17:30.")
+		return ask("What time? For example 9am or 17:30."), true
 	}
-	minute := hm[0][1]
-	var hours []int
-	for _, x := range hm {
-		if x[1] != minute {
-			return refuse("I can't put %s and %s in one schedule (their minutes differ). I can make two schedules: ask for each time separately.", clockText(hm[0]), clockText(x))
-		}
-		hours = append(hours, x[0])
-	}
+	return outcome{}, false
+}
+
+// recurringDays are the weekdays, days of the month and months a
+// recurrence runs on, less the ones excepted, quarters and yearly dates
+// spelled out.
+func recurringDays(w when) (dows, doms, months []int, asked *outcome) {
 	// days and months, less the ones excepted
 	dows, months, why := daysAndMonths(w)
 	if why != "" {
-		return refuse("%s", why)
+		return nil, nil, nil, asking(refuse("%s", why))
 	}
-	doms := uniq(w.doms)
+	doms = uniq(w.doms)
 	if w.quart {
 		if len(months) > 0 {
-			return ask("Every quarter, or in %s? Say one of them.", monthList(months))
+			return nil, nil, nil, asking(ask("Every quarter, or in %s? Say one of them.", monthList(months)))
 		}
 		months = []int{1, 4, 7, 10}
 		if len(doms) == 0 {
@@ -116,31 +163,25 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 	}
 	if len(w.dates) > 0 {
 		if len(doms) > 0 || len(months) > 0 {
-			return ask("Which dates exactly? Say them once, such as “every Feb 14 and Aug 14 at noon”.")
+			return nil, nil, nil, asking(ask("Which dates exactly? Say them once, such as “every Feb 14 and Aug 14 at noon”."))
 		}
 		for _, d := range w.dates {
 			months, doms = append(months, d.m), append(doms, d.d)
 		}
 		months, doms = uniq(months), uniq(doms)
 		if len(months) > 1 && len(doms) > 1 {
-			return refuse("Those dates don't share a month or a day, so one schedule would fire on other dates too. I can make a schedule for each date.")
+			return nil, nil, nil, asking(refuse("Those dates don't share a month or a day, so one schedule would fire on other dates too. I can make a schedule for each date."))
 		}
 	}
+	return dows, doms, months, nil
+}
+
+// asking is o, as recurringDays returns a question or a refusal.
+func asking(o outcome) *outcome { return &o }
+
+// compileCron writes a recurrence a cron can say.
+func compileCron(w when, u string, dows, doms, months, hours []int, minute int, now time.Time, zone string) outcome {
 	hour := intList(uniq(hours))
-	// calendar rules need an rrule
-	needRRule := n > 1 || len(w.nths) > 0 || slices.Contains(doms, -1)
-	if len(dows) > 0 && len(doms) > 0 {
-		return ask("Every %s, or on the %s? Say one of them.", dayList(dows), domList(doms))
-	}
-	if u == "day" && n == 1 && len(w.dows) == 1 && len(w.exDows) == 0 {
-		return ask("Every day, or every %s? Say one of them.", dayList(w.dows))
-	}
-	if u == "day" && n == 1 && (len(doms) > 0 || len(w.nths) > 0) {
-		return ask("Every day, or on the %s? Say one of them.", domList(doms))
-	}
-	if needRRule {
-		return compileRRule(w, u, n, dows, doms, months, hours, minute, now, zone)
-	}
 	dom, mon, dow := "*", "*", "*"
 	switch u {
 	case "day":
