@@ -34,98 +34,14 @@ func (p *parser) pDomList() bool {
 		p.i++
 		the = true
 	}
-	var doms []int
-	if p.is(0, "day") && p.tk(1).kind == tNum {
-		p.i++
-		d, ok := p.readDayOfMonth(true)
-		if !ok {
-			return false
-		}
-		doms = append(doms, d)
-		the = true
+	doms, dayWord, ok := p.readDoms(start)
+	if !ok {
+		return false
 	}
-	for len(doms) == 0 || p.is(0, "and", ",", "&") {
-		if len(doms) > 0 {
-			j := p.i
-			p.i++
-			if p.is(0, "and") {
-				p.i++
-			}
-			if p.is(0, "the") {
-				p.i++
-			}
-			if _, ok := p.peekDom(); !ok {
-				p.i = j
-				break
-			}
-		}
-		d, ok := p.readDayOfMonth(false)
-		if !ok {
-			p.i = start
-			return false
-		}
-		doms = append(doms, d)
-		// the 10th through the 12th
-		if p.is(0, "through", "thru", "to", "-", "till", "until") {
-			j := p.i
-			p.i++
-			if p.is(0, "the") {
-				p.i++
-			}
-			if e, ok := p.readDayOfMonth(false); ok && e > d && e <= 31 {
-				for x := d + 1; x <= e; x++ {
-					doms = append(doms, x)
-				}
-			} else {
-				p.i = j
-			}
-		}
-	}
-	for _, d := range doms {
-		if d < 1 || d > 31 {
-			p.why = refusal("There is no day " + itoa(d) + " in a month. Which day did you mean?")
-			return false
-		}
-	}
-	every, months, monthly := false, []int(nil), false
-	switch {
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "month"):
-		p.i += 3
-		every = true
-	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "other") && p.is(3, "month"):
-		p.i += 4
-		every = true
-		if !p.recurUnit("month", 2) {
-			return false
-		}
-	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
-		p.i += 3
-		monthly = true
-	case p.is(0, "of") && p.is(1, "month"):
-		p.i += 2
-		every = true // "every 1st of month"
-	case p.is(0, "every", "each") && p.is(1, "month"):
-		p.i += 2
-		every = true
-	case p.is(0, "monthly"):
-		p.i++
-		every = true
-	case p.is(0, "of", "in"):
-		j := p.i
-		p.i++
-		ms, ok := p.readMonthList()
-		if !ok {
-			p.i = j
-		}
-		months = ms
-	case p.tk(0).kind == tWord && !p.is(0, "may", "march") || p.is(0, "may", "march") && (p.i+1 == len(p.t) || p.is(1, "at", "and", ",", "every", "each")):
-		// "every 22nd February": the month with no "of"
-		j := p.i
-		if ms, ok := p.readMonthList(); ok {
-			months = ms
-		} else {
-			p.i = j
-		}
+	the = the || dayWord
+	every, monthly, months, ok := p.readDomMonths()
+	if !ok {
+		return false
 	}
 	if start > 0 && p.t[start-1].s == "monthly" && p.w.unit == "month" && len(months) == 0 {
 		every = true // "monthly 14th"
@@ -179,6 +95,111 @@ func (p *parser) pDomList() bool {
 	p.w.doms = append(slices.Clip(p.w.doms), doms...)
 	p.w.months = append(slices.Clip(p.w.months), months...)
 	return true
+}
+
+// readDoms reads the days of the month: "1st and 15th", "10th through
+// the 12th", "day 10" (dayWord). start is where the phrase began, to
+// rewind to.
+func (p *parser) readDoms(start int) (doms []int, dayWord, ok bool) {
+	if p.is(0, "day") && p.tk(1).kind == tNum {
+		p.i++
+		d, ok := p.readDayOfMonth(true)
+		if !ok {
+			return nil, false, false
+		}
+		doms = append(doms, d)
+		dayWord = true
+	}
+	for len(doms) == 0 || p.is(0, "and", ",", "&") {
+		if len(doms) > 0 {
+			j := p.i
+			p.i++
+			if p.is(0, "and") {
+				p.i++
+			}
+			if p.is(0, "the") {
+				p.i++
+			}
+			if _, ok := p.peekDom(); !ok {
+				p.i = j
+				break
+			}
+		}
+		d, ok := p.readDayOfMonth(false)
+		if !ok {
+			p.i = start
+			return nil, false, false
+		}
+		doms = append(doms, d)
+		// the 10th through the 12th
+		if p.is(0, "through", "thru", "to", "-", "till", "until") {
+			j := p.i
+			p.i++
+			if p.is(0, "the") {
+				p.i++
+			}
+			if e, ok := p.readDayOfMonth(false); ok && e > d && e <= 31 {
+				for x := d + 1; x <= e; x++ {
+					doms = append(doms, x)
+				}
+			} else {
+				p.i = j
+			}
+		}
+	}
+	for _, d := range doms {
+		if d < 1 || d > 31 {
+			p.why = refusal("There is no day " + itoa(d) + " in a month. Which day did you mean?")
+			return nil, false, false
+		}
+	}
+	return doms, dayWord, true
+}
+
+// readDomMonths reads the months after days of the month: "of every
+// month" and "monthly" (every), "of the month" (monthly), "of June",
+// "22nd February" (months).
+func (p *parser) readDomMonths() (every, monthly bool, months []int, ok bool) {
+	switch {
+	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "month"):
+		p.i += 3
+		every = true
+	case p.is(0, "of", "in") && p.is(1, "every", "each") && p.is(2, "other") && p.is(3, "month"):
+		p.i += 4
+		every = true
+		if !p.recurUnit("month", 2) {
+			return false, false, nil, false
+		}
+	case p.is(0, "of", "in") && p.is(1, "the") && p.is(2, "month"):
+		p.i += 3
+		monthly = true
+	case p.is(0, "of") && p.is(1, "month"):
+		p.i += 2
+		every = true // "every 1st of month"
+	case p.is(0, "every", "each") && p.is(1, "month"):
+		p.i += 2
+		every = true
+	case p.is(0, "monthly"):
+		p.i++
+		every = true
+	case p.is(0, "of", "in"):
+		j := p.i
+		p.i++
+		ms, ok := p.readMonthList()
+		if !ok {
+			p.i = j
+		}
+		months = ms
+	case p.tk(0).kind == tWord && !p.is(0, "may", "march") || p.is(0, "may", "march") && (p.i+1 == len(p.t) || p.is(1, "at", "and", ",", "every", "each")):
+		// "every 22nd February": the month with no "of"
+		j := p.i
+		if ms, ok := p.readMonthList(); ok {
+			months = ms
+		} else {
+			p.i = j
+		}
+	}
+	return every, monthly, months, true
 }
 
 // pMonths: "in April", "during April and May", "April through June",
