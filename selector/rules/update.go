@@ -132,65 +132,8 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 		}
 	}
 	if timeSaid && !daysSaid && job != nil {
-		hm, q := resolvedClocks(w)
-		if q != "" {
-			return nil, clarify(in, text, selector.MissingTime, q), false
-		}
-		switch oldType {
-		case store.ScheduleCron:
-			f := strings.Fields(old.Cron)
-			if len(f) != 5 || strings.HasPrefix(f[0], "*") || strings.HasPrefix(f[1], "*") {
-				break
-			}
-			minute := hm[0][1]
-			var hours []int
-			for _, x := range hm {
-				if x[1] != minute {
-					return nil, unsupported("I can't put %s and %s in one schedule (their minutes differ).", clockText(hm[0]), clockText(x)), false
-				}
-				hours = append(hours, x[0])
-			}
-			expr := strings.Join([]string{itoa(minute), intList(uniq(hours)), f[2], f[3], f[4]}, " ")
-			return map[string]any{"scheduleType": "cron", "schedule": map[string]any{"cron": expr, "timezone": zone}}, selector.Decision{}, true
-		case store.ScheduleRRule:
-			var parts []string
-			for _, p := range strings.Split(strings.TrimPrefix(old.RRule, "RRULE:"), ";") {
-				if !strings.HasPrefix(p, "BYHOUR=") && !strings.HasPrefix(p, "BYMINUTE=") {
-					parts = append(parts, p)
-				}
-			}
-			minute := hm[0][1]
-			var hours []int
-			for _, x := range hm {
-				if x[1] != minute {
-					return nil, unsupported("I can't put %s and %s in one schedule (their minutes differ).", clockText(hm[0]), clockText(x)), false
-				}
-				hours = append(hours, x[0])
-			}
-			parts = append(parts, "BYHOUR="+intList(uniq(hours)), "BYMINUTE="+itoa(minute))
-			sched := map[string]any{"rrule": strings.Join(parts, ";"), "timezone": zone}
-			if old.Dtstart != "" {
-				sched["dtstart"] = old.Dtstart
-			}
-			return map[string]any{"scheduleType": "rrule", "schedule": sched}, selector.Decision{}, true
-		case store.ScheduleOnce:
-			if len(hm) != 1 {
-				return nil, unsupported("A one-time job runs once: give one time."), false
-			}
-			day := old.RunAt.In(loc)
-			t := time.Date(day.Year(), day.Month(), day.Day(), hm[0][0], hm[0][1], 0, 0, loc)
-			if !t.After(in.Now) {
-				return nil, clarify(in, text, selector.MissingTime, t.Format("Mon 2 Jan at 3:04 PM")+" has already passed. Which day?"), false
-			}
-			return map[string]any{"scheduleType": "once", "schedule": map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": zone}}, selector.Decision{}, true
-		case store.ScheduleInterval:
-			var at []string
-			for _, x := range hm {
-				at = append(at, clockText(x))
-			}
-			d := clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run every day at "+strings.Join(at, " and ")+" instead? (yes or no)")
-			d.Pending.Yes = "change " + job.JobID + " to every day at " + strings.Join(at, " and ")
-			return nil, d, false
+		if patch, d, ok, done := retime(in, text, w, job, old, oldType, zone, loc); done {
+			return patch, d, ok
 		}
 	}
 	if !timeSaid && !daysSaid && w.zone != "" && job != nil && oldType == store.ScheduleCron {
@@ -223,6 +166,75 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 		patch["startAt"] = c.startAt.UTC().Format(time.RFC3339)
 	}
 	return patch, selector.Decision{}, true
+}
+
+// retime moves a job to the times w says, keeping its days: a cron or an
+// rrule keeps its other fields, a one-time job its day, and an interval
+// is asked whether it should become daily. done is false when the job's
+// schedule cannot keep its days (a cron every minute), and w is compiled
+// as a schedule of its own.
+func retime(in selector.Input, text string, w when, job *selector.JobRef, old store.Schedule, oldType, zone string, loc *time.Location) (patch map[string]any, d selector.Decision, ok, done bool) {
+	hm, q := resolvedClocks(w)
+	if q != "" {
+		return nil, clarify(in, text, selector.MissingTime, q), false, true
+	}
+	switch oldType {
+	case store.ScheduleCron:
+		f := strings.Fields(old.Cron)
+		if len(f) != 5 || strings.HasPrefix(f[0], "*") || strings.HasPrefix(f[1], "*") {
+			break
+		}
+		minute := hm[0][1]
+		var hours []int
+		for _, x := range hm {
+			if x[1] != minute {
+				return nil, unsupported("I can't put %s and %s in one schedule (their minutes differ).", clockText(hm[0]), clockText(x)), false, true
+			}
+			hours = append(hours, x[0])
+		}
+		expr := strings.Join([]string{itoa(minute), intList(uniq(hours)), f[2], f[3], f[4]}, " ")
+		return map[string]any{"scheduleType": "cron", "schedule": map[string]any{"cron": expr, "timezone": zone}}, selector.Decision{}, true, true
+	case store.ScheduleRRule:
+		var parts []string
+		for _, p := range strings.Split(strings.TrimPrefix(old.RRule, "RRULE:"), ";") {
+			if !strings.HasPrefix(p, "BYHOUR=") && !strings.HasPrefix(p, "BYMINUTE=") {
+				parts = append(parts, p)
+			}
+		}
+		minute := hm[0][1]
+		var hours []int
+		for _, x := range hm {
+			if x[1] != minute {
+				return nil, unsupported("I can't put %s and %s in one schedule (their minutes differ).", clockText(hm[0]), clockText(x)), false, true
+			}
+			hours = append(hours, x[0])
+		}
+		parts = append(parts, "BYHOUR="+intList(uniq(hours)), "BYMINUTE="+itoa(minute))
+		sched := map[string]any{"rrule": strings.Join(parts, ";"), "timezone": zone}
+		if old.Dtstart != "" {
+			sched["dtstart"] = old.Dtstart
+		}
+		return map[string]any{"scheduleType": "rrule", "schedule": sched}, selector.Decision{}, true, true
+	case store.ScheduleOnce:
+		if len(hm) != 1 {
+			return nil, unsupported("A one-time job runs once: give one time."), false, true
+		}
+		day := old.RunAt.In(loc)
+		t := time.Date(day.Year(), day.Month(), day.Day(), hm[0][0], hm[0][1], 0, 0, loc)
+		if !t.After(in.Now) {
+			return nil, clarify(in, text, selector.MissingTime, t.Format("Mon 2 Jan at 3:04 PM")+" has already passed. Which day?"), false, true
+		}
+		return map[string]any{"scheduleType": "once", "schedule": map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": zone}}, selector.Decision{}, true, true
+	case store.ScheduleInterval:
+		var at []string
+		for _, x := range hm {
+			at = append(at, clockText(x))
+		}
+		d := clarify(in, text, selector.MissingTime, "That job repeats on an interval. Should it run every day at "+strings.Join(at, " and ")+" instead? (yes or no)")
+		d.Pending.Yes = "change " + job.JobID + " to every day at " + strings.Join(at, " and ")
+		return nil, d, false, true
+	}
+	return nil, selector.Decision{}, false, false
 }
 
 func resolvedClocks(w when) ([][2]int, string) {
