@@ -71,7 +71,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		case x.kind == tWord && next == "/" && k+2 < len(t) && t[k+2].kind == tWord && t[k+1].i == x.j && t[k+2].i == t[k+1].j && (zoneAreas[x.s] || x.cap && t[k+2].cap && len(x.s) > 2 && len(t[k+2].s) > 2):
 			bad = true // "Europe/Atlantis": a zone id not known
 			why = askTime("I don't know the timezone “" + x.s + "/" + t[k+2].s + "”. Which one is it? Use an IANA id such as Europe/Berlin.")
-		case x.kind == tWord && regexp.MustCompile(`^x\d+$`).MatchString(x.s):
+		case x.kind == tWord && countRe.MatchString(x.s):
 			bad = true // "buy milk x2": a count
 		case last && (x.s == "please" || x.s == "pls" || x.s == "plz") && k > 0:
 			// "post retro notes please in #eng": is "please" the message's?
@@ -234,6 +234,9 @@ var listWords = map[string]bool{"and": true, ",": true, "&": true, "/": true, "o
 
 var recurWords = wordSet(everyWords, frequencyWords, relativeDays, []string{"everyday", "until", "till", "except", "weekdays",
 	"weekends", "noon", "midnight", "midday"})
+
+// countRe is a count written after the text ("buy milk x2").
+var countRe = regexp.MustCompile(`^x\d+$`)
 
 var periodRe = regexp.MustCompile(`^(?:q[1-4]|h[12]|fy\d{2,4}|cy\d{2,4}|w\d{1,2}|wk\d{1,2})$`)
 
