@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector/rules"
@@ -43,8 +44,8 @@ func BenchmarkConversation(b *testing.B) {
 func benchConversation(b *testing.B, st store.Store) {
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "UTC", MaxJobs: 1000, Functions: []string{"schedule.*", "message.post"}}})
-	c := &orchestrator.Conversations{Selector: rules.New(), Registry: reg, Store: st, Timezone: "UTC",
-		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}}}
+	c := &conversation.Conversations{Selector: rules.New(), Registry: reg, Store: st, Timezone: "UTC",
+		Profiles: map[string]conversation.Profile{"team": {ID: "team", Channel: "slack"}}}
 	sink := &countDeliverer{}
 	w := orchestrator.NewWorker(orchestrator.Options{OrchestratorID: "default", Store: st, Registry: reg,
 		Deliverers: map[string]orchestrator.Deliverer{"slack": sink}, ProfileChannels: map[string]string{"team": "slack"},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector/rules"
@@ -33,8 +34,8 @@ func newInstance(t *testing.T, st store.Store, mod ...func(*orchestrator.Options
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "America/New_York", MaxJobs: 100, Functions: []string{"schedule.*", "message.post"}},
 		Profiles: testProfiles})
-	c := &orchestrator.Conversations{Selector: rules.New(), Registry: reg, Store: st, Timezone: "America/New_York",
-		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}}}
+	c := &conversation.Conversations{Selector: rules.New(), Registry: reg, Store: st, Timezone: "America/New_York",
+		Profiles: map[string]conversation.Profile{"team": {ID: "team", Channel: "slack"}}}
 	out := &recorder{}
 	opt := orchestrator.Options{OrchestratorID: "default", Store: st, Registry: reg,
 		Deliverers: map[string]orchestrator.Deliverer{"slack": out}, ProfileChannels: map[string]string{"team": "slack"},
@@ -193,7 +194,7 @@ func TestConversation_ForgottenAfterKeep(t *testing.T) {
 	if got := say(c, "UANA", "post bye every monday at 9am"); !strings.HasPrefix(got, "OK") {
 		t.Fatalf("create = %q", got)
 	}
-	// The keys the store holds them under (conversation.go).
+	// The keys the store holds them under (conversation/conversation.go).
 	old := []string{"q|team|C0TEAM||UCAROL", "it|team|C0TEAM|UANA"}
 	requireRemembered(t, e.st, map[string]bool{old[0]: true, old[1]: true})
 	now = now.Add(c.Keep + time.Minute)

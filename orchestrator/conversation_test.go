@@ -6,18 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
 )
 
-func conv(e *env, now *time.Time) *orchestrator.Conversations {
-	return &orchestrator.Conversations{Selector: rules.New(), Registry: e.reg, Store: e.st, Timezone: "America/New_York",
-		Profiles: map[string]orchestrator.Profile{"team": {ID: "team", Channel: "slack"}, "terminal": {ID: "terminal", Channel: "terminal"}},
+func conv(e *env, now *time.Time) *conversation.Conversations {
+	return &conversation.Conversations{Selector: rules.New(), Registry: e.reg, Store: e.st, Timezone: "America/New_York",
+		Profiles: map[string]conversation.Profile{"team": {ID: "team", Channel: "slack"}, "terminal": {ID: "terminal", Channel: "terminal"}},
 		Now:      func() time.Time { return *now }}
 }
 
-func say(c *orchestrator.Conversations, sender, text string) string {
+func say(c *conversation.Conversations, sender, text string) string {
 	return c.Handle(context.Background(), &store.QueueItem{ChannelProfileID: "team"},
 		&orchestrator.Message{Text: text, SenderID: sender, Sender: strings.ToLower(sender), ChannelID: "C0TEAM", Timezone: "America/New_York"}).Text
 }

@@ -374,8 +374,8 @@ func (w *Worker) record(ctx context.Context, outs []outcome, end *laneEnd) error
 				it.NotBefore = w.now().Add(max(ra.After, 10*time.Millisecond))
 			case o.err == nil:
 				it.Queue, it.LastError, it.NotBefore = store.QueueDone, "", time.Time{}
-				if it.ExecutionID != "" { // a job's post: "snooze that" now means it (life.go)
-					if err := firedPut(tx, w.resolve(&it).Target, it.JobID, w.now()); err != nil {
+				if it.ExecutionID != "" { // a job's post: "snooze that" now means it (fired.go)
+					if err := FiredPut(tx, w.resolve(&it).Target, it.JobID, w.now()); err != nil {
 						return err
 					}
 				}

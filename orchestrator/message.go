@@ -32,7 +32,7 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 		r := reply
 		if reply.Call != nil {
 			var err error
-			res, err = callSafely(ctx, w.opt.Registry, tx, *reply.Call)
+			res, err = CallSafely(ctx, w.opt.Registry, tx, *reply.Call)
 			if err != nil {
 				return &actionError{err}
 			}
@@ -78,8 +78,8 @@ func (r Reply) done(res any, err error) Reply {
 	return Reply{Text: "Done: " + truncate(string(b), 3500)}
 }
 
-// callSafely runs req in tx; a panicking function is an error.
-func callSafely(ctx context.Context, reg *functions.Registry, tx store.Tx, req functions.Request) (res any, err error) {
+// CallSafely runs req in tx; a panicking function is an error.
+func CallSafely(ctx context.Context, reg *functions.Registry, tx store.Tx, req functions.Request) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("function panicked: %v", r)
@@ -143,10 +143,29 @@ func (w *Worker) jsonCallMessages(_ context.Context, it *store.QueueItem, m *Mes
 	}
 	// Who the sender is comes from the profile the message came through,
 	// never from the message.
-	via := viaOf(w.opt.ProfileChannels[it.ChannelProfileID])
+	via := ViaOf(w.opt.ProfileChannels[it.ChannelProfileID])
 	if via == "" {
-		return Reply{Text: notSetUp(it.ChannelProfileID)}
+		return Reply{Text: NotSetUp(it.ChannelProfileID)}
 	}
 	actor := store.Actor{ChannelProfileID: it.ChannelProfileID, SenderID: m.SenderID, Sender: m.Sender, MessageID: m.MessageTS, ChannelID: m.ChannelID, Via: via}
 	return Reply{Call: &functions.Request{Function: call.Function, Args: call.Args, Actor: actor}}
+}
+
+// ViaOf is how a message on a channel profile of kind channel arrives: the
+// terminal is the person at the machine (the CLI, an admin of the
+// orchestrator), Slack is a Slack user. Any other kind is none ("").
+func ViaOf(channel string) string {
+	switch channel {
+	case "terminal":
+		return store.ViaCLI
+	case "slack":
+		return store.ViaSlack
+	}
+	return ""
+}
+
+// NotSetUp answers a message from a channel profile the orchestrator does
+// not have (renamed or removed since the message came in).
+func NotSetUp(profileID string) string {
+	return fmt.Sprintf("Sorry, this channel is not set up: %q is not a channel profile of this orchestrator.", profileID)
 }

@@ -120,6 +120,18 @@ func center(t *testing.T, ctx context.Context, css string) (x, y float64) {
 	return box[0], box[1]
 }
 
+// labelled checks that every control on the page has a name a screen
+// reader can say: a label, an aria-label, or its own text.
+func labelled(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	bare := eval[[]string](t, ctx, `[...document.querySelectorAll('input:not([type=hidden]), select, textarea, button, a')]
+		.filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') && !(el.textContent || '').trim())
+		.map(el => el.outerHTML.slice(0, 80))`)
+	if len(bare) > 0 {
+		t.Errorf("%s: controls without a name: %q", page, bare)
+	}
+}
+
 func TestBrowser_Bolt(t *testing.T)     { browserScenario(t, "bolt", true) }
 func TestBrowser_Postgres(t *testing.T) { browserScenario(t, "postgres", false) }
 
@@ -133,6 +145,7 @@ func browserScenario(t *testing.T, kind string, screenshots bool) {
 	e := newEnv(t, kind)
 	ctx := browser(t)
 	snap := func(name string) {
+		labelled(t, ctx, name)
 		if screenshots {
 			shot(t, ctx, name)
 		}
@@ -189,15 +202,16 @@ func browserScenario(t *testing.T, kind string, screenshots bool) {
 	}
 	snap("calendar-month")
 
-	// Drag a one-time job from Thursday 11:00 to Friday 14:00.
-	once := e.create("term", "ana", onceArgs(time.Date(2027, 3, 11, 16, 0, 0, 0, time.UTC), "dentist"))
+	// Drag a one-time job from Thursday 11:20 onto Friday's 9:00 standup
+	// (the 9:00 slot, under that entry): it moves to Friday 9:20.
+	once := e.create("term", "ana", onceArgs(time.Date(2027, 3, 11, 16, 20, 0, 0, time.UTC), "dentist"))
 	do(t, ctx, "week again", chromedp.Navigate(base+"/console/calendar"), chromedp.WaitVisible(css(".slots.placed")),
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 380)`))
 	snap("calendar-week")
 	x0, y0 := center(t, ctx, fmt.Sprintf(`.ev[data-job=%q]`, once))
-	x1, y1 := center(t, ctx, `.slot[data-at="2027-03-12T14:00"]`)
-	do(t, ctx, "drag", chromedp.DragAndDropXY(x0, y0, x1, y1-20, 10)) // 4px into the slot: its first quarter, 14:00
-	want := time.Date(2027, 3, 12, 19, 0, 0, 0, time.UTC)             // 14:00 EST
+	x1, y1 := center(t, ctx, fmt.Sprintf(`.col[data-date="2027-03-12"] .ev[data-job=%q]`, standup))
+	do(t, ctx, "drag", chromedp.DragAndDropXY(x0, y0, x1, y1, 10))
+	want := time.Date(2027, 3, 12, 14, 20, 0, 0, time.UTC) // 9:20 EST
 	do(t, ctx, "moved on the calendar", chromedp.WaitVisible(css(fmt.Sprintf(`.col[data-date="2027-03-12"] .ev[data-job=%q]`, once))))
 	if got := e.job(once).Schedule.RunAt; !got.Equal(want) {
 		t.Errorf("after the drag, the job runs at %s, want %s", got, want)

@@ -185,7 +185,7 @@ func (c *Console) page(pattern string, fn pageFunc) {
 			if got == "" && !api {
 				got = r.PostForm.Get("csrf")
 			}
-			if subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) != 1 || !sameOrigin(r) {
+			if subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) != 1 || !c.sameOrigin(r) {
 				c.opts.Logger.Warn("console: refused a request without its CSRF token", slog.String("path", r.URL.Path))
 				http.Error(w, "this form is stale or came from another site (no valid CSRF token); reload the page and try again",
 					http.StatusForbidden)
@@ -199,15 +199,24 @@ func (c *Console) page(pattern string, fn pageFunc) {
 	})
 }
 
-// sameOrigin refuses a request whose Origin header names another site; a
-// request without one (an old browser, curl) is left to the CSRF token.
-func sameOrigin(r *http.Request) bool {
+// sameOrigin refuses a request whose Origin header names another site
+// than this one: the request's host, or server.public_url's when a proxy
+// in front answers to another name. A request without one (an old
+// browser, curl) is left to the CSRF token.
+func (c *Console) sameOrigin(r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
 	}
 	u, err := url.Parse(o)
-	return err == nil && u.Host == r.Host
+	if err != nil {
+		return false
+	}
+	if u.Host == r.Host {
+		return true
+	}
+	pub, err := url.Parse(c.opts.PublicURL)
+	return c.opts.PublicURL != "" && err == nil && u.Scheme == pub.Scheme && u.Host == pub.Host
 }
 
 // session reads the session cookie: nil when absent, unknown, expired or

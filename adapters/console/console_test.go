@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -56,7 +57,7 @@ func TestSignInLink_WorksOnceAndBecomesAnHttpOnlySession(t *testing.T) {
 	// A link is not an API token.
 	req, _ := http.NewRequest("GET", e.srv.URL+"/api/v1/schedules", nil)
 	req.Header.Set("Authorization", "Bearer "+strings.SplitN(link, "code=", 2)[1])
-	if res, _ := http.DefaultClient.Do(req); res.StatusCode != http.StatusUnauthorized {
+	if res := send(t, http.DefaultClient, req); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a sign-in code as a bearer token: %s", res.Status)
 	}
 
@@ -97,15 +98,34 @@ func TestCSRF_AStateChangeWithoutTheTokenIsRefusedAndChangesNothing(t *testing.T
 	if res.StatusCode != http.StatusSeeOther || e.job(id).State != store.JobPaused {
 		t.Fatalf("with its token: %s, job %s", res.Status, e.job(id).State)
 	}
+	// Behind a proxy, the page's origin is server.public_url's.
+	e2 := newEnv(t, "bolt", func(o *console.Options) { o.PublicURL = "https://schedbot.example.com" })
+	id2 := e2.create("team", "UALICE", cronArgs("0 9 * * 5", "standup", "C0111"))
+	c2 := e2.signedIn("team", "UALICE")
+	if res := e2.post(c2, "/console/schedules/"+id2+"/pause", url.Values{"csrf": {e2.csrf(c2)}}, "https://schedbot.example.com"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("from the public URL's origin: %s", res.Status)
+	}
 	// The script's calls through the API proxy need it too.
 	req, _ := http.NewRequest("POST", e.srv.URL+"/console/api/schedules/"+id+"/resume", nil)
-	if res, _ := c.Do(req); res.StatusCode != http.StatusForbidden || e.job(id).State != store.JobPaused {
+	if res := send(t, c, req); res.StatusCode != http.StatusForbidden || e.job(id).State != store.JobPaused {
 		t.Errorf("proxy without X-CSRF-Token: %s", res.Status)
 	}
 	req.Header.Set("X-CSRF-Token", token)
-	if res, _ := c.Do(req); res.StatusCode != http.StatusOK || e.job(id).State != store.JobEnabled {
+	if res := send(t, c, req); res.StatusCode != http.StatusOK || e.job(id).State != store.JobEnabled {
 		t.Errorf("proxy with X-CSRF-Token: %s", res.Status)
 	}
+}
+
+// send sends req and closes the answer's body, read to its end.
+func send(t *testing.T, c *http.Client, req *http.Request) *http.Response {
+	t.Helper()
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
 }
 
 var (

@@ -7,24 +7,20 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/schedbot/schedbot/adapters/console"
 	httpapi "github.com/schedbot/schedbot/adapters/http"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
-	"github.com/schedbot/schedbot/store/bolt"
-	"github.com/schedbot/schedbot/store/postgres"
-	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // t0 is the tests' "now": Wednesday 10 March 2027, 10:00 in New York,
 // four days before its clocks go forward.
@@ -37,19 +33,11 @@ const zone = "America/New_York"
 // C0111 and #team, admin UADMIN) and term (the terminal, whose people are
 // the orchestrator's admins).
 type env struct {
-	t   *testing.T
-	st  store.Store
-	con *console.Console
-	srv *httptest.Server
-
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (e *env) clock() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.now
+	t     *testing.T
+	st    store.Store
+	con   *console.Console
+	srv   *httptest.Server
+	clock *testkit.Clock
 }
 
 type envOpt func(*console.Options)
@@ -58,25 +46,8 @@ type envOpt func(*console.Options)
 // PostgreSQL database ("postgres").
 func newEnv(t *testing.T, kind string, opts ...envOpt) *env {
 	t.Helper()
-	e := &env{t: t, now: t0}
-	switch kind {
-	case "bolt":
-		st, err := bolt.Open(filepath.Join(t.TempDir(), "store.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.st = st
-	case "postgres":
-		st, err := postgres.Open(t.Context(), pgtest.DSN(t), "default", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.st = st
-	default:
-		t.Fatalf("store kind %q", kind)
-	}
-	t.Cleanup(func() { e.st.Close() })
-	reg := functions.NewRegistry(functions.Deps{Store: e.st, Now: e.clock,
+	e := &env{t: t, st: testkit.Store(t, kind), clock: testkit.NewClock(t0)}
+	reg := functions.NewRegistry(functions.Deps{Store: e.st, Now: e.clock.Now,
 		Orchestrator: functions.Orchestrator{ID: "default", Timezone: zone, MaxJobs: 100,
 			Functions: []string{"schedule.*", "message.post"}},
 		Profiles: map[string]functions.Profile{
@@ -90,9 +61,9 @@ func newEnv(t *testing.T, kind string, opts ...envOpt) *env {
 			"team": {ID: "team", OrchestratorID: "default", Channel: "slack"},
 			"term": {ID: "term", OrchestratorID: "default", Channel: "terminal"},
 		},
-		Now: e.clock, Rate: 1000, Burst: 1000,
+		Now: e.clock.Now, Rate: 1000, Burst: 1000,
 	})
-	o := console.Options{API: api, Stores: map[string]store.Store{"default": e.st}, Now: e.clock,
+	o := console.Options{API: api, Stores: map[string]store.Store{"default": e.st}, Now: e.clock.Now,
 		Profiles: map[string]console.Profile{
 			"team": {ID: "team", OrchestratorID: "default", Channel: "slack", Timezone: zone, SlackTeamID: "T0001"},
 			"term": {ID: "term", OrchestratorID: "default", Channel: "terminal", Timezone: zone},

@@ -146,7 +146,7 @@ func (c *Console) signInWithToken(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	next := safeNext(r.PostFormValue("next"))
-	if r.Header.Get("Origin") == "" || !sameOrigin(r) {
+	if r.Header.Get("Origin") == "" || !c.sameOrigin(r) {
 		http.Error(w, "sign-in forms are accepted from this site only", http.StatusForbidden)
 		return
 	}

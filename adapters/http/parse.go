@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
-	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/store"
@@ -59,7 +59,7 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 	if err != nil {
 		return err
 	}
-	jobs, err := orchestrator.JobRefs(r.Context(), c.orch.Store)
+	jobs, err := conversation.JobRefs(r.Context(), c.orch.Store)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
@@ -190,7 +191,7 @@ func (a *Adapter) nextPage(ctx context.Context, cb slack.InteractionCallback, va
 	if !ok {
 		return
 	}
-	text := escape(orchestrator.Describe("schedule.list", page))
+	text := escape(conversation.Describe("schedule.list", page))
 	var ids []string
 	for _, j := range page.Jobs {
 		ids = append(ids, j.JobID)

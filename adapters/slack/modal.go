@@ -10,6 +10,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
@@ -139,7 +140,7 @@ func (a *Adapter) confirmCreated(ctx context.Context, prof *Profile, user string
 	if !ok {
 		return
 	}
-	text := escape(orchestrator.Describe("schedule.create", res))
+	text := escape(conversation.Describe("schedule.create", res))
 	d := &orchestrator.Delivery{Text: text, ReplyJobID: jr.Job.JobID, Actions: []string{"pause", "delete"}, NextRuns: jr.NextRuns,
 		Target: store.TargetRef{ChannelProfileID: prof.ID}}
 	opts := []slack.MsgOption{slack.MsgOptionText(clip(text, maxText), false)}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
@@ -26,7 +27,7 @@ type orch struct {
 	store  store.Store
 	reg    *functions.Registry
 	worker *orchestrator.Worker // set while serve or chat runs it
-	conv   *orchestrator.Conversations
+	conv   *conversation.Conversations
 }
 
 func (o *orch) Close() error { return o.store.Close() }

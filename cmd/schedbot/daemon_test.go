@@ -22,6 +22,8 @@ import (
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"go.uber.org/goleak"
+
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
 
@@ -52,6 +54,12 @@ func TestMain(m *testing.M) {
 	}
 	code := pgtest.Run(m) // m.Run, then the postgres tests' cluster is stopped
 	os.RemoveAll(dir)
+	if code == 0 { // the daemons started in process waited for every goroutine they started
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutines outlived the tests: %v\n", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 

@@ -102,6 +102,9 @@ func (d *daemon) printSignInLinks(ctx context.Context, con *console.Console, bas
 		}
 	}
 	slices.Sort(ids)
+	if len(ids) == 0 {
+		d.log.Info("console: no terminal profile, so no sign-in link; sign in with Slack or an API token (docs/CONSOLE.md)")
+	}
 	for _, id := range ids {
 		a := cliActor(id)
 		sender := a.Sender

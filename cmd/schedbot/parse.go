@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/config"
-	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
@@ -103,7 +103,7 @@ func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]sel
 		return nil, err
 	}
 	defer st.Close()
-	return orchestrator.JobRefs(ctx, st)
+	return conversation.JobRefs(ctx, st)
 }
 
 // selectorInput fills what the selector knows of a profile: its zone, its

@@ -186,7 +186,6 @@ func grepLines(s, sub string) string {
 // deadlocks (see the comment at its use).
 func createDueJobs(ctx context.Context, reg *functions.Registry, prefix string, n int, deadlocks *atomic.Int64, created func(int)) ([]string, error) {
 	const workers = 4
-	runAt := time.Now().UTC().Add(-30 * time.Second).Format(time.RFC3339)
 	ids := make([]string, n)
 	errs := make([]error, workers)
 	var count atomic.Int64
@@ -194,6 +193,9 @@ func createDueJobs(ctx context.Context, reg *functions.Registry, prefix string, 
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
+				// Due already, and read at each create: on a loaded machine a
+				// burst outlasts the grace a past runAt is given.
+				runAt := time.Now().UTC().Add(-30 * time.Second).Format(time.RFC3339)
 				args := fmt.Sprintf(`{"scheduleType":"once","schedule":{"runAt":%q},
 					"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"post %s-%d"}}}`, runAt, prefix, i)
 				for {

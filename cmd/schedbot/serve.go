@@ -20,6 +20,7 @@ import (
 	termcli "github.com/schedbot/schedbot/adapters/cli"
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
@@ -260,12 +261,12 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 
 // conversations is the message handling of one orchestrator: the rules
 // selector over its profiles, workflows and functions.
-func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *slog.Logger) *orchestrator.Conversations {
-	c := &orchestrator.Conversations{Selector: newSelector(cfg, oc.reg, log), Registry: oc.reg, Store: oc.store,
-		Profiles: map[string]orchestrator.Profile{}, Timezone: o.Timezone, Logger: log}
+func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *slog.Logger) *conversation.Conversations {
+	c := &conversation.Conversations{Selector: newSelector(cfg, oc.reg, log), Registry: oc.reg, Store: oc.store,
+		Profiles: map[string]conversation.Profile{}, Timezone: o.Timezone, Logger: log}
 	for id, p := range cfg.ChannelProfiles {
 		if p.OrchestratorID == o.ID {
-			c.Profiles[id] = orchestrator.Profile{ID: id, Channel: p.Channel, Timezone: p.Timezone}
+			c.Profiles[id] = conversation.Profile{ID: id, Channel: p.Channel, Timezone: p.Timezone}
 		}
 	}
 	for id := range o.Workflows {

@@ -13,6 +13,7 @@ import (
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
@@ -154,7 +155,7 @@ func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestra
 	}
 	open := false
 	oc.store.View(ctx, func(tx store.Tx) error {
-		open = orchestrator.OpenQuestion(tx, profileID, &m, time.Now())
+		open = conversation.OpenQuestion(tx, profileID, &m, time.Now())
 		return nil
 	})
 	return open
@@ -172,7 +173,7 @@ func (d *daemon) Draft(ctx context.Context, profileID string, m orchestrator.Mes
 	if req == nil {
 		return nil, answer
 	}
-	text, err := orchestrator.DryRun(ctx, oc.store, oc.reg, *req)
+	text, err := conversation.DryRun(ctx, oc.store, oc.reg, *req)
 	if err != nil {
 		return nil, "That would not work: " + err.Error()
 	}

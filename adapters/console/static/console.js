@@ -55,8 +55,9 @@
     });
   }
 
-  // Drag a one-time job to another slot: pointer events, so mouse, pen
-  // and touch all work. The job page's "Move to" does the same by keyboard.
+  // Drag a one-time job to another slot (an hour): it moves there, keeping
+  // its minutes. Pointer events, so mouse, pen and touch all work; the job
+  // page's "Move to" does the same by keyboard.
   function makeDraggable(ev) {
     let start = null, moved = false, target = null;
     ev.addEventListener("pointerdown", function (e) {
@@ -76,15 +77,10 @@
       ev.style.pointerEvents = "none";
       const under = document.elementFromPoint(e.clientX, e.clientY);
       ev.style.pointerEvents = "";
-      const slot = under && under.closest(".slot");
+      const slot = slotAt(under, e.clientY);
       if (target && target !== slot) target.classList.remove("drop");
       target = slot;
-      if (slot) {
-        slot.classList.add("drop");
-        const r = slot.getBoundingClientRect();
-        const min = Math.max(0, Math.min(45, Math.floor(((e.clientY - r.top) / r.height) * 4) * 15));
-        slot.dataset.min = String(min);
-      }
+      if (slot) slot.classList.add("drop");
     });
     ev.addEventListener("pointerup", function () {
       const wasMoved = moved, slot = target;
@@ -94,7 +90,8 @@
       ev.style.transform = "";
       if (!slot) return;
       slot.classList.remove("drop");
-      const at = slot.dataset.at.slice(0, 14) + String(slot.dataset.min || 0).padStart(2, "0");
+      // The slot is an hour; the job keeps its minutes past the hour.
+      const at = slot.dataset.at.slice(0, 14) + String(Number(ev.dataset.min) % 60).padStart(2, "0");
       const body = new URLSearchParams({ at: at, csrf: csrf });
       post("/console/schedules/" + encodeURIComponent(ev.dataset.job) + "/move", body).then(function (res) {
         if (res.ok) { location.reload(); return; }
@@ -102,6 +99,17 @@
       });
     });
     ev.addEventListener("click", function (e) { e.preventDefault(); });
+  }
+
+  // slotAt is the hour slot of the column under the pointer at height y,
+  // whatever lies on top of it there (another entry, the time line).
+  function slotAt(under, y) {
+    const col = under && under.closest(".slots");
+    if (!col) return null;
+    return [...col.querySelectorAll(".slot")].find(function (s) {
+      const r = s.getBoundingClientRect();
+      return y >= r.top && y < r.bottom;
+    }) || null;
   }
 
   function status(text) {

@@ -1,4 +1,4 @@
-package orchestrator
+package conversation
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/store"
 )
@@ -15,11 +16,11 @@ import (
 // nothing and runs nothing: the call to make, or (req nil) the answer a
 // person would get instead (a question, a refusal). A form that shows a
 // preview as the person types, and then makes the call, uses it.
-func (c *Conversations) Draft(ctx context.Context, profileID string, m *Message) (req *functions.Request, answer string) {
+func (c *Conversations) Draft(ctx context.Context, profileID string, m *orchestrator.Message) (req *functions.Request, answer string) {
 	prof, ok := c.Profiles[profileID]
-	via := viaOf(prof.Channel)
+	via := orchestrator.ViaOf(prof.Channel)
 	if !ok || via == "" {
-		return nil, notSetUp(profileID)
+		return nil, orchestrator.NotSetUp(profileID)
 	}
 	var jobs []selector.JobRef
 	if err := c.Store.View(ctx, func(tx store.Tx) (err error) { jobs, err = jobRefsTx(tx); return err }); err != nil {
@@ -60,7 +61,7 @@ func DryRun(ctx context.Context, st store.Store, reg *functions.Registry, req fu
 	var res any
 	var callErr error
 	err := st.Update(ctx, func(tx store.Tx) error {
-		res, callErr = callSafely(ctx, reg, tx, req)
+		res, callErr = orchestrator.CallSafely(ctx, reg, tx, req)
 		return errDryRun
 	})
 	if callErr != nil {
@@ -75,7 +76,7 @@ func DryRun(ctx context.Context, st store.Store, reg *functions.Registry, req fu
 // OpenQuestion reports whether the conversation a message continues
 // holds a question schedbot asked its sender that is still open: a
 // thread reply that answers it needs no mention.
-func OpenQuestion(tx store.Tx, profileID string, m *Message, now time.Time) bool {
+func OpenQuestion(tx store.Tx, profileID string, m *orchestrator.Message, now time.Time) bool {
 	cv, err := tx.ConversationGet(conversationKey(&store.QueueItem{ChannelProfileID: profileID}, m))
 	if err != nil || len(cv.Pending) == 0 {
 		return false

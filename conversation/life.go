@@ -1,4 +1,4 @@
-package orchestrator
+package conversation
 
 import (
 	"context"
@@ -6,36 +6,21 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
 
 // The life of a reminder after it fired: "snooze that", "done" mean the
 // job whose post was delivered last where the person writes. Delivery
-// records it (firedPut) as a conversation under firedKey; a message reads
-// it (lastFired) into the selector's Input.LastFiredJobID.
-
-// firedKey names where a job's post was seen: a channel of a profile, or
-// a person (a direct message, whose channel the reply comes from is not
-// the user id the job posts to), or the whole terminal.
-func firedKey(profileID, channel, where string) string {
-	if channel == "terminal" {
-		where = ""
-	}
-	return "fired|" + profileID + "|" + where
-}
-
-// firedPut records, in the delivery's transaction, that job's post was
-// delivered to target.
-func firedPut(tx store.Tx, target store.TargetRef, jobID string, now time.Time) error {
-	return tx.ConversationPut(&store.Conversation{Key: firedKey(target.ChannelProfileID, target.Channel, target.ChannelID), JobID: jobID, UpdatedAt: now})
-}
+// records it (orchestrator.FiredPut); a message reads it (lastFired) into
+// the selector's Input.LastFiredJobID.
 
 // lastFired is the job whose post was delivered last in the channel m was
 // written in, or to its sender directly; "" when none.
-func (c *Conversations) lastFired(ctx context.Context, prof Profile, m *Message) string {
-	keys := []string{firedKey(prof.ID, prof.Channel, m.ChannelID)}
+func (c *Conversations) lastFired(ctx context.Context, prof Profile, m *orchestrator.Message) string {
+	keys := []string{orchestrator.FiredKey(prof.ID, prof.Channel, m.ChannelID)}
 	if strings.HasPrefix(m.ChannelID, "D") && m.SenderID != "" {
-		keys = append(keys, firedKey(prof.ID, prof.Channel, m.SenderID))
+		keys = append(keys, orchestrator.FiredKey(prof.ID, prof.Channel, m.SenderID))
 	}
 	var id string
 	var at time.Time

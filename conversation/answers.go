@@ -1,4 +1,4 @@
-package orchestrator
+package conversation
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package orchestrator
+package conversation
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/store"
 )
@@ -75,7 +76,7 @@ func (c *Conversations) now() time.Time {
 // belongs with it), or the whole channel for a direct message or the
 // terminal, which have no threads to speak of. Its open question is
 // stored under it.
-func conversationKey(item *store.QueueItem, m *Message) string {
+func conversationKey(item *store.QueueItem, m *orchestrator.Message) string {
 	root := m.ThreadTS
 	if root == "" && !strings.HasPrefix(m.ChannelID, "D") {
 		root = m.MessageTS
@@ -85,7 +86,7 @@ func conversationKey(item *store.QueueItem, m *Message) string {
 
 // itKey names "it": the job a sender last spoke of in a channel,
 // whichever thread that was in.
-func itKey(item *store.QueueItem, m *Message) string {
+func itKey(item *store.QueueItem, m *orchestrator.Message) string {
 	return "it|" + item.ChannelProfileID + "|" + m.ChannelID + "|" + m.SenderID
 }
 
@@ -210,7 +211,7 @@ func (c *Conversations) prune(tx store.Tx, now time.Time) error {
 // Handle answers one message, making the decided call at once in its own
 // transaction. The worker uses Decide, which defers the call to the
 // transaction that also queues the reply and completes the message.
-func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Message) Reply {
+func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) orchestrator.Reply {
 	r := c.Decide(ctx, item, m)
 	if r.Call != nil {
 		res, err := c.Registry.Call(ctx, *r.Call)
@@ -227,14 +228,14 @@ func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *Me
 // Decide answers one message. When the answer is a call, the reply holds
 // it and Done turns its result into the answer. It is the worker's
 // MessageHandler.
-func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Message) Reply {
+func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) orchestrator.Reply {
 	text, save, req, finish := c.handle(ctx, item, m)
 	if req == nil {
-		return Reply{Text: text, SaveFunc: save}
+		return orchestrator.Reply{Text: text, SaveFunc: save}
 	}
-	return Reply{Call: req, Done: func(res any, err error) Reply {
+	return orchestrator.Reply{Call: req, Done: func(res any, err error) orchestrator.Reply {
 		text, save := finish(res, err)
-		r := Reply{Text: text, SaveFunc: save}
+		r := orchestrator.Reply{Text: text, SaveFunc: save}
 		if err != nil {
 			return r
 		}
@@ -258,12 +259,12 @@ func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *Me
 // handle decides what a message asks for: an answer, or a call and how to
 // answer once it has run. Each answer comes with what writes the
 // conversation's new state (nil when it does not change).
-func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Message) (string, func(store.Tx) error, *functions.Request, func(any, error) (string, func(store.Tx) error)) {
+func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) (string, func(store.Tx) error, *functions.Request, func(any, error) (string, func(store.Tx) error)) {
 	prof, ok := c.Profiles[item.ChannelProfileID]
-	via := viaOf(prof.Channel)
+	via := orchestrator.ViaOf(prof.Channel)
 	if !ok || via == "" {
 		// A renamed or removed profile is nobody's: never the CLI's authority.
-		return notSetUp(item.ChannelProfileID), nil, nil, nil
+		return orchestrator.NotSetUp(item.ChannelProfileID), nil, nil, nil
 	}
 	jobs, mem, err := c.read(ctx, conversationKey(item, m), itKey(item, m))
 	if err != nil {
@@ -340,25 +341,6 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *Me
 		}
 		return Describe(d.Function, res) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
 	}
-}
-
-// viaOf is how a message on a channel profile of kind channel arrives: the
-// terminal is the person at the machine (the CLI, an admin of the
-// orchestrator), Slack is a Slack user. Any other kind is none ("").
-func viaOf(channel string) string {
-	switch channel {
-	case "terminal":
-		return store.ViaCLI
-	case "slack":
-		return store.ViaSlack
-	}
-	return ""
-}
-
-// notSetUp answers a message from a channel profile the orchestrator does
-// not have (renamed or removed since the message came in).
-func notSetUp(profileID string) string {
-	return fmt.Sprintf("Sorry, this channel is not set up: %q is not a channel profile of this orchestrator.", profileID)
 }
 
 // resolve replaces a create's or update's Slack channel name by its id.
@@ -439,7 +421,7 @@ func terminalTarget(d selector.Decision, args map[string]json.RawMessage, profil
 
 // zone is the sender's timezone: from the channel (Slack's profile), else
 // the channel profile's, else the orchestrator's.
-func (c *Conversations) zone(m *Message, p Profile) string {
+func (c *Conversations) zone(m *orchestrator.Message, p Profile) string {
 	for _, z := range []string{m.Timezone, p.Timezone, c.Timezone} {
 		if z != "" {
 			if _, err := time.LoadLocation(z); err == nil && z != "Local" {
