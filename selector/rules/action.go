@@ -3,10 +3,14 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/schedbot/schedbot/selector"
 )
+
+// What the job does and the verb that says it: "post", "remind me",
+// "run workflow".
 
 // action is what the job does.
 type action struct {
@@ -16,6 +20,9 @@ type action struct {
 	implicit  bool // no verb: "every monday 9am: standup"
 	workflow  string
 	function  string
+	// unclearWho: a reminder names several people or someone Slack
+	// cannot know ("remind me and bob", "remind bob to"): ask whom.
+	unclearWho bool
 }
 
 func (a action) verb() string {
@@ -95,4 +102,266 @@ func targetRef(in selector.Input, t target, a action) map[string]any {
 		}
 	}
 	return ref
+}
+
+var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop"}
+
+// remindLeadRe: ways of asking to be reminded that name no verb of ours.
+var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
+
+// findVerb returns where the action starts in r and where its text may
+// start; -1 when there is no action word. A reminder whose recipient is
+// unclear returns its start and an action saying so (unclearWho).
+func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
+	for k := 0; k < len(r); k++ {
+		w := r[k].s
+		if r[k].kind != tWord {
+			continue
+		}
+		if k == 0 || k == 1 && r[0].s == "/" {
+			w = misspeltVerb(w) // "remnd me to …" (NL_SPEC decision 20)
+		}
+		nextAt := func(j int) string { return tokAt(r, k+j).s }
+		found := false
+		switch {
+		case w == "remind" || w == "reminding" || w == "rmind" || w == "remid" || w == "reminder" && (nextAt(1) == "to" || nextAt(1) == "for" || nextAt(1) == "that" || nextAt(1) == ":"):
+			at, textAt, a, found = remindVerb(r, k, w)
+		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && nextAt(1) != "a" && nextAt(1) != "the" && nextAt(1) != "in"):
+			at, textAt, a, found = postVerb(r, k, w)
+		case w == "tell" || w == "ping" || w == "notify" || w == "alert" || w == "nudge":
+			at, textAt, a, found = tellVerb(r, k, w)
+		case slices.Contains([]string{"schedule", "set", "setup", "create", "add", "make", "queue", "plan"}, w):
+			at, textAt, a, found = scheduleVerb(r, k, w)
+		case slices.Contains([]string{"run", "start", "trigger", "kick", "launch", "execute", "invoke", "call", "fire"}, w):
+			at, textAt, a, found = runVerb(in, r, k, w)
+		}
+		if found {
+			return at, textAt, a
+		}
+	}
+	return -1, -1, action{}
+}
+
+// remindVerb reads "remind me to", "/remind #team", "reminder to": who
+// is reminded, or that it is unclear ("remind me and bob").
+func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
+	j := k + 1
+	at = k
+	if k > 0 && r[k-1].s == "/" {
+		at = k - 1
+	}
+	if w == "reminder" {
+		return at, j, action{remindWho: "me"}, true
+	}
+	who := ""
+	if j+1 < len(r) && r[j].s == "to" && slices.Contains([]string{"me", "us"}, r[j+1].s) {
+		j++ // "remind to me"
+	}
+	switch {
+	case j < len(r) && r[j].kind == tUser:
+		who = r[j].s
+		j++
+	case j < len(r) && slices.Contains([]string{"me", "us", "everyone", "everybody", "all", "channel", "here", "myself", "yourself", "folks", "people", "y'all"}, r[j].s):
+		who = r[j].s
+		j++
+	case j+1 < len(r) && (r[j].s == "the" || r[j].s == "my" || r[j].s == "our") && slices.Contains([]string{"team", "channel", "group", "room", "crew"}, r[j+1].s):
+		who = "team"
+		j += 2
+	case j < len(r) && r[j].s == "team":
+		who = "team"
+		j++
+	}
+	// "remind me and bob", "remind bob and alice", "remind bob to":
+	// one person or channel per reminder, named so Slack knows them
+	if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
+		return at, j, action{unclearWho: true}, true
+	}
+	if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
+		(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && !startsBlockWord(r[j]) {
+		return at, j, action{unclearWho: true}, true
+	}
+	return at, j, action{remindWho: who}, true
+}
+
+// postVerb reads "post", "send a message saying", "say".
+func postVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
+	j := k + 1
+	// post a message saying X, send the message: X
+	if j+2 < len(r) && (r[j].s == "a" || r[j].s == "the" || r[j].s == "this") && slices.Contains([]string{"message", "note", "reminder", "announcement", "post", "msg", "following"}, r[j+1].s) &&
+		(r[j+2].s == "saying" || r[j+2].s == ":" || r[j+2].s == "-" || r[j+2].kind == tQuote || r[j+2].s == "that" || r[j+2].s == "to" && r[j+1].s == "reminder") {
+		// "post a message saying X"; "post the reminder" is the text
+		j += 2
+	} else if j < len(r) && slices.Contains([]string{"message", "messages", "reminder"}, r[j].s) && j+1 < len(r) && (r[j+1].s == "saying" || r[j+1].s == ":" || r[j+1].kind == tQuote) {
+		j++
+	}
+	if j < len(r) && (r[j].s == "out" && w != "say") {
+		j++
+	}
+	return k, j, action{}, true
+}
+
+// tellVerb reads "tell", "ping", "notify" with whom.
+func tellVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
+	j := k + 1
+	who := ""
+	switch {
+	case j < len(r) && r[j].kind == tUser:
+		who = r[j].s
+		j++
+	case j < len(r) && slices.Contains([]string{"everyone", "everybody", "us", "me", "all", "people", "folks"}, r[j].s):
+		who = r[j].s
+		j++
+	case j+1 < len(r) && r[j].s == "the" && slices.Contains([]string{"team", "channel", "group"}, r[j+1].s):
+		who = "team"
+		j += 2
+	}
+	if who == "" && w == "tell" && !(j < len(r) && r[j].s == "to") {
+		return 0, 0, action{}, false // "tell #eng to stretch": the channel is the target
+	}
+	return k, j, action{remindWho: who, tell: true}, true
+}
+
+// scheduleVerb reads "schedule a message saying", "set up a reminder
+// to", "create a daily post".
+func scheduleVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
+	nextAt := func(j int) string { return tokAt(r, k+j).s }
+	j := k + 1
+	if w == "set" && nextAt(1) == "up" {
+		j++
+	}
+	if j < len(r) && (r[j].s == "a" || r[j].s == "an" || r[j].s == "the" || r[j].s == "my") {
+		j++
+	}
+	if j < len(r) && (r[j].s == "recurring" || r[j].s == "daily" || r[j].s == "weekly" || r[j].s == "monthly" || r[j].s == "new" || r[j].s == "one-time") {
+		// the adjective is read again as part of the schedule
+		if j+1 < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j+1].s) {
+			if r[j].s != "new" && r[j].s != "recurring" && r[j].s != "one-time" {
+				return 0, 0, action{}, false // "schedule a daily message": the schedule word would be lost
+			}
+			j++
+		}
+	}
+	if j < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j].s) {
+		kind := r[j].s
+		j++
+		if j < len(r) && (r[j].s == "saying" || r[j].s == "that" && j+1 < len(r) && r[j+1].s == "says" || r[j].s == ":" || r[j].s == "-" || r[j].s == "for" && kind == "reminder" || r[j].s == "to" && kind == "reminder" || r[j].s == "about") {
+			if r[j].s == "that" {
+				j++
+			}
+			j++
+		} else if j+1 < len(r) && r[j].s == "to" && r[j+1].s == "say" {
+			j += 2
+		}
+		a := action{}
+		if kind == "reminder" {
+			a.remindWho = "me"
+		}
+		return k, j, a, true
+	}
+	return 0, 0, action{}, false
+}
+
+// runVerb reads "run workflow X", "run the daily-report workflow",
+// "trigger schedule.list".
+func runVerb(in selector.Input, r []tok, k int, w string) (at, textAt int, a action, found bool) {
+	nextAt := func(j int) string { return tokAt(r, k+j).s }
+	j := k + 1
+	if w == "kick" {
+		if nextAt(1) != "off" {
+			return 0, 0, action{}, false
+		}
+		j++
+	}
+	if j < len(r) && r[j].s == "the" {
+		j++
+	}
+	if j < len(r) && r[j].s == "workflow" && j+1 < len(r) {
+		id, n := gluedID(r, j+1)
+		return k, j + 1 + n, action{workflow: matchID(in.Workflows, id)}, true
+	}
+	if j < len(r) {
+		id := r[j].s
+		// a function id is lexed as words and dots: schedule . list
+		if j+2 < len(r) && r[j+1].s == "." && r[j+2].i == r[j+1].j && r[j+1].i == r[j].j {
+			id = r[j].s + "." + r[j+2].s
+			fn := strings.ToLower(id)
+			if slices.Contains(in.Functions, fn) || strings.HasPrefix(fn, "schedule.") || fn == "message.post" {
+				return k, j + 3, action{function: fn}, true
+			}
+		}
+		if j+1 < len(r) && r[j+1].s == "workflow" {
+			return k, j + 2, action{workflow: matchID(in.Workflows, id)}, true
+		}
+		if wf := matchWorkflow(in.Workflows, r, j); wf != "" {
+			n := strings.Count(wf, "-") * 2
+			return k, j + 1 + n, action{workflow: wf}, true
+		}
+	}
+	return 0, 0, action{}, false
+}
+
+// gluedID reads an id lexed in pieces ("daily", "-", "report"); n is how
+// many tokens it took.
+func gluedID(r []tok, j int) (string, int) {
+	var b strings.Builder
+	k := j
+	for k < len(r) && (k == j || r[k].i == r[k-1].j) && (r[k].kind == tWord || r[k].kind == tNum || r[k].s == "-" || r[k].s == "_" || r[k].s == ".") {
+		b.WriteString(r[k].s)
+		k++
+	}
+	return strings.TrimRight(b.String(), "-_."), k - j
+}
+
+// matchWorkflow: a known workflow id written at r[j] (lexed in pieces:
+// daily - report).
+func matchWorkflow(known []string, r []tok, j int) string {
+	for _, id := range known {
+		var b strings.Builder
+		k := j
+		for k < len(r) && b.Len() < len(id) {
+			if k > j && r[k].i != r[k-1].j {
+				break
+			}
+			b.WriteString(r[k].s)
+			k++
+		}
+		if strings.EqualFold(b.String(), id) {
+			return id
+		}
+	}
+	return ""
+}
+
+// matchID returns the known id that equals s ignoring case, else s.
+func matchID(known []string, s string) string {
+	for _, k := range known {
+		if strings.EqualFold(k, s) {
+			return k
+		}
+	}
+	return s
+}
+
+// misspeltVerbs are the verbs read when the request starts one edit from
+// one of them ("remnd", "poost", "sned"); notVerbs are words of their own
+// one edit from one.
+var (
+	misspeltVerbs = append([]string{"remind"}, postVerbs[:2]...) // remind, post, send
+	notVerbs      = map[string]bool{"past": true, "most": true, "host": true, "pose": true, "posh": true, "sent": true, "sand": true,
+		"end": true, "lend": true, "bend": true, "mend": true, "tend": true, "rend": true, "seed": true, "pst": true, "pot": true,
+		"pest": true, "poet": true, "port": true, "pout": true, "lost": true, "cost": true, "seen": true, "sen": false, "spend": true,
+		"pots": true, "stop": true, "spot": true, "sens": true, "wend": true, "fend": true, "vend": true, "pond": true, "posts": true}
+)
+
+// misspeltVerb is the verb s is one edit from, or s.
+func misspeltVerb(s string) string {
+	if len(s) < 3 || notVerbs[s] || slices.Contains(misspeltVerbs, s) {
+		return s
+	}
+	for _, v := range misspeltVerbs {
+		if oneEdit(s, v) {
+			return v
+		}
+	}
+	return s
 }

@@ -95,36 +95,6 @@ func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
 	return d
 }
 
-// whenBlocks reads toks left to right: each longest run the when grammar
-// reads is a block; a word that says when but is in no block is dropped.
-func whenBlocks(toks []tok, now time.Time) (blocks [][]tok, dropped []tok) {
-	var w when
-	for k := 0; k < len(toks); {
-		glued := k > 0 && toks[k-1].j == toks[k].i && toks[k-1].s == "-" || k+1 < len(toks) && toks[k+1].s == "-" && toks[k+1].i == toks[k].j
-		if startsBlock(toks[k]) && !glued {
-			found := 0
-			for n := min(len(toks)-k, 16); n >= 1; n-- {
-				if nw, ok, _ := parseBlock(toks[k:k+n], w, now); ok {
-					w, found = nw, n
-					break
-				}
-			}
-			if found > 0 {
-				blocks = append(blocks, toks[k:k+found])
-				k += found
-				continue
-			}
-		}
-		x := toks[k]
-		if x.kind != tChannel && x.kind != tUser && x.kind != tQuote && !glued &&
-			(timeBearing(x) || strongTime(x) || recurWords[x.s] || misspeltWhenWord(x.s) || nearDayWord(x.s) || holidayWords[x.s] || vagueFrequency[x.s]) {
-			dropped = append(dropped, x)
-		}
-		k++
-	}
-	return blocks, dropped
-}
-
 // fireList is a schedule's next fires after now and after six months on,
 // as the create handler would anchor it.
 func fireList(typ string, s store.Schedule, startAt, endAt, now time.Time) ([]time.Time, error) {

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -21,340 +20,69 @@ import (
 // reads to the end; so "post the monday report every friday at 5pm" keeps
 // "the monday report" as the text.
 
-// sentence is a message taken apart.
-type sentence struct {
-	toks   []tok
-	body   string // what toks index
-	used   []bool // consumed by a target
-	tgt    target
-	act    action
-	text   string
-	quoted bool
-	blocks [][]tok // the when blocks, in order
-	// the text's tokens, for the check that nothing time-like is left in it
-	textToks []tok
-	// whenBeforeText: a when stands right before the text ("remind me at
-	// 9am Mars time to …"), so a zone-like word there belongs to it
-	whenBeforeText bool
+// reading is a request to create being read: the sentence, the when its
+// blocks have said so far, and the first problem a block found.
+type reading struct {
+	in   selector.Input
+	text string // the message as sent
+	body string // the message without its greeting, as lexed
+	s    *sentence
+	w    when
+	why  problem
+	now  time.Time // in zone
+	zone string
+	loc  *time.Location
 }
 
-// target is where the job posts.
-type target struct {
-	channelID string
-	thread    bool
-}
-
-var targetPreps = []string{"in", "to", "into", "on", "at", "for", "->", ">", "=>", "via"}
-
-// takeTargets marks the channel references and the words that lead to
-// them. ok is false with a reason when the target is not one Slack writes
-// or there are two.
-func (s *sentence) takeTargets() (why string) {
-	t := s.toks
-	// "remind me to tell #eng about it": after the one reminded, channels
-	// are the message's words; "remind #eng to …" names the target first
-	textFrom := len(t)
-	for k := 0; k+1 < len(t); k++ {
-		if t[k].s == "remind" || t[k].s == "reminding" {
-			textFrom = k + 1
-			// "remind everyone in #eng", "the #eng team", "all of #eng",
-			// "us in #eng": the group named by its channel is the target
-			for j := k + 1; j < len(t) && j <= k+5; j++ {
-				if t[j].kind == tChannel {
-					for x := k + 1; x < j; x++ {
-						s.used[x] = true
-					}
-					textFrom = j + 1
-					if j+1 < len(t) && slices.Contains([]string{"channel", "team", "room", "folks", "people", "crew"}, t[j+1].s) {
-						s.used[j+1] = true
-						textFrom = j + 2
-					}
-					break
-				}
-				if !slices.Contains([]string{"everyone", "everybody", "folks", "people", "the", "team", "us", "all", "of", "in", "my", "our", "guys", "y'all", "whole"}, t[j].s) {
-					break
-				}
-			}
-			break
-		}
+// add reads b as a when block on top of what was read; false when the
+// grammar does not read it whole (its problem is kept).
+func (r *reading) add(b []tok) bool {
+	if len(b) == 0 {
+		return true
 	}
-	for k := 0; k < len(t); k++ {
-		switch {
-		case t[k].kind == tChannel && k >= textFrom:
-			// part of the reminder's text
-		case t[k].kind == tChannel:
-			var id string
-			if strings.HasPrefix(t[k].s, "<#") {
-				inner := strings.TrimSuffix(strings.TrimPrefix(t[k].s, "<#"), ">")
-				inner, _, _ = strings.Cut(inner, "|")
-				if !slackIDRe.MatchString(inner) {
-					return "That channel link is not one Slack writes. Name the channel as #name."
-				}
-				id = inner
-			} else {
-				id = "#" + strings.TrimPrefix(t[k].s, "#")
-				if len(id) > 81 {
-					return "That channel name is too long."
-				}
-			}
-			if s.tgt.channelID != "" && s.tgt.channelID != id {
-				return "I post each schedule to one channel. Ask once for each channel."
-			}
-			s.tgt.channelID = id
-			s.used[k] = true
-			// "in the #eng channel", "in channel #eng"
-			if k+1 < len(t) && slices.Contains([]string{"channel", "room"}, t[k+1].s) {
-				s.used[k+1] = true
-			}
-			p := k - 1 // where the preposition would be
-			if p >= 0 && slices.Contains([]string{"the", "channel"}, t[p].s) && !s.used[p] && p > 0 && slices.Contains(targetPreps, t[p-1].s) {
-				s.used[p] = true
-				p--
-			}
-			if p >= 0 && slices.Contains(targetPreps, t[p].s) && !s.used[p] {
-				s.used[p] = true
-				if p > 0 && t[p-1].s == "-" && t[p].s == ">" {
-					s.used[p-1] = true
-				}
-			}
-		case (t[k].s == "in" || t[k].s == "to") && k+2 < len(t) && t[k+1].s == "this" && t[k+2].s == "thread",
-			t[k].s == "in" && k+2 < len(t) && t[k+1].s == "the" && t[k+2].s == "thread":
-			s.tgt.thread = true
-			s.used[k], s.used[k+1], s.used[k+2] = true, true, true
-		case t[k].s == "in" && k+1 < len(t) && t[k+1].s == "here" && t[k+1].kind == tWord:
-			s.used[k], s.used[k+1] = true, true
-		case (t[k].s == "in" || t[k].s == "to") && k+2 < len(t) && t[k+1].s == "this" && t[k+2].s == "channel":
-			s.used[k], s.used[k+1], s.used[k+2] = true, true, true
-		case t[k].s == "here" && k == len(t)-1:
-			s.used[k] = true
+	nw, ok, y := parseBlock(b, r.w, r.now)
+	if !ok {
+		if y.found() {
+			r.why = y
 		}
+		return false
 	}
-	return ""
+	r.w = nw
+	r.s.blocks = append(r.s.blocks, b)
+	return true
 }
 
-// rest is the tokens no target took.
-func (s *sentence) rest() []tok {
-	var out []tok
-	for k, t := range s.toks {
-		if !s.used[k] {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop"}
-
-// remindLeadRe: ways of asking to be reminded that name no verb of ours.
-var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
-
-// findVerb returns where the action starts in r and where its text may
-// start; -1 when there is no action word.
-func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
-	for k := 0; k < len(r); k++ {
-		w := r[k].s
-		if r[k].kind != tWord {
-			continue
-		}
-		if k == 0 || k == 1 && r[0].s == "/" {
-			w = misspeltVerb(w) // "remnd me to …" (NL_SPEC decision 20)
-		}
-		next := func(j int) string {
-			if k+j < len(r) {
-				return r[k+j].s
-			}
-			return ""
-		}
-		switch {
-		case w == "remind" || w == "reminding" || w == "rmind" || w == "remid" || w == "reminder" && (next(1) == "to" || next(1) == "for" || next(1) == "that" || next(1) == ":"):
-			j := k + 1
-			if k > 0 && r[k-1].s == "/" {
-				at = k - 1
-			} else {
-				at = k
-			}
-			if w == "reminder" {
-				return at, j, action{remindWho: "me"}
-			}
-			who := ""
-			if j+1 < len(r) && r[j].s == "to" && slices.Contains([]string{"me", "us"}, r[j+1].s) {
-				j++ // "remind to me"
-			}
-			switch {
-			case j < len(r) && r[j].kind == tUser:
-				who = r[j].s
-				j++
-			case j < len(r) && slices.Contains([]string{"me", "us", "everyone", "everybody", "all", "channel", "here", "myself", "yourself", "folks", "people", "y'all"}, r[j].s):
-				who = r[j].s
-				j++
-			case j+1 < len(r) && (r[j].s == "the" || r[j].s == "my" || r[j].s == "our") && slices.Contains([]string{"team", "channel", "group", "room", "crew"}, r[j+1].s):
-				who = "team"
-				j += 2
-			case j < len(r) && r[j].s == "team":
-				who = "team"
-				j++
-			}
-			// "remind me and bob", "remind bob and alice", "remind bob to":
-			// one person or channel per reminder, named so Slack knows them
-			if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
-				return at, -2, action{}
-			}
-			if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
-				(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && !startsBlockWord(r[j]) {
-				return at, -2, action{}
-			}
-			return at, j, action{remindWho: who}
-		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && next(1) != "a" && next(1) != "the" && next(1) != "in"):
-			j := k + 1
-			// post a message saying X, send the message: X
-			if j+2 < len(r) && (r[j].s == "a" || r[j].s == "the" || r[j].s == "this") && slices.Contains([]string{"message", "note", "reminder", "announcement", "post", "msg", "following"}, r[j+1].s) &&
-				(r[j+2].s == "saying" || r[j+2].s == ":" || r[j+2].s == "-" || r[j+2].kind == tQuote || r[j+2].s == "that" || r[j+2].s == "to" && r[j+1].s == "reminder") {
-				// "post a message saying X"; "post the reminder" is the text
-				j += 2
-			} else if j < len(r) && slices.Contains([]string{"message", "messages", "reminder"}, r[j].s) && j+1 < len(r) && (r[j+1].s == "saying" || r[j+1].s == ":" || r[j+1].kind == tQuote) {
-				j++
-			}
-			if j < len(r) && (r[j].s == "out" && w != "say") {
-				j++
-			}
-			return k, j, action{}
-		case w == "tell" || w == "ping" || w == "notify" || w == "alert" || w == "nudge":
-			j := k + 1
-			who := ""
-			switch {
-			case j < len(r) && r[j].kind == tUser:
-				who = r[j].s
-				j++
-			case j < len(r) && slices.Contains([]string{"everyone", "everybody", "us", "me", "all", "people", "folks"}, r[j].s):
-				who = r[j].s
-				j++
-			case j+1 < len(r) && r[j].s == "the" && slices.Contains([]string{"team", "channel", "group"}, r[j+1].s):
-				who = "team"
-				j += 2
-			}
-			if who == "" && w == "tell" && !(j < len(r) && r[j].s == "to") {
-				continue // "tell #eng to stretch": the channel is the target
-			}
-			return k, j, action{remindWho: who, tell: true}
-		case slices.Contains([]string{"schedule", "set", "setup", "create", "add", "make", "queue", "plan"}, w):
-			j := k + 1
-			if w == "set" && next(1) == "up" {
-				j++
-			}
-			if j < len(r) && (r[j].s == "a" || r[j].s == "an" || r[j].s == "the" || r[j].s == "my") {
-				j++
-			}
-			if j < len(r) && (r[j].s == "recurring" || r[j].s == "daily" || r[j].s == "weekly" || r[j].s == "monthly" || r[j].s == "new" || r[j].s == "one-time") {
-				// the adjective is read again as part of the schedule
-				if j+1 < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j+1].s) {
-					if r[j].s != "new" && r[j].s != "recurring" && r[j].s != "one-time" {
-						continue // "schedule a daily message": the schedule word would be lost
-					}
-					j++
-				}
-			}
-			if j < len(r) && slices.Contains([]string{"message", "post", "reminder", "announcement", "alert", "notification", "note", "ping"}, r[j].s) {
-				kind := r[j].s
-				j++
-				if j < len(r) && (r[j].s == "saying" || r[j].s == "that" && j+1 < len(r) && r[j+1].s == "says" || r[j].s == ":" || r[j].s == "-" || r[j].s == "for" && kind == "reminder" || r[j].s == "to" && kind == "reminder" || r[j].s == "about") {
-					if r[j].s == "that" {
-						j++
-					}
-					j++
-				} else if j+1 < len(r) && r[j].s == "to" && r[j+1].s == "say" {
-					j += 2
-				}
-				a := action{}
-				if kind == "reminder" {
-					a.remindWho = "me"
-				}
-				return k, j, a
-			}
-		case slices.Contains([]string{"run", "start", "trigger", "kick", "launch", "execute", "invoke", "call", "fire"}, w):
-			j := k + 1
-			if w == "kick" {
-				if next(1) != "off" {
-					continue
-				}
-				j++
-			}
-			if j < len(r) && r[j].s == "the" {
-				j++
-			}
-			if j < len(r) && r[j].s == "workflow" && j+1 < len(r) {
-				id, n := gluedID(r, j+1)
-				return k, j + 1 + n, action{workflow: matchID(in.Workflows, id)}
-			}
-			if j < len(r) {
-				id := r[j].s
-				// a function id is lexed as words and dots: schedule . list
-				if j+2 < len(r) && r[j+1].s == "." && r[j+2].i == r[j+1].j && r[j+1].i == r[j].j {
-					id = r[j].s + "." + r[j+2].s
-					fn := strings.ToLower(id)
-					if slices.Contains(in.Functions, fn) || strings.HasPrefix(fn, "schedule.") || fn == "message.post" {
-						return k, j + 3, action{function: fn}
-					}
-				}
-				if j+1 < len(r) && r[j+1].s == "workflow" {
-					return k, j + 2, action{workflow: matchID(in.Workflows, id)}
-				}
-				if wf := matchWorkflow(in.Workflows, r, j); wf != "" {
-					n := strings.Count(wf, "-") * 2
-					return k, j + 1 + n, action{workflow: wf}
-				}
-			}
-		}
-	}
-	return -1, -1, action{}
-}
-
-// gluedID reads an id lexed in pieces ("daily", "-", "report"); n is how
-// many tokens it took.
-func gluedID(r []tok, j int) (string, int) {
-	var b strings.Builder
-	k := j
-	for k < len(r) && (k == j || r[k].i == r[k-1].j) && (r[k].kind == tWord || r[k].kind == tNum || r[k].s == "-" || r[k].s == "_" || r[k].s == ".") {
-		b.WriteString(r[k].s)
-		k++
-	}
-	return strings.TrimRight(b.String(), "-_."), k - j
-}
-
-// matchWorkflow: a known workflow id written at r[j] (lexed in pieces:
-// daily - report).
-func matchWorkflow(known []string, r []tok, j int) string {
-	for _, id := range known {
-		var b strings.Builder
-		k := j
-		for k < len(r) && b.Len() < len(id) {
-			if k > j && r[k].i != r[k-1].j {
-				break
-			}
-			b.WriteString(r[k].s)
-			k++
-		}
-		if strings.EqualFold(b.String(), id) {
-			return id
-		}
-	}
-	return ""
-}
-
-// matchID returns the known id that equals s ignoring case, else s.
-func matchID(known []string, s string) string {
-	for _, k := range known {
-		if strings.EqualFold(k, s) {
-			return k
-		}
-	}
-	return s
-}
-
-// textConnectors stand between the action and its text.
-var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "with", "re", "regarding"}
-
-// create reads a request to create a job.
+// create reads a request to create a job, step by step; each step either
+// goes on or decides (a question, a refusal).
 func create(in selector.Input, text string) selector.Decision {
+	r, d, done := startReading(in, text)
+	if done {
+		return d
+	}
+	rest := r.s.rest()
+	v, textAt, act := findVerb(in, rest)
+	if act.unclearWho {
+		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
+	}
+	region, d, done := r.aroundVerb(rest, v, textAt, act)
+	if done {
+		return d
+	}
+	textToks, d, done := r.takeTail(region, v)
+	if done {
+		return d
+	}
+	if d, done := r.takeText(textToks, v); done {
+		return d
+	}
+	if d, done := r.checkText(); done {
+		return d
+	}
+	return r.compileCall()
+}
+
+// startReading lexes the message, takes its targets and its timezone.
+func startReading(in selector.Input, text string) (r *reading, d selector.Decision, done bool) {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
@@ -363,11 +91,11 @@ func create(in selector.Input, text string) selector.Decision {
 		s.used = append(s.used, true) // a leading emoji says nothing
 	}
 	if len(s.toks) > 400 {
-		return unsupported("That message is too long to read as a schedule. Tell me in a sentence what to post, where and when.")
+		return nil, unsupported("That message is too long to read as a schedule. Tell me in a sentence what to post, where and when."), true
 	}
 	s.used = append(s.used, make([]bool, len(s.toks)-len(s.used))...)
 	if why := s.takeTargets(); why != "" {
-		return unsupported("%s", why)
+		return nil, unsupported("%s", why), true
 	}
 	zone := in.Timezone
 	if zone == "" {
@@ -377,76 +105,67 @@ func create(in selector.Input, text string) selector.Decision {
 	if err != nil {
 		loc, zone = time.UTC, "UTC"
 	}
-	now := in.Now.In(loc)
 	s.dropPoliteEnd()
-	r := s.rest()
+	return &reading{in: in, text: text, body: body, s: s, now: in.Now.In(loc), zone: zone, loc: loc}, selector.Decision{}, false
+}
 
-	var w when
-	var why string
-	add := func(b []tok) bool {
-		if len(b) == 0 {
-			return true
-		}
-		nw, ok, y := parseBlock(b, w, now)
-		if !ok {
-			if y != "" {
-				why = y
-			}
-			return false
-		}
-		w = nw
-		s.blocks = append(s.blocks, b)
-		return true
-	}
-	v, textAt, act := findVerb(in, r)
-	if textAt == -2 {
-		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
-	}
-	var region []tok
+// aroundVerb reads a when before the action ("every weekday at 9am remind
+// #team to …") and between the action and its text ("remind me at 3pm to
+// call mom"), or, with no action word, a when before a colon ("every
+// monday 9am: standup"). It returns where the text and a trailing when
+// may be.
+func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []tok, d selector.Decision, done bool) {
+	in, text, s := r.in, r.text, r.s
 	switch {
 	case v >= 0:
-		// a when before the action: "every weekday at 9am remind #team to …"
-		head := trimConnectors(r[:v])
-		if q := clauseBefore(text, r[:v], w, now); q != "" {
+		head := trimConnectors(rest[:v])
+		if q := clauseBefore(text, rest[:v], r.w, r.now); q != "" {
 			// the answer is read with the request from its action on
-			return clarify(in, withoutPronoun(r[v:], body), selector.MissingAction, q)
+			return nil, clarify(in, withoutPronoun(rest[v:], r.body), selector.MissingAction, q), true
 		}
-		if len(head) > 0 && !add(head) && !chatter(head) {
-			return s.notUnderstood(in, text, w, head, why)
+		if len(head) > 0 && !r.add(head) && !chatter(head) {
+			return nil, s.notUnderstood(in, text, r.w, head, r.why), true
 		}
 		s.act = act
-		region = r[textAt:]
-		// a when between the action and "to": "remind me at 3pm to call mom"
+		region = rest[textAt:]
 		if len(region) > 0 {
 			for k := len(region) - 1; k >= 1; k-- {
 				if !slices.Contains([]string{"to", "that", ":", "about"}, region[k].s) && region[k].kind != tQuote {
 					continue
 				}
-				if _, ok, y := parseBlock(region[:k], w, now); ok {
-					add(region[:k])
+				if _, ok, y := parseBlock(region[:k], r.w, r.now); ok {
+					r.add(region[:k])
 					region = region[k:]
 					break
-				} else if y != "" && why == "" {
-					why = y // "every February 30 at 9am": said why it cannot be
+				} else if y.found() && !r.why.found() {
+					r.why = y // "every February 30 at 9am": said why it cannot be
 				}
 			}
 		}
 		region = trimLeadConnectors(region)
 	default:
 		// no action word: "every monday 9am: standup -> #team", or a quote
-		region = r
-		for k, t := range r {
-			if (t.s == ":" || t.s == "-") && k > 0 && k+1 < len(r) {
-				if _, ok, _ := parseBlock(r[:k], w, now); ok {
-					add(r[:k])
-					region = r[k+1:]
+		region = rest
+		for k, t := range rest {
+			if (t.s == ":" || t.s == "-") && k > 0 && k+1 < len(rest) {
+				if _, ok, _ := parseBlock(rest[:k], r.w, r.now); ok {
+					r.add(rest[:k])
+					region = rest[k+1:]
 					s.act.implicit = true
 					break
 				}
 			}
 		}
 	}
-	// the longest tail the grammar reads
+	return region, selector.Decision{}, false
+}
+
+// takeTail reads the longest tail of region the grammar reads as a when
+// (or, after a verb and with no when yet, the longest head: "/remind #eng
+// in 30 minutes deploy window opens"), and returns what is left for the
+// text.
+func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Decision, done bool) {
+	in, text, s := r.in, r.text, r.s
 	tail := -1
 	lo := 0
 	if len(region) > 60 {
@@ -462,56 +181,69 @@ func create(in selector.Input, text string) selector.Decision {
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
-		if _, ok, y, first := parseBlockFirst(region[k:], w, now); ok {
+		if _, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {
 			// "what went well in March every Friday": a month or a date
 			// that the rest of the when does not need may end the text
-			if rest, ok2, _ := parseBlock(region[k+first:], w, now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
+			if rest, ok2, _ := parseBlock(region[k+first:], r.w, r.now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
 				!slices.Contains([]string{"during", "throughout", "every", "each"}, region[k].s) {
 				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 				amb := body[region[k].i:region[k+first-1].j]
-				return clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb))
+				return nil, clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb)), true
 			}
 			tail = k
 			break
-		} else if y != "" && why == "" {
-			why = y
+		} else if y.found() && !r.why.found() {
+			r.why = y
 		}
 	}
-	textToks := region
+	textToks = region
 	if tail > 0 {
-		// "call Sam before 5pm", "some Tuesday at 10am": the when is
-		// qualified by a word the grammar does not read
-		prev, first := region[tail-1], region[tail]
-		_, _, bareDay := weekday(first.s)
-		_, bareMonth := month(first.s)
-		bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
-		if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
-			slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
-			qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
-			bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
-			body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
-			if holidayDays[prev.s+" "+first.s] {
-				return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j])
-			}
-			return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j]))
+		if d, done := qualifiedWhen(in, text, region, tail); done {
+			return nil, d, true
 		}
 	}
 	if tail >= 0 {
 		textToks = region[:tail]
-		add(region[tail:])
+		r.add(region[tail:])
 	} else if v >= 0 && len(s.blocks) == 0 {
 		// "/remind #eng in 30 minutes deploy window opens": the when first
 		for k := min(len(region)-1, 12); k >= 1; k-- {
-			if _, ok, _ := parseBlock(region[:k], w, now); ok {
-				add(region[:k])
+			if _, ok, _ := parseBlock(region[:k], r.w, r.now); ok {
+				r.add(region[:k])
 				textToks = region[k:]
 				s.whenBeforeText = true
 				break
 			}
 		}
 	}
-	textToks = trimTrailConnectors(textToks)
-	// the text
+	return trimTrailConnectors(textToks), selector.Decision{}, false
+}
+
+// qualifiedWhen asks or refuses when the when that starts region[tail] is
+// qualified by a word the grammar does not read: "call Sam before 5pm",
+// "some Tuesday at 10am", "Black Friday".
+func qualifiedWhen(in selector.Input, text string, region []tok, tail int) (selector.Decision, bool) {
+	prev, first := region[tail-1], region[tail]
+	_, _, bareDay := weekday(first.s)
+	_, bareMonth := month(first.s)
+	bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
+	if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
+		slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
+		qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
+		bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
+		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+		if holidayDays[prev.s+" "+first.s] {
+			return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j]), true
+		}
+		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j])), true
+	}
+	return selector.Decision{}, false
+}
+
+// takeText sets the sentence's text from textToks: a quote, or the words
+// as written; what stands beside a quote is read as a when.
+func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
+	in, text, s, body := r.in, r.text, r.s, r.body
 	var quote *tok
 	for k := range textToks {
 		if textToks[k].kind == tQuote {
@@ -529,8 +261,8 @@ func create(in selector.Input, text string) selector.Decision {
 			}
 		}
 		if len(others) > 0 {
-			if nw, ok, _ := parseBlock(others, w, now); ok {
-				w = nw
+			if nw, ok, _ := parseBlock(others, r.w, r.now); ok {
+				r.w = nw
 				s.blocks = append(s.blocks, others)
 			} else if v >= 0 && textToks[0].kind != tQuote {
 				// "book the “9am train”": the quote is part of the text,
@@ -538,7 +270,7 @@ func create(in selector.Input, text string) selector.Decision {
 				s.text, s.quoted = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks), false
 				s.textToks = slices.DeleteFunc(slices.Clone(textToks), func(t tok) bool { return t.kind == tQuote })
 			} else {
-				return s.notUnderstood(in, text, w, others, why)
+				return s.notUnderstood(in, text, r.w, others, r.why), true
 			}
 		}
 	case len(textToks) > 0:
@@ -551,53 +283,67 @@ func create(in selector.Input, text string) selector.Decision {
 	if s.text == "" && v < 0 && quote == nil && !s.act.implicit {
 		// nothing to post
 		if len(s.blocks) == 0 {
-			if why != "" {
-				return s.notUnderstood(in, text, w, nil, why)
+			if r.why.found() {
+				return s.notUnderstood(in, text, r.w, nil, r.why), true
 			}
-			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
+			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am."), true
 		}
 	}
 	if !s.quoted && pronounTexts[strings.ToLower(s.text)] && s.act.workflow == "" && s.act.function == "" {
-		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text))
+		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text)), true
 	}
-	if bad, y := leftover(s.textToks, now, s.whenBeforeText); bad != "" {
-		if y == "" {
-			y = why // what a longer reading found ("February 30 doesn't exist")
+	return selector.Decision{}, false
+}
+
+// checkText holds the text to having nothing about time left in it and
+// nothing the rules refuse, and reads the blocks again in a zone they
+// name.
+func (r *reading) checkText() (selector.Decision, bool) {
+	in, text, s := r.in, r.text, r.s
+	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" {
+		if !y.found() {
+			y = r.why // what a longer reading found ("February 30 doesn't exist")
 		}
-		return s.notUnderstood(in, text, w, nil, y, bad)
+		return s.notUnderstood(in, text, r.w, nil, y, bad), true
 	}
-	if len(s.blocks) == 0 && why != "" {
-		return s.notUnderstood(in, text, w, nil, why)
+	if len(s.blocks) == 0 && r.why.found() {
+		return s.notUnderstood(in, text, r.w, nil, r.why), true
 	}
 	if reason := unsupportedIn(text, s, false); reason != "" {
-		return unsupported("%s", reason)
+		return unsupported("%s", reason), true
 	}
-	if w.zone != "" && w.zone != zone {
-		zone = w.zone
-		loc, _ = scheduler.LoadLocation(zone)
-		now = in.Now.In(loc)
+	if r.w.zone != "" && r.w.zone != r.zone {
+		r.zone = r.w.zone
+		r.loc, _ = scheduler.LoadLocation(r.zone)
+		r.now = in.Now.In(r.loc)
 		// the blocks are read again in the zone they name
 		w2 := when{}
 		for _, b := range s.blocks {
-			nw, ok, _ := parseBlock(b, w2, now)
+			nw, ok, _ := parseBlock(b, w2, r.now)
 			if !ok {
-				return clarify(in, text, selector.MissingTime, "I couldn't read that time in "+zone+". Could you say it another way?")
+				return clarify(in, text, selector.MissingTime, "I couldn't read that time in "+r.zone+". Could you say it another way?"), true
 			}
 			w2 = nw
 		}
-		w = w2
+		r.w = w2
 	}
-	out := compile(w, now, zone)
+	return selector.Decision{}, false
+}
+
+// compileCall compiles the when, verifies its fires and makes the call.
+func (r *reading) compileCall() selector.Decision {
+	in, text, s, now, zone := r.in, r.text, r.s, r.now, r.zone
+	out := compile(r.w, now, zone)
 	s.act.text = s.text
 	hasAction := s.text != "" || s.act.workflow != "" || s.act.function != ""
 	switch {
-	case out.why != "":
-		return unsupported("%s", out.why)
-	case out.question != "":
+	case out.why.refusal != "":
+		return unsupported("%s", out.why.refusal)
+	case out.why.ask != nil:
 		if !hasAction && len(s.blocks) > 0 {
-			return clarify(in, text, selector.MissingAction, "What should I post? "+out.question)
+			return clarify(in, text, selector.MissingAction, "What should I post? "+out.why.ask.text)
 		}
-		return clarify(in, text, selector.MissingTime, out.question)
+		return clarify(in, text, out.why.ask.missing, out.why.ask.text)
 	case out.none:
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
@@ -608,7 +354,7 @@ func create(in selector.Input, text string) selector.Decision {
 	if !hasAction {
 		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should I post %s?", describe(c, now)))
 	}
-	if msg := verify(w, s, c, now); msg != "" {
+	if msg := verify(r.w, s, c, now); msg != "" {
 		return clarify(in, text, selector.MissingTime, msg)
 	}
 	if in.Channel != "slack" && s.tgt.channelID == "" && slices.Contains([]string{"team", "everyone", "everybody", "us", "all", "channel", "here", "folks", "people"}, s.act.remindWho) {
@@ -633,216 +379,13 @@ func create(in selector.Input, text string) selector.Decision {
 	return call("schedule.create", args)
 }
 
-// startsBlock: only these can begin a when, so the search for the tail
-// skips the rest quickly.
-func startsBlock(t tok) bool {
-	switch t.kind {
-	case tNum:
-		return true
-	case tWord:
-	default:
-		return t.s == "@" || t.s == "("
-	}
-	if _, ok := whenStarters[t.s]; ok {
-		return true
-	}
-	if _, _, ok := weekday(t.s); ok {
-		return true
-	}
-	if _, ok := month(t.s); ok {
-		return true
-	}
-	if ordinal(t.s) > 0 || number(t.s) >= 0 || zoneAbbrev[t.s] != "" || zoneWords[t.s] != "" {
-		return true
-	}
-	if _, ok := compactDays[t.s]; ok {
-		return true
-	}
-	_, ok := dayCodes[t.s]
-	return ok
-}
-
-var whenStarters = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`at on in every each evry everyday daily weekly monthly yearly annually quarterly hourly
-		nightly biweekly fortnightly bimonthly bi half once twice thrice for until till til through thru up stop stopping
-		end ending ends starting beginning from commencing effective start begin begins starts after as except excluding
-		but not other apart skip skipping save the next this coming upcoming today tonight tomorrow tmr tmrw tomorow
-		tommorow day noon midnight midday quarter minute weekdays weekends weekday weekend business working work workdays
-		within around about last first second third fourth fifth final penultimate between during only throughout
-		morning afternoon evening night mornings afternoons evenings nights eod lunch lunchtime later soon sometime asap
-		a an iso week odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now` + " " + strings.Join(holidays, " ")) {
-		whenStarters[w] = true
-	}
-}
-
-// holidayDays are holidays named by a word and a weekday.
-var holidayDays = map[string]bool{"good friday": true, "black friday": true, "cyber monday": true, "ash wednesday": true,
-	"holy thursday": true, "maundy thursday": true, "palm sunday": true, "easter sunday": true, "easter monday": true,
-	"bowl sunday": true, "giving tuesday": true, "shrove tuesday": true, "whit monday": true}
-
-// qualifiers change the day that follows them ("last Monday", "before
-// Friday", "nxt tue", "ev weekday"): the grammar does not read them, so
-// the day after them is not what was asked for.
-var qualifiers = map[string]bool{"last": true, "past": true, "previous": true, "prior": true, "before": true, "ahead": true, "of": true,
-	"than": true, "nxt": true, "lst": true, "ev": true, "evy": true, "by": true, "end": true, "after": true, "following": true,
-	"since": true, "until": true, "till": true, "preceding": true, "earlier": true, "later": true, "other": true, "alternate": true,
-	"alt": true, "every": true, "each": true, "to": true, "this": true, "coming": true, "upcoming": true, "on": true, "for": true}
-
-// nearDayWord: two edits or fewer from a day name ("thrsdy", "mndy"),
-// and not one the grammar reads.
-func nearDayWord(s string) bool {
-	if len(s) < 3 {
-		return false
-	}
-	if _, _, ok := weekday(s); ok {
-		return false
-	}
-	for _, d := range dayNames {
-		if editDistance(s, d) <= 2 {
-			return true
-		}
-	}
-	return false
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// startsBlockWord: a word that may begin a when ("friday", "noon").
-func startsBlockWord(t tok) bool {
-	return t.kind == tWord && startsBlock(t) && !slices.Contains([]string{"a", "an", "the"}, t.s)
-}
-
-// chatter: words before the action that say nothing about time ("Hello!
-// Hope you're well. Can you …", "Thanks in advance!! Please …").
-func chatter(head []tok) bool {
-	for _, t := range head {
-		if timeBearing(t) || strongTime(t) || recurWords[t.s] || misspeltWhenWord(t.s) || t.kind == tQuote ||
-			slices.Contains([]string{"every", "each", "until", "till", "except", "starting", "tonight", "today", "tomorrow", "noon", "midnight", "morning", "afternoon", "evening", "night", "week", "month", "year", "hour", "minute"}, t.s) {
-			return false
-		}
-	}
-	return true
-}
-
-// dropPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a message
-// after its when or target ("… every friday at 4pm thanks!").
-func (s *sentence) dropPoliteEnd() {
-	t := s.toks
-	end := len(t)
-	// a closing aside that says nothing about time: "(for the Berlin team)"
-	if end > 0 && t[end-1].s == ")" {
-		for k := end - 2; k >= 0; k-- {
-			if t[k].s == "(" {
-				aside := t[k+1 : end-1]
-				if !slices.ContainsFunc(aside, func(x tok) bool {
-					return timeBearing(x) || strongTime(x) || zoneWords[x.s] != "" || zoneAbbrev[x.s] != "" || leadWords[x.s] || recurWords[x.s]
-				}) {
-					end = k
-				}
-				break
-			}
-		}
-	}
-	for end > 0 {
-		x := t[end-1]
-		switch {
-		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "," || x.s == "-" || x.s == "🙏",
-			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
-			x.s == "you" && end >= 2 && t[end-2].s == "thank":
-			if x.s == "you" {
-				end--
-			}
-			end--
-			continue
-		}
-		break
-	}
-	if end == len(t) || end == 0 {
-		return
-	}
-	// only right after something that says when or where ("… at 4pm
-	// thanks!", "… in #team 🙏"); after the message's own words ("… on
-	// GitHub :rocket:") it is the message's
-	last := t[end-1]
-	_, _, isDay := weekday(last.s)
-	_, isMonth := month(last.s)
-	if end > 1 && (last.kind == tNum || last.kind == tChannel || isDay || isMonth || unit(last.s) != "" && len(last.s) > 1 ||
-		recurWords[last.s] || zoneAbbrev[last.s] != "" || zoneWords[last.s] != "" || slices.Contains([]string{"am", "pm", "hour", "weekdays", "weekends", "month", "year"}, last.s) ||
-		last.s == "time" && end > 2 && (zoneWords[t[end-2].s] != "" || zoneAbbrev[t[end-2].s] != "")) {
-		for x := end; x < len(t); x++ {
-			s.used[x] = true
-		}
-	}
-}
-
-func trimConnectors(r []tok) []tok {
-	r = trimLeadConnectors(r)
-	return trimTrailConnectors(r)
-}
-
-func trimLeadConnectors(r []tok) []tok {
-	for len(r) > 0 && (slices.Contains(textConnectors, r[0].s) || slices.Contains([]string{",", "and", "then", "please", "pls", "out"}, r[0].s)) && r[0].kind != tQuote {
-		r = r[1:]
-	}
-	return r
-}
-
-func trimTrailConnectors(r []tok) []tok {
-	// only what joins the text to a when: "stand by", "check in" keep
-	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
-		r = r[:len(r)-1]
-	}
-	return r
-}
-
-// cleanText is the message as written between its first and last token,
-// without the target's words, with spaces folded.
-func cleanText(raw string, s *sentence, toks []tok) string {
-	if len(toks) == 0 {
-		return ""
-	}
-	base := toks[0].i
-	b := []byte(raw)
-	for k, t := range s.toks {
-		if s.used[k] && t.i >= toks[0].i && t.j <= toks[len(toks)-1].j {
-			for x := t.i - base; x < t.j-base; x++ {
-				b[x] = ' '
-			}
-		}
-	}
-	out := strings.Join(strings.Fields(string(b)), " ")
-	return strings.Trim(out, " ,;")
-}
-
 // notUnderstood asks, saying what was understood and quoting what was not.
-func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why string, quoted ...string) selector.Decision {
-	if q, ok := strings.CutPrefix(why, "?"); ok {
-		return clarify(in, text, selector.MissingTime, q)
+func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {
+	if why.ask != nil {
+		return clarify(in, text, why.ask.missing, why.ask.text)
 	}
-	if why != "" {
-		return unsupported("%s", why)
+	if why.refusal != "" {
+		return unsupported("%s", why.refusal)
 	}
 	what := ""
 	if len(quoted) > 0 {
@@ -888,31 +431,6 @@ func blockText(text string, blocks [][]tok) string {
 	}
 	return strings.Join(parts, " … ")
 }
-
-// describe is the schedule in words, for a question.
-func describe(c *compiled, now time.Time) string {
-	sp, err := specOf(c, now)
-	if err != nil {
-		return ""
-	}
-	d := sp.Describe()
-	if c.typ == "once" {
-		return "on " + strings.TrimPrefix(d, "Once on ")
-	}
-	return lowerFirst(d)
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}
-
-// pronounTexts are messages that only point at something said before
-// them ("… and post it"): schedbot posts the text it is given.
-var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this": true, "those": true, "these": true,
-	"the result": true, "the results": true, "the output": true}
 
 // clauseBefore asks what the post should say when a clause before the
 // action does something ("check the build and post it to #eng …",
@@ -961,41 +479,4 @@ func clauseBefore(text string, head []tok, w when, now time.Time) string {
 		return fmt.Sprintf("I didn't understand “%s”: which verb did you mean? Say it again, such as “remind %s to …”.", quote(head), head[len(head)-2].s)
 	}
 	return ""
-}
-
-// withoutPronoun is the request from its action on with the pronoun that
-// stood for the message left out ("post it to #eng at 8" -> "post to #eng
-// at 8"), so that an answer naming the message completes it.
-func withoutPronoun(r []tok, body string) string {
-	out := body[r[0].i:]
-	for k := 1; k < len(r) && k < 4; k++ {
-		if pronounTexts[r[k].s] && r[k].j <= len(body) {
-			return strings.TrimSpace(body[r[0].i:r[k].i] + body[r[k].j:])
-		}
-	}
-	return strings.TrimSpace(out)
-}
-
-// misspeltVerbs are the verbs read when the request starts one edit from
-// one of them ("remnd", "poost", "sned"); notVerbs are words of their own
-// one edit from one.
-var (
-	misspeltVerbs = []string{"remind", "post", "send"}
-	notVerbs      = map[string]bool{"past": true, "most": true, "host": true, "pose": true, "posh": true, "sent": true, "sand": true,
-		"end": true, "lend": true, "bend": true, "mend": true, "tend": true, "rend": true, "seed": true, "pst": true, "pot": true,
-		"pest": true, "poet": true, "port": true, "pout": true, "lost": true, "cost": true, "seen": true, "sen": false, "spend": true,
-		"pots": true, "stop": true, "spot": true, "sens": true, "wend": true, "fend": true, "vend": true, "pond": true, "posts": true}
-)
-
-// misspeltVerb is the verb s is one edit from, or s.
-func misspeltVerb(s string) string {
-	if len(s) < 3 || notVerbs[s] || slices.Contains(misspeltVerbs, s) {
-		return s
-	}
-	for _, v := range misspeltVerbs {
-		if oneEdit(s, v) {
-			return v
-		}
-	}
-	return s
 }

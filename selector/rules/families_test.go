@@ -54,7 +54,7 @@ func TestVerifyQuotesTheUsersWords(t *testing.T) {
 		block := toks[2:]
 		w, ok, why := parseBlock(block, when{}, local)
 		if !ok {
-			t.Fatalf("%q: not read (%s)", c.block, why)
+			t.Fatalf("%q: not read (%+v)", c.block, why)
 		}
 		s := &sentence{toks: toks, body: body, blocks: [][]tok{block}}
 		got := verify(w, s, &compiled{typ: "cron", sched: map[string]any{"cron": c.cron, "timezone": "America/New_York"}}, local)

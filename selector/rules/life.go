@@ -92,7 +92,10 @@ func readInstant(in selector.Input, phrase string) (t time.Time, hasClock bool, 
 	}
 	o := compile(w, now, zone)
 	if o.c == nil || o.c.typ != "once" {
-		return time.Time{}, false, o.question, o.question != ""
+		if o.why.ask != nil {
+			return time.Time{}, false, o.why.ask.text, true
+		}
+		return time.Time{}, false, "", false
 	}
 	t, err := time.Parse(time.RFC3339, o.c.sched["runAt"].(string))
 	return t, len(w.clocks) > 0 || w.hasRel, "", err == nil

@@ -1,8 +1,3 @@
-// Package rules is the offline, deterministic selector: a tokenizer and a
-// small grammar for the phrasings in docs/NL_SPEC.md, which proves its reading
-// before it answers (every word is the message, the target or part of the
-// when; every day, month, date and time named is among the fires). It
-// never touches the network.
 package rules
 
 import (
@@ -41,161 +36,6 @@ func Decide(in selector.Input) selector.Decision {
 		return decidePending(in, text)
 	}
 	return decide(in, text)
-}
-
-// decidePending reads a message while a question waits. A complete new
-// request is that request (the question is dropped, and the person told);
-// an answer completes the question; a new request that is itself
-// incomplete asks its own question; anything else asks the open question
-// again, so that no reply is mistaken for an answer it is not.
-func decidePending(in selector.Input, text string) selector.Decision {
-	p := in.Pending
-	alone := decide(in, text)
-	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
-		alone.Dropped = p.Text
-		return alone
-	}
-	var first selector.Decision
-	for k, combined := range answered(p, text) {
-		d := decide(in, combined)
-		if d.Pending != nil {
-			d.Pending.Text = combined
-		}
-		if k == 0 {
-			first = d
-		}
-		if d.IsCall() {
-			return d
-		}
-	}
-	if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) {
-		alone.Dropped = p.Text // a new request, itself incomplete
-		return alone
-	}
-	if answerShaped(p.Missing, text) {
-		return first
-	}
-	return stillAsking(in)
-}
-
-// hasAction: the text says what to do ("post…", "remind me…").
-func hasAction(in selector.Input, text string) bool {
-	v, _, _ := findVerb(in, lex(text))
-	return v >= 0
-}
-
-// confusedRe: a reply that asks back instead of answering.
-var confusedRe = regexp.MustCompile(`(?i)^(?:what|huh|why|how|eh|sorry|pardon|come\s+again|what\s+do\s+you\s+mean|i\s+don'?t\s+(?:know|understand)|idk|dunno|\?+)\W*$`)
-
-// answerShaped says whether a reply can answer a question about missing:
-// a time names one, a target a channel, a message is any text that is not
-// a puzzled question back.
-func answerShaped(missing, text string) bool {
-	if confusedRe.MatchString(strings.TrimSpace(text)) {
-		return false
-	}
-	toks := lex(text)
-	switch missing {
-	case selector.MissingTime:
-		for _, t := range toks {
-			if timeBearing(t) || timeWordRe.MatchString(t.s) || vagueTimes[t.s] {
-				return true
-			}
-		}
-		return false
-	case selector.MissingTarget:
-		for _, t := range toks {
-			if t.kind == tChannel || t.s == "here" || t.s == "me" {
-				return true
-			}
-		}
-		return false
-	case selector.MissingJob:
-		return false // a job is named by words a call resolves, or picked from the list
-	}
-	return true
-}
-
-var vagueTimes = map[string]bool{"am": true, "pm": true, "a.m.": true, "p.m.": true, "morning": true, "afternoon": true,
-	"evening": true, "night": true, "noon": true, "midnight": true, "lunchtime": true, "hourly": true, "weekly": true,
-	"monthly": true, "yearly": true, "annually": true, "weekdays": true, "weekends": true, "now": true}
-
-// stillAsking asks the open question again, saying how to drop it.
-func stillAsking(in selector.Input) selector.Decision {
-	p := *in.Pending
-	q := p.Question
-	if q == "" {
-		q = map[string]string{
-			selector.MissingTime:   "When should it run? For example “every Friday at 9am” or “tomorrow at 3pm”.",
-			selector.MissingAction: "What should I post?",
-			selector.MissingTarget: "Where should I post it? For example “in #team”.",
-			selector.MissingJob:    "Which schedule do you mean?",
-		}[p.Missing]
-	}
-	p.Expires = in.Now.Add(selector.PendingTTL)
-	return selector.Decision{Clarify: "I'm still asking about “" + p.Text + "”: " + q + " (Or say “cancel” to drop it.)",
-		Missing: p.Missing, Pending: &p}
-}
-
-// answered are the readings of a request with its answer in it: the
-// answer added at the end, and, when the question was about one part
-// ("5: am or pm?", "3/4: which?", "afternoon: what time?"), the request
-// with that part replaced by the answer or settled by it.
-func answered(p *selector.Pending, answer string) []string {
-	out := []string{p.Text + " " + answerText(p.Missing, answer)}
-	if p.Missing != selector.MissingTime {
-		return out
-	}
-	toks := lex(p.Text)
-	at := lex(answer)
-	if len(at) == 0 {
-		return out
-	}
-	for k, t := range toks {
-		vague := false
-		switch {
-		case t.kind == tNum && number(t.s) >= 1 && number(t.s) <= 12 && k > 0 && toks[k-1].s == "at":
-			// "at 5": answered "pm" or "5pm"
-			if len(at) == 1 && (at[0].s == "am" || at[0].s == "pm" || at[0].s == "a.m." || at[0].s == "p.m.") {
-				out = append(out, p.Text[:t.j]+at[0].s+p.Text[t.j:])
-				continue
-			}
-			vague = true
-		case t.kind == tNum && strings.ContainsAny(t.s, "/."):
-			vague = true // 3/4
-		case t.s == "morning" || t.s == "afternoon" || t.s == "evening" || t.s == "night" || t.s == "lunchtime" || t.s == "lunch" || t.s == "eod":
-			vague = true
-		}
-		if vague {
-			out = append(out, p.Text[:t.i]+answer+p.Text[t.j:])
-			if t.kind != tNum && k > 0 && (toks[k-1].s == "this" || toks[k-1].s == "the" || toks[k-1].s == "in") {
-				// "friday afternoon" -> "friday at 3pm"
-				out = append(out, p.Text[:t.i]+"at "+answer+p.Text[t.j:])
-			}
-		}
-	}
-	return out
-}
-
-var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|each|in|tomorrow|today|tonight|daily|weekly|noon|midnight)\b`)
-
-// looksLikeAnswer: short replies ("9am", "the backup one") answer a question.
-func looksLikeAnswer(text string) bool { return len(strings.Fields(text)) <= 6 }
-
-func answerText(missing, text string) string {
-	if missing == selector.MissingTime && !timeWordRe.MatchString(text) {
-		if len(lex(text)) > 0 && lex(text)[0].kind == tNum {
-			return "at " + text
-		}
-	}
-	if missing == selector.MissingAction {
-		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 {
-			// the text asked for: after a colon, quoted, so it is read as
-			// the message whatever words it holds
-			return ": “" + strings.Trim(text, `"“”`) + "”"
-		}
-	}
-	return text
 }
 
 func unsupported(format string, args ...any) selector.Decision {
@@ -270,8 +110,6 @@ func hasLetters(s string) bool {
 	}
 	return false
 }
-
-// ---- help (NL_SPEC decision 22) ----
 
 var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:can|do)\s+you\s+do(?:\s+for\s+(?:me|us))?|what\s+(?:u|you)\s+can\s+do|what\s+can\s+u\s+do|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+are\s+(?:the|your)\s+(?:commands|options)|list\s+(?:the|your)\s+commands|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey|help\s+(?:with\s+)?(?:reminders?|schedules?|jobs?|remind|scheduling|posts?|commands?))\s*[?!.]*$`)
 

@@ -1,20 +1,67 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // The vocabulary of the "when": day and month names, numbers, ordinals and
-// units, with the near-misses NL_SPEC decision 20 allows.
+// units, with the near-misses NL_SPEC decision 20 allows, and the word
+// lists several families read. A list only one family reads lives in
+// that family's file. Each word list is written once: a list that holds
+// the words of another is built from it (TestWordListsDefinedOnce).
 
-var dayIndex = map[string]int{
-	"sun": 0, "sunday": 0, "mon": 1, "monday": 1, "tue": 2, "tues": 2, "tuesday": 2,
-	"wed": 3, "weds": 3, "wednesday": 3, "thu": 4, "thur": 4, "thurs": 4, "thursday": 4,
-	"fri": 5, "friday": 5, "sat": 6, "saturday": 6,
+// dayNames are the days of the week, Sunday first as time.Weekday counts.
+var dayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+
+// dayIndex reads a day's name or abbreviation.
+var dayIndex = withNames(map[string]int{
+	"sun": 0, "mon": 1, "tue": 2, "tues": 2, "wed": 3, "weds": 3, "thu": 4, "thur": 4, "thurs": 4, "fri": 5, "sat": 6,
+}, dayNames)
+
+// monthNames are the months, January at 1.
+var monthNames = []string{"", "january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december"}
+
+// monthIndex reads a month's name or abbreviation.
+var monthIndex = withNames(map[string]int{
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}, monthNames)
+
+// withNames adds names[k] = k to index, skipping empty names.
+func withNames(index map[string]int, names []string) map[string]int {
+	for k, n := range names {
+		if n != "" {
+			index[n] = k
+		}
+	}
+	return index
 }
 
-var dayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+// frequencyWords say how often in one word.
+var frequencyWords = []string{"daily", "weekly", "monthly", "yearly", "annually", "hourly", "quarterly", "biweekly", "fortnightly", "nightly"}
+
+// everyWords begin a recurrence ("evry" is read as "every").
+var everyWords = []string{"every", "each", "evry"}
+
+// relativeDays name a day counted from today.
+var relativeDays = []string{"today", "tomorrow", "tonight", "tmr", "tmrw"}
+
+// dayParts are the parts of a day that settle a bare hour ("3 in the
+// afternoon").
+var dayParts = []string{"morning", "afternoon", "evening", "night"}
+
+// wordSet is the words of lists as a set.
+func wordSet(lists ...[]string) map[string]bool {
+	set := map[string]bool{}
+	for _, l := range lists {
+		for _, w := range l {
+			set[w] = true
+		}
+	}
+	return set
+}
 
 // weekday reads a day name: "mon", "Monday", "mondays" (plural), "thursdy"
 // (one edit from exactly one name).
@@ -36,19 +83,17 @@ func weekday(s string) (d int, plural, ok bool) {
 	return 0, false, false
 }
 
-var monthIndex = map[string]int{
-	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
-	"jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
-	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
-}
-
 // Only the long month names take near-misses: "match", "tune" and "jane"
-// are words of their own.
-var longMonths = []string{"", "january", "february", "", "april", "", "june", "july", "august", "september", "october", "november", "december"}
+// are words of their own, so March and May take none.
+var longMonths = func() []string {
+	names := slices.Clone(monthNames)
+	names[3], names[5] = "", ""
+	return names
+}()
 
 // Words one edit from a month name that are words of their own.
 var notMonths = map[string]bool{"tune": true, "dune": true, "jane": true, "juno": true, "jung": true, "junk": true, "duly": true,
-	"jury": true, "judy": true, "julie": true, "aprils": false, "apron": true, "april": false}
+	"jury": true, "judy": true, "julie": true, "apron": true}
 
 var monthMisspelt = map[string]int{}
 
@@ -238,42 +283,3 @@ func compactPart(s string) (seconds float64) {
 }
 
 var unitSeconds = map[string]float64{"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400, "fortnight": 14 * 86400}
-
-var zoneAbbrev = map[string]string{
-	"pst": "America/Los_Angeles", "pdt": "America/Los_Angeles", "pt": "America/Los_Angeles",
-	"cst": "America/Chicago", "cdt": "America/Chicago", "ct": "America/Chicago",
-	"est": "America/New_York", "edt": "America/New_York", "et": "America/New_York",
-	"mst": "America/Denver", "mdt": "America/Denver", "mt": "America/Denver",
-	"utc": "UTC", "gmt": "UTC", "z": "UTC", "cet": "Europe/Berlin", "cest": "Europe/Berlin", "bst": "Europe/London",
-	"ist": "Asia/Kolkata", "jst": "Asia/Tokyo", "aest": "Australia/Sydney", "aedt": "Australia/Sydney",
-	"nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland", "hst": "Pacific/Honolulu", "akst": "America/Anchorage",
-	"sgt": "Asia/Singapore", "hkt": "Asia/Hong_Kong", "kst": "Asia/Seoul", "eet": "Europe/Athens", "wet": "Europe/Lisbon",
-}
-
-var zoneWords = map[string]string{
-	"pacific": "America/Los_Angeles", "eastern": "America/New_York", "central": "America/Chicago",
-	"mountain": "America/Denver", "utc": "UTC", "gmt": "UTC", "zulu": "UTC",
-	"london": "Europe/London", "paris": "Europe/Paris", "berlin": "Europe/Berlin", "madrid": "Europe/Madrid",
-	"rome": "Europe/Rome", "amsterdam": "Europe/Amsterdam", "dublin": "Europe/Dublin", "lisbon": "Europe/Lisbon",
-	"stockholm": "Europe/Stockholm", "zurich": "Europe/Zurich", "vienna": "Europe/Vienna", "warsaw": "Europe/Warsaw",
-	"athens": "Europe/Athens", "helsinki": "Europe/Helsinki", "moscow": "Europe/Moscow", "istanbul": "Europe/Istanbul",
-	"tokyo": "Asia/Tokyo", "seoul": "Asia/Seoul", "shanghai": "Asia/Shanghai", "beijing": "Asia/Shanghai",
-	"singapore": "Asia/Singapore", "india": "Asia/Kolkata", "mumbai": "Asia/Kolkata", "bangalore": "Asia/Kolkata",
-	"delhi": "Asia/Kolkata", "dubai": "Asia/Dubai", "sydney": "Australia/Sydney", "melbourne": "Australia/Melbourne",
-	"brisbane": "Australia/Brisbane", "perth": "Australia/Perth", "auckland": "Pacific/Auckland",
-	"chicago": "America/Chicago", "denver": "America/Denver", "seattle": "America/Los_Angeles",
-	"toronto": "America/Toronto", "vancouver": "America/Vancouver", "nyc": "America/New_York",
-	"boston": "America/New_York", "austin": "America/Chicago", "phoenix": "America/Phoenix",
-	"hawaii": "Pacific/Honolulu", "honolulu": "Pacific/Honolulu", "alaska": "America/Anchorage",
-	"mexico": "America/Mexico_City", "brazil": "America/Sao_Paulo", "japan": "Asia/Tokyo", "korea": "Asia/Seoul",
-	"china": "Asia/Shanghai", "france": "Europe/Paris", "germany": "Europe/Berlin", "spain": "Europe/Madrid",
-	"uk": "Europe/London", "ireland": "Europe/Dublin", "israel": "Asia/Jerusalem",
-}
-
-// Two-word places.
-var zonePairs = map[string]string{
-	"new york": "America/New_York", "los angeles": "America/Los_Angeles", "san francisco": "America/Los_Angeles",
-	"sao paulo": "America/Sao_Paulo", "são paulo": "America/Sao_Paulo", "hong kong": "Asia/Hong_Kong",
-	"mexico city": "America/Mexico_City", "buenos aires": "America/Argentina/Buenos_Aires",
-	"cape town": "Africa/Johannesburg", "tel aviv": "Asia/Jerusalem",
-}

@@ -1,0 +1,157 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// Finding the job a message names, and asking which one when several
+// match.
+
+// namesJob reports whether words name a job: an id, "it", or words that
+// match one of the jobs.
+func namesJob(in selector.Input, words string) bool {
+	if jobIDRe.MatchString(strings.ToUpper(words)) {
+		return true
+	}
+	lead := strings.Fields(words)
+	if len(lead) > 0 && (lead[0] == "it" || lead[0] == "that" || lead[0] == "this") && (len(lead) == 1 || len(lead) < 4) {
+		return true
+	}
+	_, _, ok := matchJobs(in.Jobs, words)
+	return ok && strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != ""
+}
+
+// pickJob finds the one job words name.
+func pickJob(in selector.Input, text, words string) (string, selector.Decision, bool) {
+	if id := jobIDRe.FindString(strings.ToUpper(words)); id != "" {
+		if in.Jobs != nil && !slices.ContainsFunc(in.Jobs, func(j selector.JobRef) bool { return j.JobID == id }) {
+			return "", clarify(in, text, selector.MissingJob, "I don't know a job "+id+". Which schedule? (Say “list my schedules” to see them.)"), false
+		}
+		return id, selector.Decision{}, true
+	}
+	stripped := strings.TrimSpace(fillerRe.ReplaceAllString(words, " "))
+	if stripped == "" {
+		if in.ContextJobID != "" {
+			return in.ContextJobID, selector.Decision{}, true
+		}
+		return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
+	}
+	ids, _, ok := matchJobs(in.Jobs, words)
+	switch {
+	case !ok:
+		return "", unsupported("I couldn't find a schedule matching “%s”. Say “list my schedules” to see them.", strings.TrimSpace(words)), false
+	case len(ids) > 1:
+		return "", whichOne(in, text, ids), false
+	}
+	return ids[0], selector.Decision{}, true
+}
+
+// whichOne asks which of several jobs the words meant, each numbered and
+// told by what it posts, where and when, so that "2", "the 9am one" or
+// "the one in #ops" answers.
+func whichOne(in selector.Input, text string, ids []string) selector.Decision {
+	var b strings.Builder
+	b.WriteString("Which one?")
+	for k, id := range ids {
+		for _, j := range in.Jobs {
+			if j.JobID == id {
+				b.WriteString("\n" + itoa(k+1) + ". " + JobLabel(j))
+			}
+		}
+	}
+	b.WriteString("\nSay its number, or words like “the 9am one”.")
+	d := clarify(in, text, selector.MissingJob, b.String())
+	d.Pending.Candidates = ids
+	return d
+}
+
+// JobLabel tells a job by what it does, where and when, then its id:
+// post “standup” in #team — every weekday at 9:00 AM (UTC) · 01M8….
+func JobLabel(j selector.JobRef) string {
+	what := "post “" + j.Text + "”"
+	if strings.HasPrefix(j.Text, "workflow ") {
+		what = "start " + j.Text
+	}
+	if j.Name != "" {
+		what = "“" + j.Name + "”: " + what
+	}
+	if j.ChannelID != "" {
+		what += " in " + j.ChannelID
+	}
+	desc := j.Description
+	if desc != "" {
+		desc = strings.ToLower(desc[:1]) + desc[1:]
+	}
+	if j.State == "paused" {
+		desc += ", paused"
+	}
+	return what + " — " + desc + " · " + j.JobID
+}
+
+// matchJobs scores each job by how many of the significant words appear
+// in its name, description, action text or channel; every word must match
+// and the best wins.
+func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []string, ok bool) {
+	// a job's exact name wins ("nightly-build" over "nightly build check")
+	name := strings.TrimSpace(strings.ToLower(strings.Trim(words, "“”\"' ")))
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(name, "the "), "job "))
+	for _, suffix := range []string{" job", " schedule", " reminder", " post"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	bare := ""
+	for _, j := range jobs {
+		if j.State == "deleted" || j.Name == "" {
+			continue
+		}
+		if bare == "" {
+			bare = strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
+		}
+		if strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare) {
+			return []string{j.JobID}, []string{j.Name}, true
+		}
+	}
+	// "nightly-build" is the name's two words, as the job's are split
+	words = strings.NewReplacer("-", " ", "_", " ").Replace(words)
+	sig := strings.Fields(fillerRe.ReplaceAllString(strings.ToLower(strings.Trim(words, "“”\"'")), " "))
+	if len(sig) == 0 {
+		return nil, nil, false
+	}
+	best := 0
+	for _, j := range jobs {
+		if j.State == "deleted" {
+			continue
+		}
+		hay := strings.FieldsFunc(strings.ToLower(strings.Join([]string{j.Name, j.Description, j.Text, j.ChannelID, j.JobID}, " ")),
+			func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		score := 0
+		for _, w := range sig {
+			w = strings.Trim(w, "#“”\"',.!?")
+			stem := w
+			if len(w) > 3 {
+				stem = strings.TrimSuffix(w, "s")
+			}
+			// a word of the job, or the start of one ("stand" for standup)
+			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) }) {
+				score++
+			}
+		}
+		if score < len(sig) { // every word must match
+			continue
+		}
+		label := j.JobID + " (" + j.Description
+		if j.Name != "" {
+			label = j.JobID + " “" + j.Name + "” (" + j.Description
+		}
+		label += ")"
+		if score > best {
+			best, ids, names = score, []string{j.JobID}, []string{label}
+		} else if score == best {
+			ids, names = append(ids, j.JobID), append(names, label)
+		}
+	}
+	return ids, names, len(ids) > 0
+}

@@ -1,0 +1,164 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// Replies to an open question: an answer, a new request, or neither.
+
+// decidePending reads a message while a question waits. A complete new
+// request is that request (the question is dropped, and the person told);
+// an answer completes the question; a new request that is itself
+// incomplete asks its own question; anything else asks the open question
+// again, so that no reply is mistaken for an answer it is not.
+func decidePending(in selector.Input, text string) selector.Decision {
+	p := in.Pending
+	alone := decide(in, text)
+	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
+		alone.Dropped = p.Text
+		return alone
+	}
+	var first selector.Decision
+	for k, combined := range answered(p, text) {
+		d := decide(in, combined)
+		if d.Pending != nil {
+			d.Pending.Text = combined
+		}
+		if k == 0 {
+			first = d
+		}
+		if d.IsCall() {
+			return d
+		}
+	}
+	if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) {
+		alone.Dropped = p.Text // a new request, itself incomplete
+		return alone
+	}
+	if answerShaped(p.Missing, text) {
+		return first
+	}
+	return stillAsking(in)
+}
+
+// hasAction: the text says what to do ("post…", "remind me…").
+func hasAction(in selector.Input, text string) bool {
+	v, _, _ := findVerb(in, lex(text))
+	return v >= 0
+}
+
+// confusedRe: a reply that asks back instead of answering.
+var confusedRe = regexp.MustCompile(`(?i)^(?:what|huh|why|how|eh|sorry|pardon|come\s+again|what\s+do\s+you\s+mean|i\s+don'?t\s+(?:know|understand)|idk|dunno|\?+)\W*$`)
+
+// answerShaped says whether a reply can answer a question about missing:
+// a time names one, a target a channel, a message is any text that is not
+// a puzzled question back.
+func answerShaped(missing, text string) bool {
+	if confusedRe.MatchString(strings.TrimSpace(text)) {
+		return false
+	}
+	toks := lex(text)
+	switch missing {
+	case selector.MissingTime:
+		for _, t := range toks {
+			if timeBearing(t) || timeWordRe.MatchString(t.s) || vagueTimes[t.s] {
+				return true
+			}
+		}
+		return false
+	case selector.MissingTarget:
+		for _, t := range toks {
+			if t.kind == tChannel || t.s == "here" || t.s == "me" {
+				return true
+			}
+		}
+		return false
+	case selector.MissingJob:
+		return false // a job is named by words a call resolves, or picked from the list
+	}
+	return true
+}
+
+var vagueTimes = wordSet(dayParts, strings.Fields(`am pm a.m. p.m. noon midnight lunchtime hourly weekly monthly yearly
+	annually weekdays weekends now`))
+
+// stillAsking asks the open question again, saying how to drop it.
+func stillAsking(in selector.Input) selector.Decision {
+	p := *in.Pending
+	q := p.Question
+	if q == "" {
+		q = map[string]string{
+			selector.MissingTime:   "When should it run? For example “every Friday at 9am” or “tomorrow at 3pm”.",
+			selector.MissingAction: "What should I post?",
+			selector.MissingTarget: "Where should I post it? For example “in #team”.",
+			selector.MissingJob:    "Which schedule do you mean?",
+		}[p.Missing]
+	}
+	p.Expires = in.Now.Add(selector.PendingTTL)
+	return selector.Decision{Clarify: "I'm still asking about “" + p.Text + "”: " + q + " (Or say “cancel” to drop it.)",
+		Missing: p.Missing, Pending: &p}
+}
+
+// answered are the readings of a request with its answer in it: the
+// answer added at the end, and, when the question was about one part
+// ("5: am or pm?", "3/4: which?", "afternoon: what time?"), the request
+// with that part replaced by the answer or settled by it.
+func answered(p *selector.Pending, answer string) []string {
+	out := []string{p.Text + " " + answerText(p.Missing, answer)}
+	if p.Missing != selector.MissingTime {
+		return out
+	}
+	toks := lex(p.Text)
+	at := lex(answer)
+	if len(at) == 0 {
+		return out
+	}
+	for k, t := range toks {
+		vague := false
+		switch {
+		case t.kind == tNum && number(t.s) >= 1 && number(t.s) <= 12 && k > 0 && toks[k-1].s == "at":
+			// "at 5": answered "pm" or "5pm"
+			if len(at) == 1 && (at[0].s == "am" || at[0].s == "pm" || at[0].s == "a.m." || at[0].s == "p.m.") {
+				out = append(out, p.Text[:t.j]+at[0].s+p.Text[t.j:])
+				continue
+			}
+			vague = true
+		case t.kind == tNum && strings.ContainsAny(t.s, "/."):
+			vague = true // 3/4
+		case t.s == "morning" || t.s == "afternoon" || t.s == "evening" || t.s == "night" || t.s == "lunchtime" || t.s == "lunch" || t.s == "eod":
+			vague = true
+		}
+		if vague {
+			out = append(out, p.Text[:t.i]+answer+p.Text[t.j:])
+			if t.kind != tNum && k > 0 && (toks[k-1].s == "this" || toks[k-1].s == "the" || toks[k-1].s == "in") {
+				// "friday afternoon" -> "friday at 3pm"
+				out = append(out, p.Text[:t.i]+"at "+answer+p.Text[t.j:])
+			}
+		}
+	}
+	return out
+}
+
+var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|each|in|tomorrow|today|tonight|daily|weekly|noon|midnight)\b`)
+
+// looksLikeAnswer: short replies ("9am", "the backup one") answer a question.
+func looksLikeAnswer(text string) bool { return len(strings.Fields(text)) <= 6 }
+
+func answerText(missing, text string) string {
+	if missing == selector.MissingTime && !timeWordRe.MatchString(text) {
+		if len(lex(text)) > 0 && lex(text)[0].kind == tNum {
+			return "at " + text
+		}
+	}
+	if missing == selector.MissingAction {
+		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 {
+			// the text asked for: after a colon, quoted, so it is read as
+			// the message whatever words it holds
+			return ": “" + strings.Trim(text, `"“”`) + "”"
+		}
+	}
+	return text
+}

@@ -1,0 +1,121 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+)
+
+// The text of a message: what stands between the action and its text,
+// and what is trimmed from it.
+
+// textConnectors stand between the action and its text.
+var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "with", "re", "regarding"}
+
+// dropPoliteEnd drops "thanks!", "ty", "🙏" and :emoji: that end a message
+// after its when or target ("… every friday at 4pm thanks!").
+func (s *sentence) dropPoliteEnd() {
+	t := s.toks
+	end := len(t)
+	// a closing aside that says nothing about time: "(for the Berlin team)"
+	if end > 0 && t[end-1].s == ")" {
+		for k := end - 2; k >= 0; k-- {
+			if t[k].s == "(" {
+				aside := t[k+1 : end-1]
+				if !slices.ContainsFunc(aside, func(x tok) bool {
+					return timeBearing(x) || strongTime(x) || zoneWords[x.s] != "" || zoneAbbrev[x.s] != "" || leadWords[x.s] || recurWords[x.s]
+				}) {
+					end = k
+				}
+				break
+			}
+		}
+	}
+	for end > 0 {
+		x := t[end-1]
+		switch {
+		case x.kind == tOther && !isURLAt(x.s, 0), x.s == "!" || x.s == "." || x.s == "," || x.s == "-" || x.s == "🙏",
+			x.kind == tWord && slices.Contains([]string{"thanks", "thx", "ty", "tia", "cheers", "please", "pls", "plz", "thankyou"}, x.s),
+			x.s == "you" && end >= 2 && t[end-2].s == "thank":
+			if x.s == "you" {
+				end--
+			}
+			end--
+			continue
+		}
+		break
+	}
+	if end == len(t) || end == 0 {
+		return
+	}
+	// only right after something that says when or where ("… at 4pm
+	// thanks!", "… in #team 🙏"); after the message's own words ("… on
+	// GitHub :rocket:") it is the message's
+	last := t[end-1]
+	_, _, isDay := weekday(last.s)
+	_, isMonth := month(last.s)
+	if end > 1 && (last.kind == tNum || last.kind == tChannel || isDay || isMonth || unit(last.s) != "" && len(last.s) > 1 ||
+		recurWords[last.s] || zoneAbbrev[last.s] != "" || zoneWords[last.s] != "" || slices.Contains([]string{"am", "pm", "hour", "weekdays", "weekends", "month", "year"}, last.s) ||
+		last.s == "time" && end > 2 && (zoneWords[t[end-2].s] != "" || zoneAbbrev[t[end-2].s] != "")) {
+		for x := end; x < len(t); x++ {
+			s.used[x] = true
+		}
+	}
+}
+
+func trimConnectors(r []tok) []tok {
+	r = trimLeadConnectors(r)
+	return trimTrailConnectors(r)
+}
+
+func trimLeadConnectors(r []tok) []tok {
+	for len(r) > 0 && (slices.Contains(textConnectors, r[0].s) || slices.Contains([]string{",", "and", "then", "please", "pls", "out"}, r[0].s)) && r[0].kind != tQuote {
+		r = r[1:]
+	}
+	return r
+}
+
+func trimTrailConnectors(r []tok) []tok {
+	// only what joins the text to a when: "stand by", "check in" keep
+	// their last word
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
+		r = r[:len(r)-1]
+	}
+	return r
+}
+
+// cleanText is the message as written between its first and last token,
+// without the target's words, with spaces folded.
+func cleanText(raw string, s *sentence, toks []tok) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	base := toks[0].i
+	b := []byte(raw)
+	for k, t := range s.toks {
+		if s.used[k] && t.i >= toks[0].i && t.j <= toks[len(toks)-1].j {
+			for x := t.i - base; x < t.j-base; x++ {
+				b[x] = ' '
+			}
+		}
+	}
+	out := strings.Join(strings.Fields(string(b)), " ")
+	return strings.Trim(out, " ,;")
+}
+
+// pronounTexts are messages that only point at something said before
+// them ("… and post it"): schedbot posts the text it is given.
+var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this": true, "those": true, "these": true,
+	"the result": true, "the results": true, "the output": true}
+
+// withoutPronoun is the request from its action on with the pronoun that
+// stood for the message left out ("post it to #eng at 8" -> "post to #eng
+// at 8"), so that an answer naming the message completes it.
+func withoutPronoun(r []tok, body string) string {
+	out := body[r[0].i:]
+	for k := 1; k < len(r) && k < 4; k++ {
+		if pronounTexts[r[k].s] && r[k].j <= len(body) {
+			return strings.TrimSpace(body[r[0].i:r[k].i] + body[r[k].j:])
+		}
+	}
+	return strings.TrimSpace(out)
+}

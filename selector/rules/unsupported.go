@@ -1,0 +1,93 @@
+package rules
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// What the rules refuse by name: holidays that move, sunrise, week
+// numbers, events ("when the build fails").
+
+// pUnsupported names what NL_SPEC decision 7 says cannot be done; it never
+// consumes anything, so the block fails and the reason is said.
+func (p *parser) pUnsupported() bool {
+	s := p.s(0)
+	switch {
+	case slices.Contains(holidays, s) || p.is(0, "good") && p.is(1, "friday") || p.is(0, "memorial", "labor", "labour", "mother's", "father's", "mothers", "fathers", "independence", "presidents", "columbus", "veterans") && p.is(1, "day") || p.is(0, "chinese", "lunar") && p.is(1, "new"):
+		p.why = refusal("I can't follow holidays that move from year to year. I can schedule a fixed date instead.")
+	case p.is(0, "yesterday") || p.is(0, "last") && p.is(1, "night", "week", "month", "year"):
+		p.why = refusal("That is in the past. When should it be instead?")
+	case p.is(0, "sunrise", "sunset", "dawn", "dusk", "sundown", "sunup"):
+		p.why = refusal("I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone.")
+	case p.is(0, "iso") && p.is(1, "week") || p.is(0, "week") && p.is(1, "number") || p.is(0, "week") && number(p.s(1)) > 0 || p.is(0, "odd", "even") && p.is(1, "weeks", "week"):
+		p.why = refusal("I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday.")
+	case p.is(0, "every", "each") && (p.is(1, "few", "couple", "several") || p.is(1, "now") && p.is(2, "and")):
+		p.why = refusal("How often exactly? Give a number, such as “every 3 days at 9am”.")
+	case p.is(0, "business") && p.is(1, "hours") || p.is(0, "work", "working", "office") && p.is(1, "hours"):
+		p.why = refusal("Which hours exactly? Say “from 9am to 5pm”.")
+	}
+	return false
+}
+
+// holidays are refused by name wherever a when may start.
+var holidays = append(slices.Clone(movingHolidays), "hannukah", "purim", "pentecost", "whitsun")
+
+// movingHolidays are one-word names of holidays whose date moves from
+// year to year, and words that start one ("yom kippur", "mardi gras").
+var movingHolidays = []string{"easter", "thanksgiving", "ramadan", "diwali", "passover", "hanukkah", "eid", "yom", "rosh", "mardi"}
+
+var (
+	eventRe = regexp.MustCompile(`(?i)\b(whenever|when(?:ever)?\s+(?:someone|somebody|anyone|a\s+\w+\s+(?:is|gets)|the\s+\w+\s+(?:is|fails|goes|finishes|breaks|passes)|\w+\s+(?:joins|leaves|fails|merges|deploys))|if\s+(?:the\s+)?\w+\s+(?:fails|is\s+down|goes\s+down|breaks)|after\s+(?:each|every)\s+(?:deploy|build|release|merge|commit|meeting)|(?:every|each)\s+time\b|when\s+(?:i|we|you|they)\s+\w+|except\s+(?:when|if)\b|unless\b|as\s+soon\s+as\b|once\s+(?:the|it|they|we|i)\s+\w+|on\s+(?:each|every)\s+(?:deploy|merge|commit|push|release))\b`)
+	// holidays, sunrise… said anywhere outside the message's own words
+	unsupportedWordRe = regexp.MustCompile(`(?i)\b(easter|thanksgiving|good\s+friday|memorial\s+day|labou?r\s+day|mother'?s\s+day|father'?s\s+day|ramadan|diwali|chinese\s+new\s+year|lunar\s+new\s+year|passover|hanukkah|yom\s+kippur|rosh\s+hashanah|sunrise|sunset|dawn|dusk|iso\s+week|week\s+number|week\s+\d{1,2}|odd\s+weeks|even\s+weeks|(?:public|bank|federal|national)\s+holidays?|full\s+moon|new\s+moon|moonrise|moonset|solstice|equinox)\b`)
+)
+
+// unsupportedIn says why the request cannot be done when it names events,
+// holidays or sunrise outside a quoted message, and the schedule was not
+// read whole without them.
+func unsupportedIn(text string, s *sentence, strict bool) string {
+	lower := strings.ToLower(text)
+	if s.quoted {
+		lower = strings.ReplaceAll(lower, strings.ToLower(s.text), " ")
+	}
+	if m := eventRe.FindString(lower); m != "" {
+		return "I can't react to events (“" + m + "”); I run things on a schedule (a time, a day, an interval)."
+	}
+	if m := unsupportedWordRe.FindString(lower); m != "" {
+		// the message's own words may name them: "post happy easter"
+		if !strict && len(s.blocks) > 0 && !s.quoted && strings.Contains(strings.ToLower(s.text), strings.ToLower(m)) && !afterWhenPrep(lower, strings.ToLower(m)) {
+			return ""
+		}
+		switch strings.ToLower(m) {
+		case "sunrise", "sunset", "dawn", "dusk":
+			return "I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone."
+		}
+		if strings.Contains(m, "moon") || m == "solstice" || m == "equinox" {
+			if strings.HasPrefix(m, "moon") {
+				return "I can't schedule by moonrise or moonset. I can use a fixed time of day in your timezone."
+			}
+			return "I can't follow the moon or the seasons. I can schedule a fixed date or a day of the week."
+		}
+		if strings.Contains(m, "week") {
+			return "I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday."
+		}
+		return "I can't follow holidays that move from year to year. I can schedule a fixed date instead."
+	}
+	return ""
+}
+
+// afterWhenPrep: "on easter", "at sunset" say when; "happy easter" does not.
+func afterWhenPrep(text, word string) bool {
+	for off := 0; ; {
+		i := strings.Index(text[off:], word)
+		if i < 0 {
+			return false
+		}
+		before := strings.Fields(text[:off+i])
+		if len(before) > 0 && slices.Contains([]string{"on", "at", "for", "until", "till", "before", "after", "by", "every", "each", "around", "from", "except"}, before[len(before)-1]) {
+			return true
+		}
+		off += i + len(word)
+	}
+}
