@@ -265,9 +265,22 @@ func TestWatchSaysWhenAProcessIsGoneAndWhenItsOwnConnectionIs(t *testing.T) {
 		}
 	}
 	gone := make(chan struct{}, 10)
+	looked := make(chan struct{}, 1)
+	postgres.OnWatchLook(b, func() {
+		select {
+		case looked <- struct{}{}:
+		default: // the test reads the first few only
+		}
+	})
 	done := make(chan error, 1)
 	go func() { done <- b.Watch(context.Background(), func() { gone <- struct{}{} }) }()
-	time.Sleep(100 * time.Millisecond) // a few looks with both alive
+	for range 3 { // a few looks with both alive
+		select {
+		case <-looked:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Watch does not look")
+		}
+	}
 	select {
 	case <-gone:
 		t.Fatal("gone called while every process lives")

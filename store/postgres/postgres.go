@@ -56,6 +56,7 @@ type Store struct {
 	count  counters
 
 	listening func() // called once LISTEN is in place (tests)
+	watched   func() // called after each of Watch's looks (tests)
 
 	claimMu sync.Mutex
 	claims  map[string]int64 // item id -> the stamp (updated_ns) of this process's committed claim on it
@@ -277,6 +278,9 @@ func (s *Store) Watch(ctx context.Context, gone func()) error {
 			gone()
 		}
 		live = n
+		if s.watched != nil {
+			s.watched()
+		}
 	}
 }
 
