@@ -1,4 +1,4 @@
-package orchestrator_test
+package conversation_test
 
 import (
 	"context"
@@ -7,10 +7,32 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/conversation"
+	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
 )
+
+// env is what a conversation needs: a real store and the functions over
+// it, for an orchestrator in New York with a terminal and a Slack profile
+// (every channel, admin UADMIN).
+type env struct {
+	st  store.Store
+	reg *functions.Registry
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st := testkit.Store(t, "bolt")
+	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
+		ID: "default", Timezone: "UTC", MaxJobs: 1000, Functions: []string{"schedule.*", "message.post"}},
+		Profiles: map[string]functions.Profile{
+			"terminal": {Channel: "terminal"},
+			"team":     {Channel: "slack", Channels: []string{"*"}, Admins: []string{"UADMIN"}},
+		}})
+	return &env{st: st, reg: reg}
+}
 
 func conv(e *env, now *time.Time) *conversation.Conversations {
 	return &conversation.Conversations{Selector: rules.New(), Registry: e.reg, Store: e.st, Timezone: "America/New_York",
@@ -129,4 +151,24 @@ func TestConversation_HelpIsAReplyNeverACall(t *testing.T) {
 	if got := say(c, "UANA", "list my schedules"); !strings.HasPrefix(got, "No schedules yet") {
 		t.Errorf("help created something: %q", got)
 	}
+}
+
+// actions are the audit log's actions, oldest first.
+func (e *env) actions(t *testing.T) string {
+	t.Helper()
+	var evs []*store.AuditEvent
+	e.st.View(t.Context(), func(tx store.Tx) (err error) { evs, err = tx.AuditList(nil); return })
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Action)
+	}
+	return strings.Join(out, " ")
+}
+
+// count is how many items are in queue q.
+func (e *env) count(t *testing.T, q store.QueueName) int {
+	t.Helper()
+	var n int
+	e.st.View(t.Context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(q); return })
+	return n
 }
