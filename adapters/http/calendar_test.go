@@ -49,6 +49,8 @@ func TestRuns_PagedWithResultsAndLateness(t *testing.T) {
 	e.requireCode(e.do("GET", "/api/v1/schedules/01ARZ3NDEKTSV4RRFFQ69G5FAV/runs", alice, ""), http.StatusNotFound)
 }
 
+// mustPutRuns records n daily runs of job id before t0, the newest failed,
+// each dispatched 3 seconds late.
 func mustPutRuns(t *testing.T, st store.Store, id string, n int) {
 	t.Helper()
 	err := st.Update(t.Context(), func(tx store.Tx) error {

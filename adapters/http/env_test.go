@@ -20,15 +20,11 @@ import (
 )
 
 // t0 is the tests' "now": a Wednesday, days before New York springs
-
 // forward (2027-03-14).
-
 var t0 = time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC)
 
 // env is the API over one orchestrator with a real bbolt store: profile
-
 // team (Slack, channels C1 and C2, admin UADMIN) and term (terminal).
-
 type env struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -57,7 +53,6 @@ func newEnv(t *testing.T, tune ...func(*httpapi.Options)) *env {
 }
 
 // newEnvAt is newEnv on the store file at path.
-
 func newEnvAt(t *testing.T, path string, tune ...func(*httpapi.Options)) *env {
 	t.Helper()
 	st, err := bolt.Open(path, nil)
@@ -91,7 +86,6 @@ func newEnvAt(t *testing.T, path string, tune ...func(*httpapi.Options)) *env {
 }
 
 // mustToken stores a token for sender of profile and returns it.
-
 func (e *env) mustToken(profile, sender string, tune ...func(*store.Token)) string {
 	e.t.Helper()
 	tok, hash := httpapi.NewToken()
@@ -133,7 +127,6 @@ func (r resp) problem(t *testing.T) httpapi.Problem {
 }
 
 // do sends one request; headers come in name, value pairs.
-
 func (e *env) do(method, path, token, body string, headers ...string) resp {
 	e.t.Helper()
 	var rd io.Reader
@@ -179,7 +172,6 @@ func createBody(cron, text, channel string) string {
 }
 
 // mustCreate creates a job over the API and returns its id.
-
 func (e *env) mustCreate(token, body string) string {
 	e.t.Helper()
 	r := e.do("POST", "/api/v1/schedules", token, body)
@@ -188,19 +180,3 @@ func (e *env) mustCreate(token, body string) string {
 	r.json(e.t, &s)
 	return s.Job.JobID
 }
-
-// TestAuthority_TokensActAsTheirSender: a token has its sender's authority
-
-// and no more; an admin's token (and a terminal profile's) may change
-
-// anyone's job; a revoked, expired, unknown or missing token is 401 and
-
-// says nothing else.
-
-// TestErrors_InternalFailureIs500WithoutDetail: a job whose stored record
-
-// cannot be read is a 500 that says nothing of the store or the record.
-
-// mustPutRuns records n daily runs of job id before t0, the newest failed,
-
-// each dispatched 3 seconds late.

@@ -16,6 +16,10 @@ import (
 	"go.etcd.io/bbolt"
 )
 
+// TestAuthority_TokensActAsTheirSender: a token has its sender's authority
+// and no more; an admin's token (and a terminal profile's) may change
+// anyone's job; a revoked, expired, unknown or missing token is 401 and
+// says nothing else.
 func TestAuthority_TokensActAsTheirSender(t *testing.T) {
 	e := newEnv(t)
 	alice := e.mustToken("team", "UALICE")
@@ -154,6 +158,8 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	_ = id
 }
 
+// TestErrors_InternalFailureIs500WithoutDetail: a job whose stored record
+// cannot be read is a 500 that says nothing of the store or the record.
 func TestErrors_InternalFailureIs500WithoutDetail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	e := newEnvAt(t, path)

@@ -1,0 +1,214 @@
+package bolt_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/storetest"
+)
+
+func TestOpen_HeldFileNamesThePID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "automation", "automation.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	_, err = bolt.Open(path, &bolt.Options{LockTimeout: 50 * time.Millisecond})
+	var le *store.LockedError
+	if !errors.As(err, &le) || !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("second Open = %v, want a LockedError", err)
+	}
+	if le.PID != os.Getpid() || !strings.Contains(err.Error(), "held by a running schedbot (pid") {
+		t.Errorf("error = %q (pid %d), want our pid %d", err, le.PID, os.Getpid())
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Error("Open waited far past its lock timeout")
+	}
+}
+
+func TestOpen_PersistsAcrossReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(t.Context(), func(tx store.Tx) error {
+		if err := tx.JobPut(storetest.NewJob("J", t0)); err != nil {
+			return err
+		}
+		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobCreated})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Update(t.Context(), func(tx store.Tx) error {
+		if _, err := tx.JobGet("J"); err != nil {
+			return err
+		}
+		ev := &store.AuditEvent{OrchestratorID: "default", Action: store.AuditJobPaused}
+		if err := tx.AuditAppend(ev); err != nil {
+			return err
+		}
+		if ev.Seq != 2 {
+			t.Errorf("seq after reopen = %d, want 2", ev.Seq)
+		}
+		_, err := tx.AuditVerify()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen_DamagedFilesAreCorruptNotPanics(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.db")
+	s, err := bolt.Open(good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Update(t.Context(), func(tx store.Tx) error {
+		for i := range 200 {
+			j := storetest.NewJob(string(rune('A'+i%26))+strings.Repeat("x", i), t0.Add(time.Duration(i)*time.Minute))
+			if err := tx.JobPut(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s.Close()
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bbolt preallocates; truncate within the pages in use.
+	var used int64
+	db, err := bbolt.Open(good, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bbolt.Tx) error { used = tx.Size(); return nil })
+	db.Close()
+	garbage := []byte(strings.Repeat("not a database ", 1000))
+	cases := map[string][]byte{
+		"truncated": data[:used/3],
+		"half":      data[:used/2],
+		"tiny":      data[:100],
+		"garbage":   garbage,
+	}
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name+".db")
+			if err := os.WriteFile(path, content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := bolt.Open(path, nil)
+			if err == nil {
+				// Some damage only shows on read; it must be an error there.
+				err = s.View(t.Context(), func(tx store.Tx) error {
+					_, err := tx.JobList(&store.JobListParams{States: store.JobStates, Limit: 500})
+					return err
+				})
+				s.Close()
+			}
+			if err == nil {
+				t.Fatal("damaged file opened and read without error")
+			}
+			if !errors.Is(err, store.ErrCorrupt) && !strings.Contains(err.Error(), "invalid") {
+				t.Errorf("error = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func TestOpen_ForeignBoltFileIsRejected(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bbolt.Tx) error { _, err := tx.CreateBucket([]byte("theirs")); return err })
+	db.Close()
+	if _, err := bolt.Open(path, nil); !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("Open(foreign) = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestOpen_RefusesAnEmptyOrUnreadableFile: a store file that exists but is
+// empty (zero bytes), or is not a file, is refused with an error that says
+// so, and is left as it was; only where no file is does Open create one.
+func TestOpen_RefusesAnEmptyOrUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bolt.Open(empty, nil)
+	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "empty (0 bytes)") {
+		t.Errorf("Open(empty file) = %v, want ErrCorrupt saying it is empty", err)
+	}
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Errorf("the empty file after Open: %v, %v; want it left as it was", st, err)
+	}
+	notFile := filepath.Join(dir, "dir.db")
+	if err := os.Mkdir(notFile, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bolt.Open(notFile, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Open(a directory) = %v, want it refused as not a regular file", err)
+	}
+	// A FIFO blocks whoever opens it until a writer comes: Open must not
+	// open it to learn what it is.
+	fifo := filepath.Join(dir, "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		_, err := bolt.Open(fifo, nil)
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(a FIFO) = %v, want it refused as not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the stuck open so the test can end.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("Open(a FIFO) still blocked after 10s; want it refused at once")
+	}
+	fresh := filepath.Join(dir, "new", "automation.db")
+	s, err := bolt.Open(fresh, nil)
+	if err != nil {
+		t.Fatalf("Open(no file) = %v, want a new store", err)
+	}
+	s.Close()
+	s, err = bolt.Open(fresh, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reopening the new store = %v", err)
+	}
+	s.Close()
+	left, _ := filepath.Glob(filepath.Join(dir, "new", "*.new-*"))
+	if len(left) != 0 {
+		t.Errorf("files left from creating the store: %v", left)
+	}
+}
