@@ -281,9 +281,7 @@ func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
 // at most limit as it takes, all of about one size. On Postgres each
 // transaction of a burst costs a pass over the due jobs whatever its
 // size, and a dispatcher left alone with the last batch leaves the other
-// core idle: a 10k burst in two 5000s took 7% less than in 2000s (three
-// and two), a 6k burst in two 3000s 13% less than in a 5000 and a 1000
-// (BenchmarkBurst10k in store/postgres; the 6k one with its n at 6000).
+// core idle (the figures are in git log -S evenBatch).
 func evenBatch(due, n, limit int) int {
 	if due <= 0 {
 		return limit

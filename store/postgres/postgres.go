@@ -118,11 +118,10 @@ func redact(err error) string {
 // dispatchSlots is how many transactions fire an orchestrator's due jobs
 // at once, in all its processes together: each takes a slot (JobsDue in
 // a write transaction). Two keep a burst's encoding here overlapping its
-// writes in the database (a 10,000-window burst 25% faster than one on
-// two cores; a third no faster). A process that finds both taken leaves
-// the burst to them, as River and Oban leave scheduled jobs to a leader,
-// rather than contending for the same rows: three processes fire a burst
-// as fast as one (without slots, 4-11% slower).
+// writes in the database; a third gains nothing (BenchmarkBurst10k). A
+// process that finds both taken leaves the burst to them, as River and
+// Oban leave scheduled jobs to a leader, rather than contending for the
+// same rows, so three processes fire a burst as fast as one.
 const dispatchSlots = 2
 
 // slotKey is the advisory lock key of dispatch slot i of orch (a bigint
