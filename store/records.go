@@ -384,6 +384,11 @@ type Token struct {
 	RevokedAt        time.Time `json:"revokedAt,omitzero"`
 }
 
+// Active reports whether t may be used at now: not revoked, not expired.
+func (t *Token) Active(now time.Time) bool {
+	return t.RevokedAt.IsZero() && (t.ExpiresAt.IsZero() || now.Before(t.ExpiresAt))
+}
+
 // AuditEvent is one append-only record of who did what.
 type AuditEvent struct {
 	Seq            uint64          `json:"seq"`

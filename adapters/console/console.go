@@ -223,14 +223,27 @@ func (c *Console) sameOrigin(r *http.Request) bool {
 // revoked.
 func (c *Console) session(r *http.Request) *session {
 	ck, err := r.Cookie(sessionCookie)
-	if err != nil || !strings.HasPrefix(ck.Value, httpapi.TokenPrefix) || len(ck.Value) > 100 {
+	if err != nil {
 		return nil
 	}
-	tok, p := c.lookup(r.Context(), httpapi.HashToken(ck.Value))
-	if tok == nil || tok.Feed || !tok.RevokedAt.IsZero() || !tok.ExpiresAt.IsZero() && !c.opts.Now().Before(tok.ExpiresAt) {
+	tok, p := c.apiToken(r.Context(), ck.Value)
+	if tok == nil {
 		return nil
 	}
 	return &session{token: ck.Value, tok: tok, profile: p, csrf: csrfOf(ck.Value)}
+}
+
+// apiToken is the active API token (not a feed token) raw stands for, and
+// its profile; nil when there is none.
+func (c *Console) apiToken(ctx context.Context, raw string) (*store.Token, Profile) {
+	if !strings.HasPrefix(raw, httpapi.TokenPrefix) || len(raw) > 100 {
+		return nil, Profile{}
+	}
+	tok, p := c.lookup(ctx, httpapi.HashToken(raw))
+	if tok == nil || tok.Feed || !tok.Active(c.opts.Now()) {
+		return nil, Profile{}
+	}
+	return tok, p
 }
 
 // lookup finds the token with this hash in the stores of the profiles'

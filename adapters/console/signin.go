@@ -84,7 +84,7 @@ func (c *Console) redeem(w http.ResponseWriter, r *http.Request, code string) bo
 			if err != nil {
 				return err
 			}
-			if !link.RevokedAt.IsZero() || !now.Before(link.ExpiresAt) || link.Name != "console sign-in link" {
+			if !link.Active(now) || link.Name != "console sign-in link" {
 				return store.ErrNotFound
 			}
 			link.RevokedAt = now
@@ -150,12 +150,8 @@ func (c *Console) signInWithToken(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sign-in forms are accepted from this site only", http.StatusForbidden)
 		return
 	}
-	tok, p := (*store.Token)(nil), Profile{}
-	if strings.HasPrefix(token, httpapi.TokenPrefix) && len(token) <= 100 {
-		tok, p = c.lookup(r.Context(), httpapi.HashToken(token))
-	}
-	now := c.opts.Now()
-	if tok == nil || tok.Feed || !tok.RevokedAt.IsZero() || !tok.ExpiresAt.IsZero() && !now.Before(tok.ExpiresAt) {
+	tok, p := c.apiToken(r.Context(), token)
+	if tok == nil {
 		w.WriteHeader(http.StatusUnauthorized)
 		c.render(w, nil, "signin", "Sign in", map[string]any{"Error": "That token is not one schedbot knows, or it was revoked or has expired.",
 			"Slack": c.opts.Slack != nil, "Next": next})

@@ -211,8 +211,7 @@ func (h *handler) authenticate(ctx context.Context, token string, feed bool) *ca
 		p, ok := h.opts.Profiles[tok.ChannelProfileID]
 		switch {
 		case !ok || p.OrchestratorID != o.ID:
-		case !tok.RevokedAt.IsZero():
-		case !tok.ExpiresAt.IsZero() && !now.Before(tok.ExpiresAt):
+		case !tok.Active(now):
 		case tok.Feed != feed:
 		default:
 			h.touch(ctx, o, tok, now)

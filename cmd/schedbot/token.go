@@ -157,7 +157,7 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			switch {
 			case !t.RevokedAt.IsZero():
 				state = "revoked " + t.RevokedAt.Format(time.RFC3339)
-			case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
+			case !t.Active(now):
 				state = "expired"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.ChannelProfileID, t.SenderID, kind,
