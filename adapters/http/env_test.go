@@ -8,12 +8,12 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	httpapi "github.com/schedbot/schedbot/adapters/http"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
@@ -30,21 +30,7 @@ type env struct {
 	srv *httptest.Server
 	st  store.Store
 	reg *functions.Registry
-
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (e *env) clock() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.now
-}
-
-func (e *env) advance(d time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.now = e.now.Add(d)
+	*testkit.Clock
 }
 
 func newEnv(t *testing.T, tune ...func(*httpapi.Options)) *env {
@@ -60,8 +46,8 @@ func newEnvAt(t *testing.T, path string, tune ...func(*httpapi.Options)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e := &env{t: t, st: st, now: t0}
-	e.reg = functions.NewRegistry(functions.Deps{Store: st, Now: e.clock,
+	e := &env{t: t, st: st, Clock: testkit.NewClock(t0)}
+	e.reg = functions.NewRegistry(functions.Deps{Store: st, Now: e.Now,
 		Orchestrator: functions.Orchestrator{ID: "default", Timezone: "America/New_York", MaxJobs: 100,
 			Functions: []string{"schedule.*", "message.post"}},
 		Profiles: map[string]functions.Profile{
@@ -75,7 +61,7 @@ func newEnvAt(t *testing.T, path string, tune ...func(*httpapi.Options)) *env {
 			"team": {ID: "team", OrchestratorID: "default", Channel: "slack"},
 			"term": {ID: "term", OrchestratorID: "default", Channel: "terminal"},
 		},
-		Now: e.clock,
+		Now: e.Now,
 	}
 	for _, f := range tune {
 		f(&opts)

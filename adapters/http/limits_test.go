@@ -57,7 +57,7 @@ func TestAuthority_TokensActAsTheirSender(t *testing.T) {
 	revoked := e.mustToken("team", "UREV", func(tk *store.Token) { tk.RevokedAt = t0 })
 	expired := e.mustToken("team", "UEXP", func(tk *store.Token) { tk.ExpiresAt = t0.Add(time.Hour) })
 	feed := e.mustToken("team", "UFEED", func(tk *store.Token) { tk.Feed = true })
-	e.advance(time.Hour)
+	e.Advance(time.Hour)
 	for name, tok := range map[string]string{"revoked": revoked, "expired": expired, "feed": feed,
 		"unknown": "sbt_nope", "none": "", "no prefix": "abc"} {
 		r := e.do("GET", "/api/v1/schedules", tok, "")
@@ -144,7 +144,7 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	once := e.mustCreate(alice, `{"scheduleType":"once","schedule":{"runAt":"2027-03-10T12:02:00Z"},
 		"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"soon"}}}`)
 	e.requireCode(e.do("POST", "/api/v1/schedules/"+once+"/pause", alice, ""), http.StatusOK)
-	e.advance(10 * time.Minute)
+	e.Advance(10 * time.Minute)
 	r = e.do("POST", "/api/v1/schedules/"+once+"/resume", alice, "")
 	e.requireCode(r, http.StatusConflict)
 	if p := r.problem(t); !strings.Contains(p.Detail, "no run after now") {
@@ -204,7 +204,7 @@ func TestRateLimit_PerTokenWithRetryAfter(t *testing.T) {
 		t.Errorf("Retry-After = %q, want 1", ra)
 	}
 	e.requireCode(e.do("GET", "/api/v1/schedules", bob, ""), http.StatusOK) // another token's budget
-	e.advance(time.Second)
+	e.Advance(time.Second)
 	e.requireCode(e.do("GET", "/api/v1/schedules", alice, ""), http.StatusOK)
 }
 

@@ -49,7 +49,7 @@ func TestAudit_PagesFiltersAndVerifies(t *testing.T) {
 	alice := e.mustToken("team", "UALICE")
 	bob := e.mustToken("team", "UBOB")
 	a := e.mustCreate(alice, createBody("0 9 * * 5", "a", "C0111"))
-	e.advance(time.Hour)
+	e.Advance(time.Hour)
 	e.mustCreate(bob, createBody("0 9 * * 5", "b", "C0111"))
 	e.do("POST", "/api/v1/schedules/"+a+"/pause", alice, "")
 	get := func(q string) httpapi.Page[*store.AuditEvent] {
