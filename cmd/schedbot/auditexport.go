@@ -80,9 +80,9 @@ func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		defer st.Close()
-		err = st.Update(ctx, func(tx store.Tx) error {
+		err = st.View(ctx, func(tx store.Tx) error {
 			// What was archived is what is pruned: the last record's hash
-			// chains all before it.
+			// chains all before it, and records never change.
 			got, err := tx.AuditList(&store.AuditListParams{AfterSeq: through - 1, Limit: 1})
 			if err != nil {
 				return err
@@ -90,14 +90,15 @@ func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer
 			if len(got) != 1 || got[0].Hash != last.Hash {
 				return fmt.Errorf("record %d changed since it was archived; nothing pruned", through)
 			}
-			if pruned, err = tx.AuditPrune(through); err != nil {
-				return err
-			}
-			cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
-			return tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: cliActor(""), Action: store.AuditPruned, After: cp,
-				Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
-					evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)})
+			return nil
 		})
+		if err == nil {
+			cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
+			pruned, err = st.Prune(ctx, &store.PruneParams{What: store.PruneAudit, Through: through, Checkpoint: &store.AuditEvent{
+				OrchestratorID: o.ID, Actor: cliActor(""), Action: store.AuditPruned, After: cp,
+				Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
+					evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)}})
+		}
 		if err != nil {
 			return fmt.Errorf("prune: %w (the archive is written)", err)
 		}
@@ -162,10 +163,10 @@ func archiveAudit(ctx context.Context, o *config.Orchestrator, w io.Writer, f *o
 }
 
 func exportFrom(ctx context.Context, st store.Store, w io.Writer, end time.Time) (out []*store.AuditEvent, err error) {
+	if _, err := st.AuditVerify(ctx); err != nil {
+		return nil, fmt.Errorf("the log does not verify, so it is not archived: %w", err)
+	}
 	err = st.View(ctx, func(tx store.Tx) error {
-		if _, err := tx.AuditVerify(); err != nil {
-			return fmt.Errorf("the log does not verify, so it is not archived: %w", err)
-		}
 		evs, err := tx.AuditList(nil)
 		if err != nil {
 			return err

@@ -41,12 +41,12 @@ type daemon struct {
 	stdout  io.Writer // serve's own output: the console's sign-in links
 }
 
-func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
+func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error {
 	oc := d.orchs[o.ID]
 	if oc == nil {
 		return fmt.Errorf("orchestrator %q is not served", o.ID)
 	}
-	return oc.store.View(ctx, fn)
+	return fn(oc.store)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
