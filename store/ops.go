@@ -69,13 +69,6 @@ type LaneRecord struct {
 	LastPost time.Time
 }
 
-// Next is when something next falls due; a zero time is never.
-type Next struct {
-	Job      time.Time // the earliest nextRunAt of an enabled job
-	Incoming time.Time // the earliest notBefore after now of a waiting incoming item
-	Outgoing time.Time // likewise in outgoing
-}
-
 // PruneParams says what one Prune deletes: one kind of record, in one
 // transaction, at most Limit of them (0: DefaultListLimit), and how many
 // it deleted is returned.
