@@ -50,11 +50,11 @@ type Lane struct {
 type LaneClaim struct {
 	Now   time.Time
 	Limit int // at most this many items in all
-	// Busy names the lanes whose deliveries are in hand already: they are
-	// passed over, their items unread.
+	// Busy names the lanes whose deliveries the caller has in hand: they
+	// are passed over, their items unread.
 	Busy map[string]bool
-	// Hold is how long a lane of n items stays claimed: a claimed lane
-	// is not handed out again before then, unless its claim is released.
+	// Hold is how long a lane of n items stays claimed: no other store
+	// on the same data takes it before then, unless it is released.
 	Hold func(n int) time.Duration
 }
 
