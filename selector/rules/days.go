@@ -194,39 +194,51 @@ var compactDays = map[string][]int{
 	"mtwthf": {1, 2, 3, 4, 5}, "mw": {1, 3}, "mwth": {1, 3, 4},
 }
 
+// readDayCodes reads days as codes joined by slashes: M/W/F, T/Th.
+// matched is false when they are not there; ok is false for "t/w"
+// (Tuesday or Thursday?).
+func (p *parser) readDayCodes() (days []int, ok, matched bool) {
+	start := p.i
+	if _, isCode := dayCodes[p.s(0)]; !isCode || !p.is(1, "/") {
+		return nil, false, false
+	}
+	var out []int
+	j := p.i
+	for {
+		c2, ok := dayCodes[p.s(0)]
+		if !ok {
+			if d, _, ok := weekday(p.s(0)); ok {
+				c2 = d
+			} else {
+				break
+			}
+		}
+		out = append(out, c2)
+		p.i++
+		if !p.is(0, "/") {
+			break
+		}
+		p.i++
+	}
+	if len(out) >= 2 && p.s(-1) != "/" {
+		if slices.Contains(out, 2) && p.t[j].s == "t" && !hasCode(p.t[j:p.i], "th", "r") {
+			p.i = start // "t/w": Tuesday or Thursday?
+			return nil, false, true
+		}
+		return out, true, true
+	}
+	p.i = start
+	return nil, false, false
+}
+
 // readDayList reads "mon, wed and fri", "mon-fri", "fri through mon",
 // "tue/thu", "M/W/F", "MWF", "weekdays and saturdays". plural is true when
 // any day was plural; n is how many items were read.
 func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 	start := p.i
 	// M/W/F, T/Th: one- or two-letter codes joined by slashes.
-	if _, isCode := dayCodes[p.s(0)]; isCode && p.is(1, "/") {
-		var out []int
-		j := p.i
-		for {
-			c2, ok := dayCodes[p.s(0)]
-			if !ok {
-				if d, _, ok := weekday(p.s(0)); ok {
-					c2 = d
-				} else {
-					break
-				}
-			}
-			out = append(out, c2)
-			p.i++
-			if !p.is(0, "/") {
-				break
-			}
-			p.i++
-		}
-		if len(out) >= 2 && p.s(-1) != "/" {
-			if slices.Contains(out, 2) && p.t[j].s == "t" && !hasCode(p.t[j:p.i], "th", "r") {
-				p.i = start // "t/w": Tuesday or Thursday?
-				return nil, false, false
-			}
-			return out, false, true
-		}
-		p.i = start
+	if codes, ok, matched := p.readDayCodes(); matched {
+		return codes, false, ok
 	}
 	if d, ok := compactDays[p.s(0)]; ok {
 		p.i++
