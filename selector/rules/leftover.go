@@ -10,13 +10,11 @@ import (
 // The words left in a message's text: none may be a piece of a schedule
 // the grammar did not read (NL_SPEC decision 24).
 
-// leftover returns the part of the message text that reads like a piece
-// of a schedule the grammar did not take ("every 2/14 and" in "post x every
-// 2/14 and 8/14 at noon" if the dates were not read): such a message was
-// not understood, and pushing those words into the post would be wrong.
-// Words about time inside the text ("the monday report", "the 2024
-// report") are text when they stand between other words.
-func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem) {
+// unknownDay finds, at the end of t, a day or a time said by something
+// the grammar does not know: a holiday ("on Presidents Day", "every
+// valentine's day"), a person's day ("on his birthday"), an event
+// ("after the meeting").
+func unknownDay(t []tok) (span string, why problem, found bool) {
 	// "call Sam on his birthday", "on Presidents Day", "on a weekday": a
 	// day the grammar does not know, named just before the when
 	for k := max(len(t)-5, 0); k < len(t); k++ {
@@ -27,7 +25,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 			if slices.ContainsFunc(named, func(x tok) bool {
 				return strings.HasSuffix(x.s, "'s") || x.s == "eve" || holidayWords[x.s]
 			}) && slices.ContainsFunc(named, func(x tok) bool { return x.s == "day" || x.s == "eve" || holidayWords[x.s] }) {
-				return spanText(t[k:]), problem{}
+				return spanText(t[k:]), problem{}, true
 			}
 			continue
 		}
@@ -39,18 +37,32 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		}
 		for _, x := range named {
 			if strings.HasSuffix(x.s, "day") || strings.HasSuffix(x.s, "days") || holidayWords[x.s] || x.s == "weekend" || x.s == "eve" || x.s == "moon" {
+				var why problem
 				if slices.ContainsFunc(named, func(x tok) bool { return holidayWords[x.s] }) {
 					why = refusal("I can't follow holidays that move from year to year. I can schedule a fixed date instead.")
 				}
-				return spanText(t[k:]), why
+				return spanText(t[k:]), why, true
 			}
 		}
 	}
 	// "call Sam after the meeting", "before lunch": a time said by an event
 	for k := max(len(t)-4, 0); k < len(t)-1; k++ {
 		if slices.Contains([]string{"after", "before", "during", "until", "till", "once", "when", "whenever"}, t[k].s) && k > 0 {
-			return spanText(t[k:]), problem{}
+			return spanText(t[k:]), problem{}, true
 		}
+	}
+	return "", problem{}, false
+}
+
+// leftover returns the part of the message text that reads like a piece
+// of a schedule the grammar did not take ("every 2/14 and" in "post x every
+// 2/14 and 8/14 at noon" if the dates were not read): such a message was
+// not understood, and pushing those words into the post would be wrong.
+// Words about time inside the text ("the monday report", "the 2024
+// report") are text when they stand between other words.
+func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem) {
+	if span, why, found := unknownDay(t); found {
+		return span, why
 	}
 	skip := 0
 	for k, x := range t {
