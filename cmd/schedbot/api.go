@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,12 +13,10 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
@@ -149,7 +145,7 @@ func (c *apiClient) do(ctx context.Context, path string, req, out any) error {
 	}
 	if r.Error != "" {
 		if r.Usage {
-			return &usageError{r.Error}
+			return &usageError{Msg: r.Error}
 		}
 		return errors.New(r.Error)
 	}
@@ -165,130 +161,6 @@ type cutError struct{ err error }
 
 func (e *cutError) Error() string { return "local API: " + e.err.Error() }
 func (e *cutError) Unwrap() error { return e.err }
-
-// Idempotent calls. Each call through `schedbot call` carries a request id
-// (one per invocation, or --request-id); the call's result is recorded
-// under it in the transaction of the call's effect, so a retry after a
-// cut connection or a crashed daemon returns the first result instead of
-// acting twice, through the daemon or directly on the store.
-const (
-	// requestRetention is how long a request id is remembered.
-	requestRetention = 7 * 24 * time.Hour
-	// maxRequestID bounds a request id's length.
-	maxRequestID = 100
-)
-
-// readOnlyFunctions change nothing, so their results are not recorded.
-var readOnlyFunctions = map[string]bool{"schedule.list": true, "schedule.show": true}
-
-// newRequestID is a fresh request id: a ULID, unique and sortable.
-func newRequestID() string { return ulid.Make().String() }
-
-// checkRequestID refuses an id that is empty, long, or has characters a
-// shell or a log would mangle.
-func checkRequestID(id string) error {
-	if id == "" || len(id) > maxRequestID || strings.IndexFunc(id, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r))
-	}) >= 0 {
-		return usagef("--request-id %q: want 1 to %d letters, digits, '.', '_', ':' or '-'", id, maxRequestID)
-	}
-	return nil
-}
-
-// requestDigest is what a call asks for, so that a request id reused for
-// another call is refused rather than answered with the first one's result.
-func requestDigest(orchID, profile string, req functions.Request) string {
-	h := sha256.New()
-	for _, part := range []string{orchID, profile, req.Function, req.Actor.SenderID} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	var args bytes.Buffer
-	if json.Compact(&args, req.Args) == nil {
-		h.Write(args.Bytes())
-	} else {
-		h.Write(req.Args)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// callOnce runs req on oc at most once per request id and returns its
-// result as JSON: the first result when the id was seen before. An empty
-// id, or a function that changes nothing, just runs the call.
-func callOnce(ctx context.Context, oc *orch, profile string, req functions.Request, requestID string) (json.RawMessage, error) {
-	if requestID == "" || readOnlyFunctions[req.Function] {
-		res, err := oc.reg.Call(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(res)
-	}
-	if err := checkRequestID(requestID); err != nil {
-		return nil, err
-	}
-	digest := requestDigest(oc.cfg.ID, profile, req)
-	var out json.RawMessage
-	var res any
-	ran := false
-	err := oc.store.Update(ctx, func(tx store.Tx) error {
-		// Where transactions run at once (postgres), a retry arriving while
-		// the first call is still in its transaction waits for it here, and
-		// then reads its result, instead of acting too and failing on the
-		// request id or the job's name.
-		if l, ok := tx.(store.Locker); ok {
-			if err := l.Lock("request:" + requestID); err != nil {
-				return err
-			}
-		}
-		prev, err := tx.RequestGet(requestID)
-		if err == nil {
-			if prev.Digest != digest {
-				return usagef("--request-id %s was used for another call (%s at %s); give each call its own id",
-					requestID, prev.Function, prev.CreatedAt.Format(time.RFC3339))
-			}
-			out = prev.Result
-			return nil
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		res, err = oc.reg.CallTx(ctx, tx, req)
-		if err != nil {
-			return err // rolled back: nothing happened, nothing is recorded
-		}
-		if out, err = json.Marshal(res); err != nil {
-			return err
-		}
-		now := time.Now().UTC()
-		if _, err := tx.RequestPrune(now.Add(-requestRetention), 100); err != nil {
-			return err
-		}
-		ran = true
-		return tx.RequestPut(&store.Request{Key: requestID, Digest: digest, Function: req.Function, Result: out, CreatedAt: now})
-	})
-	if err != nil {
-		return nil, err
-	}
-	if ran {
-		oc.reg.Committed(res)
-	}
-	return out, nil
-}
-
-// resultFor is the Go type a function's result decodes into, so that the
-// CLI prints an API result as it prints a direct one.
-func resultFor(fn string) any {
-	switch fn {
-	case "schedule.list":
-		return &store.JobPage{}
-	case "schedule.run_now":
-		return &functions.RunNowResult{}
-	case "message.post":
-		return &functions.MessagePostResult{}
-	case "schedule.create", "schedule.update", "schedule.show", "schedule.pause", "schedule.resume", "schedule.delete":
-		return &functions.JobResult{}
-	}
-	return &json.RawMessage{}
-}
 
 type peerKey struct{}
 
@@ -398,11 +270,11 @@ func (d *daemon) apiHandler() http.Handler {
 		if err := json.Unmarshal(body, &req); err != nil {
 			return nil, usagef("bad request: %v", err)
 		}
-		o, _, err := pickOrchestrator(d.cfg, req.Orchestrator, req.Profile)
+		o, _, err := app.PickOrchestrator(d.cfg, req.Orchestrator, req.Profile)
 		if err != nil {
 			return nil, err
 		}
-		return callOnce(ctx, d.orchs[o.ID], req.Profile, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)}, req.RequestID)
+		return app.CallOnce(ctx, d.orchs[o.ID], req.Profile, functions.Request{Function: req.Function, Args: req.Args, Actor: peerActor(ctx, req.Profile)}, req.RequestID)
 	})
 	handle("/v1/chat", func(ctx context.Context, body []byte) (any, error) {
 		var req chatRequest
@@ -412,25 +284,25 @@ func (d *daemon) apiHandler() http.Handler {
 		return d.chatMessage(ctx, req)
 	})
 	handle("/v1/audit", func(ctx context.Context, body []byte) (any, error) {
-		var q auditQuery
+		var q app.AuditQuery
 		if err := json.Unmarshal(body, &q); err != nil {
 			return nil, usagef("bad request: %v", err)
 		}
-		return auditEvents(ctx, d.cfg, d.view, q)
+		return app.AuditEvents(ctx, d.cfg, d.view, q)
 	})
 	handle("/v1/audit/verify", func(ctx context.Context, body []byte) (any, error) {
-		var q auditQuery
+		var q app.AuditQuery
 		if err := json.Unmarshal(body, &q); err != nil {
 			return nil, usagef("bad request: %v", err)
 		}
-		return verifyAudit(ctx, d.cfg, d.view, q.Orchestrator, q.Head)
+		return app.VerifyAudit(ctx, d.cfg, d.view, q.Orchestrator, q.Head)
 	})
 	handle("/v1/queue", func(ctx context.Context, body []byte) (any, error) {
 		var q queueRequest
 		if err := json.Unmarshal(body, &q); err != nil {
 			return nil, usagef("bad request: %v", err)
 		}
-		return queueItems(ctx, d.cfg, d.view, q.Orchestrator, q.Queue, q.Limit)
+		return app.QueueItems(ctx, d.cfg, d.view, q.Orchestrator, q.Queue, q.Limit)
 	})
 	handle("/v1/token", d.tokenCall)
 	// Only the daemon's own user may call, whatever the request says.

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -37,7 +38,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usagef("audit takes no arguments (did you mean `audit verify`?), got %q", pos[0])
 	}
-	q := auditQuery{Orchestrator: *orchID, JobID: *jobID, Actor: *actor, Limit: *limit}
+	q := app.AuditQuery{Orchestrator: *orchID, JobID: *jobID, Actor: *actor, Limit: *limit}
 	if *since != "" {
 		if q.Since, err = parseSince(*since, time.Now()); err != nil {
 			return usagef("--since: %v", err)
@@ -58,7 +59,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c != nil {
 		err = c.do(ctx, "/v1/audit", q, &events)
 	} else {
-		events, err = auditEvents(ctx, cfg, viewDirect, q)
+		events, err = app.AuditEvents(ctx, cfg, app.ViewDirect, q)
 	}
 	if err != nil {
 		return err
@@ -128,15 +129,15 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	var results []verifyResult
+	var results []app.VerifyResult
 	c, err := dialDaemon(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/audit/verify", auditQuery{Orchestrator: *orchID, Head: *head}, &results)
+		err = c.do(ctx, "/v1/audit/verify", app.AuditQuery{Orchestrator: *orchID, Head: *head}, &results)
 	} else {
-		results, err = verifyAudit(ctx, cfg, viewDirect, *orchID, *head)
+		results, err = app.VerifyAudit(ctx, cfg, app.ViewDirect, *orchID, *head)
 	}
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
 )
@@ -51,7 +52,7 @@ func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	if !storeExists(o) {
+	if !app.StoreExists(o) {
 		return fmt.Errorf("orchestrator %s has no store yet: nothing to export", o.ID)
 	}
 	w := stdout
@@ -75,7 +76,7 @@ func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *prune && n > 0 {
 		last := evs[n-1]
 		through = last.Seq
-		st, err := openStore(o)
+		st, err := app.OpenStore(o)
 		if err != nil {
 			return err
 		}
@@ -94,7 +95,7 @@ func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer
 				return err
 			}
 			cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
-			return tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: cliActor(""), Action: store.AuditPruned, After: cp,
+			return tx.AuditAppend(&store.AuditEvent{OrchestratorID: o.ID, Actor: app.CLIActor(""), Action: store.AuditPruned, After: cp,
 				Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
 					evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)})
 		})
@@ -131,11 +132,11 @@ func parseUntil(s string, now time.Time) (time.Time, error) {
 func archiveAudit(ctx context.Context, o *config.Orchestrator, w io.Writer, f *os.File, end time.Time) (evs []*store.AuditEvent, sealed bool, err error) {
 	open := func(keyed bool) (store.Store, error) {
 		if keyed {
-			return openStore(o)
+			return app.OpenStore(o)
 		}
 		bare := *o
 		bare.Audit = nil
-		return openStore(&bare)
+		return app.OpenStore(&bare)
 	}
 	key, err := o.Audit.AuditKey()
 	if err != nil {

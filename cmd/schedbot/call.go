@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 )
@@ -48,19 +49,19 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if *requestID == "" {
-		*requestID = newRequestID()
-	} else if err := checkRequestID(*requestID); err != nil {
+		*requestID = app.NewRequestID()
+	} else if err := app.CheckRequestID(*requestID); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(common)
 	if err != nil {
 		return err
 	}
-	o, _, err := pickOrchestrator(cfg, *orchID, *profileID)
+	o, _, err := app.PickOrchestrator(cfg, *orchID, *profileID)
 	if err != nil {
 		return err
 	}
-	res := resultFor(pos[0])
+	res := app.ResultFor(pos[0])
 	c, err := dialDaemon(cfg)
 	if err != nil {
 		return err
@@ -73,13 +74,13 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("%w\nThe daemon may or may not have made the call. Retrying it with --request-id %s is safe: it returns the first result and never acts twice.", err, *requestID)
 		}
 	} else {
-		var oc *orch
-		if oc, err = openOrch(cfg, o, discardLogger(), nil); err != nil {
+		var oc *app.Orch
+		if oc, err = app.OpenOrch(cfg, o, discardLogger(), nil); err != nil {
 			return err
 		}
 		defer oc.Close()
 		var out json.RawMessage
-		if out, err = callOnce(ctx, oc, *profileID, functions.Request{Function: pos[0], Args: raw, Actor: cliActor(*profileID)}, *requestID); err == nil {
+		if out, err = app.CallOnce(ctx, oc, *profileID, functions.Request{Function: pos[0], Args: raw, Actor: app.CLIActor(*profileID)}, *requestID); err == nil {
 			err = json.Unmarshal(out, res)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
@@ -39,7 +40,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	pid := *profileID
 	if pid == "" {
-		pid = defaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
+		pid = app.DefaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
 	}
 	prof, err := cfg.Profile(pid)
 	if err != nil {
@@ -63,8 +64,8 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	oc := d.orchs[prof.OrchestratorID]
 	sender, senderID := chatUser()
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s. Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
-		oc.cfg.ID, zoneFor(prof, oc.cfg))
-	fmt.Fprintf(stdout, "Data: %s (--data DIR to keep it elsewhere).\n", dataWhere(cfg))
+		oc.Cfg.ID, zoneFor(prof, oc.Cfg))
+	fmt.Fprintf(stdout, "Data: %s (--data DIR to keep it elsewhere).\n", app.DataWhere(cfg))
 	fmt.Fprintln(stdout, "No schedbot serve is running: reminders fire only while this chat runs. For jobs that keep firing, start `schedbot serve` and chat with it.")
 	if note := oldDataNote(common, cfg); note != "" {
 		fmt.Fprintln(stderr, note)
@@ -85,18 +86,18 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			payload, _ := json.Marshal(orchestrator.Message{Text: line, SenderID: senderID, Sender: sender,
 				ChannelID: session, Via: store.ViaCLI})
-			err := oc.store.Update(ctx, func(tx store.Tx) error {
-				return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: oc.cfg.ID, ChannelProfileID: pid, Payload: payload})
+			err := oc.Store.Update(ctx, func(tx store.Tx) error {
+				return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID, ChannelProfileID: pid, Payload: payload})
 			})
 			if err != nil {
 				fmt.Fprintln(stderr, "schedbot: "+err.Error())
 				continue
 			}
-			oc.worker.Wake()
+			oc.Worker.Wake()
 		}
 	}
 	// Let the answers to what was typed arrive before leaving.
-	drain(oc.store, 10*time.Second)
+	drain(oc.Store, 10*time.Second)
 	cancel()
 	return wait()
 }
@@ -123,7 +124,7 @@ func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid
 	o := cfg.Orchestrators[prof.OrchestratorID]
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s, through the running schedbot serve (%s). Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
 		o.ID, zoneFor(prof, o), cfg.Server.Socket)
-	fmt.Fprintf(stdout, "Data: %s. Your jobs keep firing after chat ends; serve prints their posts.\n", dataWhere(cfg))
+	fmt.Fprintf(stdout, "Data: %s. Your jobs keep firing after chat ends; serve prints their posts.\n", app.DataWhere(cfg))
 	session := "terminal-" + strconv.Itoa(os.Getpid())
 	for line := range readLines(stdin) {
 		if ctx.Err() != nil {

@@ -97,7 +97,7 @@ func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, 
 		return nil, usagef("session: 1 to 100 characters")
 	}
 	oc := d.orchs[prof.OrchestratorID]
-	if oc == nil || oc.worker == nil {
+	if oc == nil || oc.Worker == nil {
 		return nil, fmt.Errorf("orchestrator %s is not served", prof.OrchestratorID)
 	}
 	who := peerActor(ctx, req.Profile)
@@ -106,14 +106,14 @@ func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, 
 	if err != nil {
 		return nil, err
 	}
-	item := &store.QueueItem{ItemID: ulid.Make().String(), Kind: store.KindMessage, OrchestratorID: oc.cfg.ID,
+	item := &store.QueueItem{ItemID: ulid.Make().String(), Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID,
 		ChannelProfileID: req.Profile, Payload: payload}
 	replies := d.chat.expect(item.ItemID)
-	if err := oc.store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(item) }); err != nil {
+	if err := oc.Store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(item) }); err != nil {
 		d.chat.forget(item.ItemID)
 		return nil, err
 	}
-	oc.worker.Wake()
+	oc.Worker.Wake()
 	t := time.NewTimer(chatWait)
 	defer t.Stop()
 	select {

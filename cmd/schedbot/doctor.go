@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -31,17 +32,17 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	orchs, err := selectOrchestrators(cfg, *orchID)
+	orchs, err := app.SelectOrchestrators(cfg, *orchID)
 	if err != nil {
 		return err
 	}
 	left := 0
 	for _, o := range orchs {
-		if !storeExists(o) {
+		if !app.StoreExists(o) {
 			fmt.Fprintf(stdout, "%s: no store yet\n", o.ID)
 			continue
 		}
-		problems, err := doctorStore(ctx, o.ID, func() (store.Store, error) { return openStore(o) }, *repair)
+		problems, err := doctorStore(ctx, o.ID, func() (store.Store, error) { return app.OpenStore(o) }, *repair)
 		if err != nil {
 			return fmt.Errorf("orchestrator %s: %w", o.ID, err)
 		}
@@ -85,7 +86,7 @@ func doctorStore(ctx context.Context, orchID string, open func() (store.Store, e
 	}
 	err = st.Update(ctx, func(tx store.Tx) error {
 		for _, p := range problems {
-			ev := &store.AuditEvent{OrchestratorID: orchID, Actor: cliActor(""), Action: store.AuditStoreRepaired,
+			ev := &store.AuditEvent{OrchestratorID: orchID, Actor: app.CLIActor(""), Action: store.AuditStoreRepaired,
 				Detail: fmt.Sprintf("%s %q: %s: %s", p.Kind, p.ID, p.Error, p.Repair)}
 			if p.Kind == "job" {
 				ev.JobID = p.ID

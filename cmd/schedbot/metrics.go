@@ -70,14 +70,14 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for id, oc := range c.d.orchs {
-		if pg, ok := oc.store.(*postgres.Store); ok {
+		if pg, ok := oc.Store.(*postgres.Store); ok {
 			st := pg.Stats()
 			for d, v := range map[*prometheus.Desc]int64{dueClaimedDesc: st.DueClaimed, itemsDesc: st.ItemsClaimed,
 				leasesDesc: st.LeasesTaken, wakeupsDesc: st.Wakeups} {
 				ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), id)
 			}
 		}
-		oc.store.View(ctx, func(tx store.Tx) error {
+		oc.Store.View(ctx, func(tx store.Tx) error {
 			for _, st := range store.JobStates {
 				if n, err := tx.JobCount(st); err == nil {
 					ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(n), id, string(st))
@@ -163,7 +163,7 @@ func (d *daemon) probeWrites(ctx context.Context) error {
 	defer cancel()
 	var err error
 	for _, id := range slices.Sorted(maps.Keys(d.orchs)) {
-		werr := d.orchs[id].store.Update(ctx, func(tx store.Tx) error {
+		werr := d.orchs[id].Store.Update(ctx, func(tx store.Tx) error {
 			if err := tx.ConversationPut(&store.Conversation{Key: probeKey, UpdatedAt: time.Now().UTC()}); err != nil {
 				return err
 			}
@@ -190,7 +190,7 @@ func (d *daemon) pingDatabases(ctx context.Context) (string, error) {
 	defer cancel()
 	asked := false
 	for _, id := range slices.Sorted(maps.Keys(d.orchs)) {
-		p, ok := d.orchs[id].store.(pinger)
+		p, ok := d.orchs[id].Store.(pinger)
 		if !ok {
 			continue
 		}

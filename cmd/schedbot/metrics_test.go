@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
 )
@@ -103,7 +104,7 @@ func TestHealthz_NotReadyWhenAStoreCannotBeWritten(t *testing.T) {
 	}
 	defer st.Close()
 	disk := &fullDisk{Store: st}
-	d := &daemon{orchs: map[string]*orch{"ops": {store: disk}}, metrics: newMetrics()}
+	d := &daemon{orchs: map[string]*app.Orch{"ops": {Store: disk}}, metrics: newMetrics()}
 	d.alive.Store(2)
 	srv := httptest.NewServer(d.metricsHandler())
 	defer srv.Close()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/selector"
@@ -95,10 +96,10 @@ func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]sel
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(storePath(o)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(app.StorePath(o)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	st, err := bolt.Open(storePath(o), &bolt.Options{ReadOnly: true, LockTimeout: time.Second})
+	st, err := bolt.Open(app.StorePath(o), &bolt.Options{ReadOnly: true, LockTimeout: time.Second})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]sel
 // orchestrator's workflows and functions.
 func selectorInput(cfg *config.Config, profileID, tz string, now time.Time) (selector.Input, error) {
 	if profileID == "" {
-		profileID = defaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
+		profileID = app.DefaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
 	}
 	p, err := cfg.Profile(profileID)
 	if err != nil {
@@ -134,7 +135,7 @@ func selectorInput(cfg *config.Config, profileID, tz string, now time.Time) (sel
 	for id := range o.Workflows {
 		in.Workflows = append(in.Workflows, id)
 	}
-	for _, fn := range knownFunctions() {
+	for _, fn := range app.KnownFunctions() {
 		if config.MatchFunction(o.Functions, fn) {
 			in.Functions = append(in.Functions, fn)
 		}

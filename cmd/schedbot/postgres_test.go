@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres"
@@ -426,7 +427,7 @@ func TestHealthz_SaysWhenTheDatabaseDoesNotAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	d := &daemon{orchs: map[string]*orch{"ops": {store: st}}, metrics: newMetrics()}
+	d := &daemon{orchs: map[string]*app.Orch{"ops": {Store: st}}, metrics: newMetrics()}
 	d.alive.Store(2)
 	srv := httptest.NewServer(d.metricsHandler())
 	defer srv.Close()

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -33,7 +34,7 @@ func runQueue(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var reports []queueReport
+	var reports []app.QueueReport
 	c, err := dialDaemon(cfg)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func runQueue(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c != nil {
 		err = c.do(ctx, "/v1/queue", queueRequest{Orchestrator: *orchID, Queue: store.QueueName(*queue), Limit: *limit}, &reports)
 	} else {
-		reports, err = queueItems(ctx, cfg, viewDirect, *orchID, store.QueueName(*queue), *limit)
+		reports, err = app.QueueItems(ctx, cfg, app.ViewDirect, *orchID, store.QueueName(*queue), *limit)
 	}
 	if err != nil {
 		return err

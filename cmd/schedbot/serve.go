@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
 	slackad "github.com/schedbot/schedbot/adapters/slack"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/orchestrator"
@@ -32,7 +31,7 @@ import (
 type daemon struct {
 	cfg     *config.Config
 	log     *slog.Logger
-	orchs   map[string]*orch
+	orchs   map[string]*app.Orch
 	metrics *metrics
 	alive   atomic.Int32 // loops running
 	probe   writeProbe   // /healthz's last write to the stores
@@ -46,7 +45,7 @@ func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store
 	if oc == nil {
 		return fmt.Errorf("orchestrator %q is not served", o.ID)
 	}
-	return oc.store.View(ctx, fn)
+	return oc.Store.View(ctx, fn)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -89,7 +88,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if note := oldDataNote(common, cfg); note != "" {
 		d.log.Warn(note)
 	}
-	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("data", dataWhere(cfg)), slog.String("socket", cfg.Server.Socket),
+	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("data", app.DataWhere(cfg)), slog.String("socket", cfg.Server.Socket),
 		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
 	err = wait()
 	d.log.Info("schedbot stopped")
@@ -104,12 +103,12 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	if cfg.Server.MetricsListen == "off" {
 		cfg.Server.MetricsListen = ""
 	}
-	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics(), chat: newChatHub(), stdout: stdout}
+	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*app.Orch{}, metrics: newMetrics(), chat: newChatHub(), stdout: stdout}
 	var term *termcli.Terminal
 	cleanup := func() {
 		for _, oc := range dm.orchs {
 			if err := oc.Close(); err != nil {
-				log.Error("close store", slog.String("orchestrator", oc.cfg.ID), slog.Any("error", err))
+				log.Error("close store", slog.String("orchestrator", oc.Cfg.ID), slog.Any("error", err))
 			}
 		}
 		if term != nil {
@@ -142,7 +141,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 	for _, id := range cfg.OrchestratorIDs() {
 		l := &loops{}
 		orchLoops[id] = l
-		oc, err := openOrch(cfg, cfg.Orchestrators[id], log, func() {
+		oc, err := app.OpenOrch(cfg, cfg.Orchestrators[id], log, func() {
 			l.sched.Wake()
 			l.worker.Wake()
 			if slackAd != nil {
@@ -153,7 +152,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
 		}
 		d.orchs[id] = oc
-		if err := joinLoops(ctx, oc.store); err != nil {
+		if err := app.JoinLoops(ctx, oc.Store); err != nil {
 			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
 		}
 	}
@@ -165,7 +164,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		var sched *scheduler.Scheduler
 		var worker *orchestrator.Worker
 		m := d.metrics
-		sched = scheduler.New(oc.store, &scheduler.Options{
+		sched = scheduler.New(oc.Store, &scheduler.Options{
 			OrchestratorID: id, Logger: log, RunTimeout: time.Duration(cfg.Runs.Timeout),
 			DispatchedFunc: func(_ *store.Job, _ *store.Run, late time.Duration) {
 				m.lateness.WithLabelValues(id).Observe(late.Seconds())
@@ -175,7 +174,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 		})
 		conv := conversations(cfg, o, oc, log)
 		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: dm.chat.before(term)}
-		oc.conv = conv
+		oc.Conv = conv
 		var dead func(*store.QueueItem, error)
 		if slackAd != nil {
 			deliverers[config.ChannelSlack] = slackAd
@@ -188,10 +187,10 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			}
 		}
 		worker = orchestrator.NewWorker(orchestrator.Options{
-			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
+			OrchestratorID: id, Store: oc.Store, Registry: oc.Reg, Workflows: o.Workflows,
 			Deliverers:      deliverers,
 			ProfileChannels: profileChannels(cfg),
-			DefaultTarget:   defaultTarget(cfg, id),
+			DefaultTarget:   app.DefaultTarget(cfg, id),
 			Messages:        conv.Decide,
 			Logger:          log,
 			RunFunc:         func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
@@ -200,12 +199,12 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			},
 			DeadFunc: dead,
 		})
-		oc.worker = worker
+		oc.Worker = worker
 		l.sched, l.worker = sched, worker
 		d.loop(g, gctx, "scheduler "+id, sched.Run)
 		d.loop(g, gctx, "worker "+id, worker.Run)
-		d.loop(g, gctx, "housekeeping "+id, (&housekeeper{id: id, st: oc.store, cfg: cfg, log: log}).Run)
-		if pg, ok := oc.store.(*postgres.Store); ok {
+		d.loop(g, gctx, "housekeeping "+id, (&housekeeper{id: id, st: oc.Store, cfg: cfg, log: log}).Run)
+		if pg, ok := oc.Store.(*postgres.Store); ok {
 			// Stop everything if the connection that marks this process
 			// live breaks: the other processes are taking its work over.
 			// A process that died leaves its claims to the others: look.
@@ -261,8 +260,8 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 
 // conversations is the message handling of one orchestrator: the rules
 // selector over its profiles, workflows and functions.
-func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *slog.Logger) *conversation.Conversations {
-	c := &conversation.Conversations{Selector: newSelector(cfg, oc.reg, log), Registry: oc.reg, Store: oc.store,
+func conversations(cfg *config.Config, o *config.Orchestrator, oc *app.Orch, log *slog.Logger) *conversation.Conversations {
+	c := &conversation.Conversations{Selector: newSelector(cfg, oc.Reg, log), Registry: oc.Reg, Store: oc.Store,
 		Profiles: map[string]conversation.Profile{}, Timezone: o.Timezone, Logger: log}
 	for id, p := range cfg.ChannelProfiles {
 		if p.OrchestratorID == o.ID {
@@ -308,19 +307,6 @@ func profileChannels(cfg *config.Config) map[string]string {
 		m[id] = p.Channel
 	}
 	return m
-}
-
-// defaultTarget is where an orchestrator's messages go when nothing says
-// where: its terminal profile (the embedded default's prints on serve's
-// standard output).
-func defaultTarget(cfg *config.Config, orchID string) store.TargetRef {
-	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
-		p := cfg.ChannelProfiles[id]
-		if p.OrchestratorID == orchID && p.Channel == config.ChannelTerminal {
-			return store.TargetRef{Channel: config.ChannelTerminal, ChannelProfileID: id}
-		}
-	}
-	return store.TargetRef{Channel: config.ChannelTerminal}
 }
 
 // newLogger writes text to a terminal and JSON otherwise; the level comes

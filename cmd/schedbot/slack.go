@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
@@ -92,13 +94,13 @@ func (d *daemon) Call(ctx context.Context, profileID string, req functions.Reque
 	if err != nil {
 		return nil, err
 	}
-	return oc.reg.Call(ctx, req)
+	return oc.Reg.Call(ctx, req)
 }
 
 // Has says whether the profile's orchestrator may call function.
 func (d *daemon) Has(profileID, function string) bool {
 	oc, err := d.inbox(profileID)
-	return err == nil && slices.Contains(oc.reg.Allowed(), function)
+	return err == nil && slices.Contains(oc.Reg.Allowed(), function)
 }
 
 // Job reads one job of the profile's orchestrator.
@@ -107,7 +109,7 @@ func (d *daemon) Job(ctx context.Context, profileID, jobID string) (j *store.Job
 	if err != nil {
 		return nil, err
 	}
-	err = oc.store.View(ctx, func(tx store.Tx) (err error) { j, err = tx.JobGet(jobID); return err })
+	err = oc.Store.View(ctx, func(tx store.Tx) (err error) { j, err = tx.JobGet(jobID); return err })
 	return j, err
 }
 
@@ -121,7 +123,7 @@ func (d *daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*sto
 	p, _ := d.cfg.Profile(profileID)
 	admin := slices.Contains(p.Admins, userID)
 	var out []*store.Job
-	err = oc.store.View(ctx, func(tx store.Tx) error {
+	err = oc.Store.View(ctx, func(tx store.Tx) error {
 		out = out[:0]
 		params := &store.JobListParams{Limit: store.MaxListLimit}
 		if !admin {
@@ -154,7 +156,7 @@ func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestra
 		return false
 	}
 	open := false
-	oc.store.View(ctx, func(tx store.Tx) error {
+	oc.Store.View(ctx, func(tx store.Tx) error {
 		open = conversation.OpenQuestion(tx, profileID, &m, time.Now())
 		return nil
 	})
@@ -166,14 +168,14 @@ func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestra
 // read (or the question asked instead).
 func (d *daemon) Draft(ctx context.Context, profileID string, m orchestrator.Message) (*functions.Request, string) {
 	oc, err := d.inbox(profileID)
-	if err != nil || oc.conv == nil {
+	if err != nil || oc.Conv == nil {
 		return nil, "schedbot is not serving this profile."
 	}
-	req, answer := oc.conv.Draft(ctx, profileID, &m)
+	req, answer := oc.Conv.Draft(ctx, profileID, &m)
 	if req == nil {
 		return nil, answer
 	}
-	text, err := conversation.DryRun(ctx, oc.store, oc.reg, *req)
+	text, err := conversation.DryRun(ctx, oc.Store, oc.Reg, *req)
 	if err != nil {
 		return nil, "That would not work: " + err.Error()
 	}
@@ -186,11 +188,11 @@ const failureNoteEvery = 24 * time.Hour
 // tellOwner DMs a Slack job's creator that a run's post failed for good,
 // why and the fix, at most once a failureNoteEvery per job (the last note
 // is kept in the store, so a restart does not repeat it).
-func (d *daemon) tellOwner(ctx context.Context, oc *orch, a *slackad.Adapter, it *store.QueueItem, cause error) {
+func (d *daemon) tellOwner(ctx context.Context, oc *app.Orch, a *slackad.Adapter, it *store.QueueItem, cause error) {
 	var j *store.Job
 	send := false
 	now := time.Now().UTC()
-	err := oc.store.Update(ctx, func(tx store.Tx) error {
+	err := oc.Store.Update(ctx, func(tx store.Tx) error {
 		var err error
 		if j, err = tx.JobGet(it.JobID); err != nil {
 			return err
@@ -227,20 +229,20 @@ func (d *daemon) Enqueue(ctx context.Context, profileID, key string, m orchestra
 	if err != nil {
 		return err
 	}
-	payload, err := jsonMarshal(m)
+	payload, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	it := &store.QueueItem{ItemID: key, Kind: store.KindMessage, OrchestratorID: oc.cfg.ID, ChannelProfileID: profileID, Payload: payload}
+	it := &store.QueueItem{ItemID: key, Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID, ChannelProfileID: profileID, Payload: payload}
 	if hold > 0 {
 		it.NotBefore = time.Now().UTC().Add(hold)
 	}
-	err = oc.store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(it) })
+	err = oc.Store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(it) })
 	if errors.Is(err, store.ErrExists) {
 		return slackad.ErrDuplicate
 	}
-	if err == nil && oc.worker != nil && hold <= 0 {
-		oc.worker.Wake()
+	if err == nil && oc.Worker != nil && hold <= 0 {
+		oc.Worker.Wake()
 	}
 	return err
 }
@@ -252,11 +254,11 @@ func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrato
 	if err != nil {
 		return err
 	}
-	payload, err := jsonMarshal(m)
+	payload, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	err = oc.store.Update(ctx, func(tx store.Tx) error {
+	err = oc.Store.Update(ctx, func(tx store.Tx) error {
 		it, err := tx.QueueGet(key)
 		if err != nil || it.Queue != store.QueueIncoming {
 			return err
@@ -264,13 +266,13 @@ func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrato
 		it.Payload, it.NotBefore, it.UpdatedAt = payload, time.Time{}, time.Now().UTC()
 		return tx.QueuePut(it)
 	})
-	if err == nil && oc.worker != nil {
-		oc.worker.Wake()
+	if err == nil && oc.Worker != nil {
+		oc.Worker.Wake()
 	}
 	return err
 }
 
-func (d *daemon) inbox(profileID string) (*orch, error) {
+func (d *daemon) inbox(profileID string) (*app.Orch, error) {
 	p, err := d.cfg.Profile(profileID)
 	if err != nil {
 		return nil, err

@@ -418,7 +418,7 @@ func startSlackAt(t testing.TB, f *fakeSlack, dir string) (*slackEnv, func()) {
 			t.Errorf("daemon: %v", err)
 		}
 	}
-	return &slackEnv{f: f, d: d, st: d.orchs["default"].store}, stop
+	return &slackEnv{f: f, d: d, st: d.orchs["default"].Store}, stop
 }
 
 func TestSlack_RetryAfterARestartIsNotActedOnTwice(t *testing.T) {

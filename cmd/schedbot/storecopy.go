@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
 )
@@ -38,7 +39,7 @@ func runStore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	orchs, err := selectOrchestrators(src, *orchID)
+	orchs, err := app.SelectOrchestrators(src, *orchID)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func runStore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func driverOf(o *config.Orchestrator) string {
-	if isPostgres(o) {
+	if app.IsPostgres(o) {
 		return config.DriverPostgres
 	}
 	return config.DriverBolt
@@ -74,12 +75,12 @@ func driverOf(o *config.Orchestrator) string {
 
 // sameStore reports whether two orchestrator configs name one store.
 func sameStore(a, b *config.Orchestrator) (bool, error) {
-	if isPostgres(a) != isPostgres(b) {
+	if app.IsPostgres(a) != app.IsPostgres(b) {
 		return false, nil
 	}
-	if !isPostgres(a) {
-		pa, _ := filepath.Abs(storePath(a))
-		pb, _ := filepath.Abs(storePath(b))
+	if !app.IsPostgres(a) {
+		pa, _ := filepath.Abs(app.StorePath(a))
+		pb, _ := filepath.Abs(app.StorePath(b))
 		return pa == pb, nil
 	}
 	da, err := a.Store.DSN()
@@ -98,21 +99,21 @@ type copyCounts struct{ jobs, runs, items, events int }
 // copyOrchestrator opens both stores, keeps serve off both (a bolt file
 // is locked by Open; a database by the loops lock) and copies.
 func copyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (copyCounts, error) {
-	if !storeExists(from) {
-		return copyCounts{}, fmt.Errorf("no store to copy at %s", storePath(from))
+	if !app.StoreExists(from) {
+		return copyCounts{}, fmt.Errorf("no store to copy at %s", app.StorePath(from))
 	}
-	src, err := openStore(from)
+	src, err := app.OpenStore(from)
 	if err != nil {
 		return copyCounts{}, fmt.Errorf("open source: %w", err)
 	}
 	defer src.Close()
-	dst, err := openStore(to)
+	dst, err := app.OpenStore(to)
 	if err != nil {
 		return copyCounts{}, fmt.Errorf("open target: %w", err)
 	}
 	defer dst.Close()
 	for _, st := range []store.Store{src, dst} {
-		if err := refuseServed(ctx, st, from.ID); err != nil {
+		if err := app.RefuseServed(ctx, st, from.ID); err != nil {
 			return copyCounts{}, fmt.Errorf("stop schedbot serve first: %w", err)
 		}
 	}
