@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -52,12 +53,12 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var events []*store.AuditEvent
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/audit", q, &events)
+		err = c.Do(ctx, "/v1/audit", q, &events)
 	} else {
 		events, err = app.AuditEvents(ctx, cfg, app.ViewDirect, q)
 	}
@@ -130,12 +131,12 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	var results []app.VerifyResult
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/audit/verify", app.AuditQuery{Orchestrator: *orchID, Head: *head}, &results)
+		err = c.Do(ctx, "/v1/audit/verify", app.AuditQuery{Orchestrator: *orchID, Head: *head}, &results)
 	} else {
 		results, err = app.VerifyAudit(ctx, cfg, app.ViewDirect, *orchID, *head)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -62,14 +63,14 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	res := app.ResultFor(pos[0])
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
 		// serve holds the store: go through it, so its scheduler wakes too.
-		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw), RequestID: *requestID}, res)
-		var cut *cutError
+		err = c.Do(ctx, "/v1/call", localapi.CallRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw), RequestID: *requestID}, res)
+		var cut *localapi.CutError
 		if errors.As(err, &cut) {
 			return fmt.Errorf("%w\nThe daemon may or may not have made the call. Retrying it with --request-id %s is safe: it returns the first result and never acts twice.", err, *requestID)
 		}

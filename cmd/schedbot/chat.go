@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -49,7 +50,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if prof.Channel != config.ChannelTerminal {
 		return usagef("--profile %s is a %s profile; chat talks through a terminal profile", pid, prof.Channel)
 	}
-	if c, err := dialDaemon(cfg); err != nil {
+	if c, err := localapi.Dial(cfg); err != nil {
 		return err
 	} else if c != nil {
 		return chatThroughServe(ctx, c, cfg, pid, stdin, stdout, stderr)
@@ -119,7 +120,7 @@ func readLines(r io.Reader) <-chan string {
 // chatThroughServe is chat while a serve runs: each line goes to its local
 // API, which answers with the reply. The jobs live in the daemon, so they
 // keep firing after chat ends, and their posts are printed where it runs.
-func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid string, stdin io.Reader, stdout, stderr io.Writer) error {
+func chatThroughServe(ctx context.Context, c *localapi.Client, cfg *config.Config, pid string, stdin io.Reader, stdout, stderr io.Writer) error {
 	prof, _ := cfg.Profile(pid)
 	o := cfg.Orchestrators[prof.OrchestratorID]
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s, through the running schedbot serve (%s). Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
@@ -133,8 +134,8 @@ func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var r chatReply
-		if err := c.do(ctx, "/v1/chat", chatRequest{Profile: pid, Session: session, Text: line}, &r); err != nil {
+		var r localapi.ChatReply
+		if err := c.Do(ctx, "/v1/chat", localapi.ChatRequest{Profile: pid, Session: session, Text: line}, &r); err != nil {
 			fmt.Fprintln(stderr, "schedbot: "+err.Error())
 			continue
 		}

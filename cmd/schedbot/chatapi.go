@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -19,20 +20,6 @@ import (
 // terminal profile and answers with the reply once the worker has made
 // it. The jobs made live in the daemon and keep firing after chat ends;
 // their posts are printed where serve runs.
-
-// chatRequest is POST /v1/chat: one line a person typed.
-type chatRequest struct {
-	Profile string `json:"profile"`
-	Session string `json:"session"` // the conversation: "it" and questions are remembered per session
-	Text    string `json:"text"`
-}
-
-// chatReply is the answer; Pending when none came within chatWait (it is
-// then printed where serve runs).
-type chatReply struct {
-	Text    string `json:"text,omitempty"`
-	Pending bool   `json:"pending,omitempty"`
-}
 
 // chatWait bounds how long the local API waits for a reply: a model may
 // take 30 s three times over.
@@ -85,7 +72,7 @@ func (f deliverFunc) Deliver(ctx context.Context, d *orchestrator.Delivery) erro
 
 // chatMessage queues one line as a message of a terminal profile, from
 // the OS user at the other end of the socket, and waits for its reply.
-func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, error) {
+func (d *daemon) chatMessage(ctx context.Context, req localapi.ChatRequest) (*localapi.ChatReply, error) {
 	prof, err := d.cfg.Profile(req.Profile)
 	if err != nil {
 		return nil, usagef("profile: %v", err)
@@ -100,7 +87,7 @@ func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, 
 	if oc == nil || oc.Worker == nil {
 		return nil, fmt.Errorf("orchestrator %s is not served", prof.OrchestratorID)
 	}
-	who := peerActor(ctx, req.Profile)
+	who := localapi.PeerActor(ctx, req.Profile)
 	payload, err := json.Marshal(orchestrator.Message{Text: req.Text, SenderID: who.SenderID, Sender: who.Sender,
 		ChannelID: req.Session, Via: store.ViaCLI})
 	if err != nil {
@@ -118,15 +105,15 @@ func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, 
 	defer t.Stop()
 	select {
 	case r := <-replies:
-		return &chatReply{Text: r.Text}, nil
+		return &localapi.ChatReply{Text: r.Text}, nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
 	d.chat.forget(item.ItemID)
 	select { // handed over just before it was forgotten
 	case r := <-replies:
-		return &chatReply{Text: r.Text}, nil
+		return &localapi.ChatReply{Text: r.Text}, nil
 	default:
 	}
-	return &chatReply{Pending: true}, nil
+	return &localapi.ChatReply{Pending: true}, nil
 }

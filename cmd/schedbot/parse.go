@@ -12,6 +12,7 @@ import (
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
@@ -76,14 +77,14 @@ func runParse(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // through the running daemon when it holds the store, else from the store
 // opened read-only (a store never created has no jobs).
 func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]selector.JobRef, error) {
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if c != nil {
 		args, _ := json.Marshal(map[string]any{"limit": store.MaxListLimit})
 		var page store.JobPage
-		if err := c.do(ctx, "/v1/call", callRequest{Orchestrator: orchID, Function: "schedule.list", Args: args}, &page); err != nil {
+		if err := c.Do(ctx, "/v1/call", localapi.CallRequest{Orchestrator: orchID, Function: "schedule.list", Args: args}, &page); err != nil {
 			return nil, err
 		}
 		var refs []selector.JobRef

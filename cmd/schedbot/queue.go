@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -35,12 +36,12 @@ func runQueue(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var reports []app.QueueReport
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/queue", queueRequest{Orchestrator: *orchID, Queue: store.QueueName(*queue), Limit: *limit}, &reports)
+		err = c.Do(ctx, "/v1/queue", localapi.QueueRequest{Orchestrator: *orchID, Queue: store.QueueName(*queue), Limit: *limit}, &reports)
 	} else {
 		reports, err = app.QueueItems(ctx, cfg, app.ViewDirect, *orchID, store.QueueName(*queue), *limit)
 	}

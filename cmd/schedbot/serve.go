@@ -20,6 +20,7 @@ import (
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
@@ -230,11 +231,11 @@ func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdo
 			dm.loop(g, gctx, "slack", slackAd.RunSocketMode)
 		}
 	}
-	ln, err := listenSocket(cfg.Server.Socket)
+	ln, err := localapi.Listen(cfg.Server.Socket)
 	if err != nil {
 		return nil, nil, err
 	}
-	api := &http.Server{Handler: d.apiHandler(), ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}
+	api := &http.Server{Handler: d.apiHandler(), ConnContext: localapi.ConnContext, ReadHeaderTimeout: 10 * time.Second}
 	d.serveHTTP(g, gctx, "local API", api, ln)
 	if addr := cfg.Server.MetricsListen; addr != "" {
 		mln, err := net.Listen("tcp", addr)

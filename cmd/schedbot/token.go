@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -85,12 +86,12 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	req.Actor = app.CLIActor("").Sender
 	var res app.TokenResult
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/token", req, &res)
+		err = c.Do(ctx, "/v1/token", req, &res)
 	} else {
 		res, err = app.TokenOp(ctx, cfg, func(o *config.Orchestrator, fn func(store.Store) error) error {
 			if sub != "create" && !app.StoreExists(o) {
