@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/daemon"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/localapi"
 )
@@ -26,13 +27,13 @@ func startInProcess(t *testing.T, c *cli) *config.Config {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	_, wait, err := startDaemon(ctx, cfg, discardLogger(), io.Discard, "")
+	d, err := daemon.Start(ctx, cfg, daemon.Options{Logger: discardLogger(), Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cancel()
-		if err := wait(); err != nil {
+		if err := d.Wait(); err != nil {
 			t.Errorf("daemon: %v", err)
 		}
 	})

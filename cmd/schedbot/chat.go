@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/daemon"
 	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
@@ -58,11 +59,11 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	level := slog.LevelWarn // the conversation is the output; logs only when something is wrong
-	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, level), stdout, "")
+	d, err := daemon.Start(ctx, cfg, daemon.Options{Logger: newLogger(stderr, level), Stdout: stdout})
 	if err != nil {
 		return err
 	}
-	oc := d.orchs[prof.OrchestratorID]
+	oc := d.Orchestrator(prof.OrchestratorID)
 	sender, senderID := chatUser()
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s. Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
 		oc.Cfg.ID, zoneFor(prof, oc.Cfg))
@@ -100,7 +101,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// Let the answers to what was typed arrive before leaving.
 	drain(oc.Store, 10*time.Second)
 	cancel()
-	return wait()
+	return d.Wait()
 }
 
 // readLines sends the lines of r, then closes.

@@ -16,7 +16,7 @@ import (
 // due now, and returns how many posts to expect.
 func dueAcrossChannels(tb testing.TB, e *slackEnv, channels, perChannel int) int {
 	tb.Helper()
-	reg := e.d.orchs["default"].Reg
+	reg := e.d.Orchestrator("default").Reg
 	runAt := time.Now().UTC().Add(-10 * time.Second).Format(time.RFC3339)
 	for c := range channels {
 		for i := range perChannel {

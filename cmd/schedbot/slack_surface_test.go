@@ -407,7 +407,7 @@ func TestSlack_HealthzIsNotReadyWhileSlackIsDisconnected(t *testing.T) {
 		e.f.refuseOpen = false
 		e.f.mu.Unlock()
 	})
-	h := e.d.metricsHandler()
+	h := e.d.MetricsHandler()
 	health := func() (int, string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/healthz", nil))

@@ -27,6 +27,7 @@ import (
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/daemon"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -383,7 +384,7 @@ server:
 
 type slackEnv struct {
 	f  *fakeSlack
-	d  *daemon
+	d  *daemon.Daemon
 	st store.Store
 }
 
@@ -408,17 +409,17 @@ func startSlackAt(t testing.TB, f *fakeSlack, dir string) (*slackEnv, func()) {
 	t.Setenv(config.EnvSlackAPIURL, f.srv.URL+"/api/")
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	d, wait, err := startDaemon(ctx, cfg, log, io.Discard, "")
+	d, err := daemon.Start(ctx, cfg, daemon.Options{Logger: log, Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop := func() {
 		cancel()
-		if err := wait(); err != nil {
+		if err := d.Wait(); err != nil {
 			t.Errorf("daemon: %v", err)
 		}
 	}
-	return &slackEnv{f: f, d: d, st: d.orchs["default"].Store}, stop
+	return &slackEnv{f: f, d: d, st: d.Orchestrator("default").Store}, stop
 }
 
 func TestSlack_RetryAfterARestartIsNotActedOnTwice(t *testing.T) {

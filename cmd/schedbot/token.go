@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -171,19 +170,4 @@ func parseLifetime(s string) (time.Duration, error) {
 		return 0, usagef("--expires %q: want days such as 90d, hours such as 12h (at least 1m), or never", s)
 	}
 	return d, nil
-}
-
-// tokenCall serves POST /v1/token from the daemon's open stores.
-func (d *daemon) tokenCall(ctx context.Context, body []byte) (any, error) {
-	var req app.TokenRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, usagef("bad request: %v", err)
-	}
-	return app.TokenOp(ctx, d.cfg, func(o *config.Orchestrator, fn func(store.Store) error) error {
-		oc := d.orchs[o.ID]
-		if oc == nil {
-			return errors.New("orchestrator " + o.ID + " is not served")
-		}
-		return fn(oc.Store)
-	}, req)
 }

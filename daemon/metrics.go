@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -58,7 +58,7 @@ var (
 )
 
 // storeCollector reads job and queue counts from the stores at scrape time.
-type storeCollector struct{ d *daemon }
+type storeCollector struct{ d *Daemon }
 
 func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{jobsDesc, queueDesc, auditHeadDesc, dueClaimedDesc, itemsDesc, leasesDesc, wakeupsDesc} {
@@ -96,7 +96,9 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (d *daemon) metricsHandler() http.Handler {
+// MetricsHandler serves /metrics and /healthz (server.metrics_listen). It
+// registers the collector that reads the stores, so call it once.
+func (d *Daemon) MetricsHandler() http.Handler {
 	d.metrics.reg.MustRegister(storeCollector{d})
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(d.metrics.reg, promhttp.HandlerOpts{}))
@@ -153,7 +155,7 @@ const probeKey = "schedbot:healthz-probe"
 // probeWrites checks that every store can still commit a write (a full
 // disk, a read-only file system, a database in recovery say no): a
 // record written and deleted in one transaction.
-func (d *daemon) probeWrites(ctx context.Context) error {
+func (d *Daemon) probeWrites(ctx context.Context) error {
 	d.probe.mu.Lock()
 	defer d.probe.mu.Unlock()
 	if !d.probe.at.IsZero() && time.Since(d.probe.at) < probeEvery {
@@ -185,7 +187,7 @@ type pinger interface {
 
 // pingDatabases asks every database-backed store whether its database
 // answers; it says "database: reachable" when one was asked and all did.
-func (d *daemon) pingDatabases(ctx context.Context) (string, error) {
+func (d *Daemon) pingDatabases(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	asked := false

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // serveHTTPAPI starts the HTTP API and the web console on
 // server.http_listen, when set, over TLS when server.tls_cert is set, and
 // prints a one-time console sign-in link for each terminal profile.
-func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
+func (d *Daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 	cfg := d.cfg
 	addr := cfg.Server.HTTPListen
 	if addr == "" {
@@ -95,7 +95,7 @@ func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 // printSignInLinks prints a one-time console sign-in link for each
 // terminal profile, acting as the OS user at the terminal (its admin), on
 // serve's stdout: a link is a secret, so it never goes to the log.
-func (d *daemon) printSignInLinks(ctx context.Context, con *console.Console, base string) {
+func (d *Daemon) printSignInLinks(ctx context.Context, con *console.Console, base string) {
 	var ids []string
 	for id, p := range d.cfg.ChannelProfiles {
 		if p.Channel == "terminal" {

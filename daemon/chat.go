@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
@@ -72,16 +73,16 @@ func (f deliverFunc) Deliver(ctx context.Context, d *orchestrator.Delivery) erro
 
 // chatMessage queues one line as a message of a terminal profile, from
 // the OS user at the other end of the socket, and waits for its reply.
-func (d *daemon) chatMessage(ctx context.Context, req localapi.ChatRequest) (*localapi.ChatReply, error) {
+func (d *Daemon) chatMessage(ctx context.Context, req localapi.ChatRequest) (*localapi.ChatReply, error) {
 	prof, err := d.cfg.Profile(req.Profile)
 	if err != nil {
-		return nil, usagef("profile: %v", err)
+		return nil, app.Usagef("profile: %v", err)
 	}
 	if prof.Channel != config.ChannelTerminal {
-		return nil, usagef("profile %s is a %s profile; chat talks through a terminal profile", req.Profile, prof.Channel)
+		return nil, app.Usagef("profile %s is a %s profile; chat talks through a terminal profile", req.Profile, prof.Channel)
 	}
 	if req.Session == "" || len(req.Session) > 100 {
-		return nil, usagef("session: 1 to 100 characters")
+		return nil, app.Usagef("session: 1 to 100 characters")
 	}
 	oc := d.orchs[prof.OrchestratorID]
 	if oc == nil || oc.Worker == nil {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // newSlackAdapter connects the Slack profiles of the config, with tokens
 // from the environment; nil when there are none. A Slack profile without
 // its token is an error: serve must not run half set up.
-func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.Adapter, error) {
+func newSlackAdapter(cfg *config.Config, d *Daemon, log *slog.Logger) (*slackad.Adapter, error) {
 	var profiles []slackad.Profile
 	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
 		p := cfg.ChannelProfiles[id]
@@ -36,7 +36,7 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.
 		return nil, nil
 	}
 	if missing := missingSlackEnv(cfg); len(missing) > 0 {
-		// serve refuses this before it starts (requireSlackEnv); chat
+		// serve refuses this before it starts (RequireSlackEnv); chat
 		// talks through the terminal without Slack.
 		log.Warn("Slack profiles are configured but Slack is off", slog.String("missing", strings.Join(missing, ", ")))
 		return nil, nil
@@ -55,9 +55,9 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.
 	return a, nil
 }
 
-// requireSlackEnv refuses a config with a Slack profile whose secrets the
+// RequireSlackEnv refuses a config with a Slack profile whose secrets the
 // environment lacks: serve must not run half set up.
-func requireSlackEnv(cfg *config.Config) error {
+func RequireSlackEnv(cfg *config.Config) error {
 	missing := missingSlackEnv(cfg)
 	if len(missing) == 0 {
 		return nil
@@ -89,7 +89,7 @@ func missingSlackEnv(cfg *config.Config) []string {
 
 // Call runs a click's, a form's or a shortcut's function in the profile's
 // orchestrator: the registry, its validation and authority, as chat.
-func (d *daemon) Call(ctx context.Context, profileID string, req functions.Request) (any, error) {
+func (d *Daemon) Call(ctx context.Context, profileID string, req functions.Request) (any, error) {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return nil, err
@@ -98,13 +98,13 @@ func (d *daemon) Call(ctx context.Context, profileID string, req functions.Reque
 }
 
 // Has says whether the profile's orchestrator may call function.
-func (d *daemon) Has(profileID, function string) bool {
+func (d *Daemon) Has(profileID, function string) bool {
 	oc, err := d.inbox(profileID)
 	return err == nil && slices.Contains(oc.Reg.Allowed(), function)
 }
 
 // Job reads one job of the profile's orchestrator.
-func (d *daemon) Job(ctx context.Context, profileID, jobID string) (j *store.Job, err error) {
+func (d *Daemon) Job(ctx context.Context, profileID, jobID string) (j *store.Job, err error) {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (d *daemon) Job(ctx context.Context, profileID, jobID string) (j *store.Job
 
 // HomeJobs are the jobs a user created through the profile; an admin of
 // the profile gets every job made through it.
-func (d *daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*store.Job, error) {
+func (d *Daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*store.Job, error) {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (d *daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*sto
 }
 
 // OpenQuestion says whether m answers a question schedbot asked its sender.
-func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestrator.Message) bool {
+func (d *Daemon) OpenQuestion(ctx context.Context, profileID string, m orchestrator.Message) bool {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return false
@@ -166,7 +166,7 @@ func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestra
 // Draft is what m would do, decided as chat decides and run in a
 // transaction rolled back: the call, and its confirmation as it would
 // read (or the question asked instead).
-func (d *daemon) Draft(ctx context.Context, profileID string, m orchestrator.Message) (*functions.Request, string) {
+func (d *Daemon) Draft(ctx context.Context, profileID string, m orchestrator.Message) (*functions.Request, string) {
 	oc, err := d.inbox(profileID)
 	if err != nil || oc.Conv == nil {
 		return nil, "schedbot is not serving this profile."
@@ -188,7 +188,7 @@ const failureNoteEvery = 24 * time.Hour
 // tellOwner DMs a Slack job's creator that a run's post failed for good,
 // why and the fix, at most once a failureNoteEvery per job (the last note
 // is kept in the store, so a restart does not repeat it).
-func (d *daemon) tellOwner(ctx context.Context, oc *app.Orch, a *slackad.Adapter, it *store.QueueItem, cause error) {
+func (d *Daemon) tellOwner(ctx context.Context, oc *app.Orch, a *slackad.Adapter, it *store.QueueItem, cause error) {
 	var j *store.Job
 	send := false
 	now := time.Now().UTC()
@@ -224,7 +224,7 @@ func (d *daemon) tellOwner(ctx context.Context, oc *app.Orch, a *slackad.Adapter
 // queue, committed before it returns (the event is acknowledged after);
 // the key is the item id, so a retried event is not taken twice. A held
 // item waits for Amend, at most hold.
-func (d *daemon) Enqueue(ctx context.Context, profileID, key string, m orchestrator.Message, hold time.Duration) error {
+func (d *Daemon) Enqueue(ctx context.Context, profileID, key string, m orchestrator.Message, hold time.Duration) error {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return err
@@ -249,7 +249,7 @@ func (d *daemon) Enqueue(ctx context.Context, profileID, key string, m orchestra
 
 // Amend completes a held message (its sender's name and zone) and
 // releases it; one the worker already took is left as it is.
-func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrator.Message) error {
+func (d *Daemon) Amend(ctx context.Context, profileID, key string, m orchestrator.Message) error {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return err
@@ -272,7 +272,7 @@ func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrato
 	return err
 }
 
-func (d *daemon) inbox(profileID string) (*app.Orch, error) {
+func (d *Daemon) inbox(profileID string) (*app.Orch, error) {
 	p, err := d.cfg.Profile(profileID)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	"net/http"
 
 	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/localapi"
+	"github.com/schedbot/schedbot/store"
 )
 
 // apiHandler serves the local API from the daemon's open orchestrators.
-func (d *daemon) apiHandler() http.Handler {
+func (d *Daemon) apiHandler() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(path string, fn func(ctx context.Context, body []byte) (any, error)) {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) {
@@ -26,7 +28,7 @@ func (d *daemon) apiHandler() http.Handler {
 			w.Header().Set("Content-Type", "application/json")
 			var out localapi.Response
 			if err != nil {
-				var ue *usageError
+				var ue *app.UsageError
 				out.Error, out.Usage = err.Error(), errors.As(err, &ue)
 				w.WriteHeader(http.StatusUnprocessableEntity)
 			} else if out.Result, err = json.Marshal(res); err != nil {
@@ -38,7 +40,7 @@ func (d *daemon) apiHandler() http.Handler {
 	handle("/v1/call", func(ctx context.Context, body []byte) (any, error) {
 		var req localapi.CallRequest
 		if err := json.Unmarshal(body, &req); err != nil {
-			return nil, usagef("bad request: %v", err)
+			return nil, app.Usagef("bad request: %v", err)
 		}
 		o, _, err := app.PickOrchestrator(d.cfg, req.Orchestrator, req.Profile)
 		if err != nil {
@@ -49,28 +51,28 @@ func (d *daemon) apiHandler() http.Handler {
 	handle("/v1/chat", func(ctx context.Context, body []byte) (any, error) {
 		var req localapi.ChatRequest
 		if err := json.Unmarshal(body, &req); err != nil {
-			return nil, usagef("bad request: %v", err)
+			return nil, app.Usagef("bad request: %v", err)
 		}
 		return d.chatMessage(ctx, req)
 	})
 	handle("/v1/audit", func(ctx context.Context, body []byte) (any, error) {
 		var q app.AuditQuery
 		if err := json.Unmarshal(body, &q); err != nil {
-			return nil, usagef("bad request: %v", err)
+			return nil, app.Usagef("bad request: %v", err)
 		}
 		return app.AuditEvents(ctx, d.cfg, d.view, q)
 	})
 	handle("/v1/audit/verify", func(ctx context.Context, body []byte) (any, error) {
 		var q app.AuditQuery
 		if err := json.Unmarshal(body, &q); err != nil {
-			return nil, usagef("bad request: %v", err)
+			return nil, app.Usagef("bad request: %v", err)
 		}
 		return app.VerifyAudit(ctx, d.cfg, d.view, q.Orchestrator, q.Head)
 	})
 	handle("/v1/queue", func(ctx context.Context, body []byte) (any, error) {
 		var q localapi.QueueRequest
 		if err := json.Unmarshal(body, &q); err != nil {
-			return nil, usagef("bad request: %v", err)
+			return nil, app.Usagef("bad request: %v", err)
 		}
 		return app.QueueItems(ctx, d.cfg, d.view, q.Orchestrator, q.Queue, q.Limit)
 	})
@@ -90,4 +92,19 @@ func (d *daemon) apiHandler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// tokenCall serves POST /v1/token from the daemon's open stores.
+func (d *Daemon) tokenCall(ctx context.Context, body []byte) (any, error) {
+	var req app.TokenRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, app.Usagef("bad request: %v", err)
+	}
+	return app.TokenOp(ctx, d.cfg, func(o *config.Orchestrator, fn func(store.Store) error) error {
+		oc := d.orchs[o.ID]
+		if oc == nil {
+			return errors.New("orchestrator " + o.ID + " is not served")
+		}
+		return fn(oc.Store)
+	}, req)
 }
