@@ -118,3 +118,50 @@ func (d *Daemon) chatMessage(ctx context.Context, req localapi.ChatRequest) (*lo
 	}
 	return &localapi.ChatReply{Pending: true}, nil
 }
+
+// Say queues m, typed at this terminal, as a message of the terminal
+// profile profileID, and wakes its worker: chat when no serve runs.
+func (d *Daemon) Say(ctx context.Context, profileID string, m orchestrator.Message) error {
+	oc, err := d.inbox(profileID)
+	if err != nil {
+		return err
+	}
+	payload, _ := json.Marshal(m)
+	err = oc.Store.Update(ctx, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID, ChannelProfileID: profileID, Payload: payload})
+	})
+	if err != nil {
+		return err
+	}
+	oc.Worker.Wake()
+	return nil
+}
+
+// Drain waits, at most limit, until nothing is left in the orchestrator's
+// incoming, processing or outgoing queues: the answers to what was said
+// have been delivered.
+func (d *Daemon) Drain(orchID string, limit time.Duration) {
+	if oc := d.orchs[orchID]; oc != nil {
+		drain(oc.Store, limit)
+	}
+}
+
+// drain waits, at most limit, until nothing is left in the queue's
+// incoming, processing or outgoing stages.
+func drain(st store.Store, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		busy := 0
+		st.View(context.Background(), func(tx store.Tx) error {
+			for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
+				n, _ := tx.QueueCount(q)
+				busy += n
+			}
+			return nil
+		})
+		if busy == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

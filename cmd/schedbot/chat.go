@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -86,20 +85,15 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			payload, _ := json.Marshal(orchestrator.Message{Text: line, SenderID: senderID, Sender: sender,
+			err := d.Say(ctx, pid, orchestrator.Message{Text: line, SenderID: senderID, Sender: sender,
 				ChannelID: session, Via: store.ViaCLI})
-			err := oc.Store.Update(ctx, func(tx store.Tx) error {
-				return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID, ChannelProfileID: pid, Payload: payload})
-			})
 			if err != nil {
 				fmt.Fprintln(stderr, "schedbot: "+err.Error())
-				continue
 			}
-			oc.Worker.Wake()
 		}
 	}
 	// Let the answers to what was typed arrive before leaving.
-	drain(oc.Store, 10*time.Second)
+	d.Drain(oc.Cfg.ID, 10*time.Second)
 	cancel()
 	return d.Wait()
 }
@@ -148,26 +142,6 @@ func chatThroughServe(ctx context.Context, c *localapi.Client, cfg *config.Confi
 		}
 	}
 	return nil
-}
-
-// drain waits, at most limit, until nothing is left in the queue's
-// incoming, processing or outgoing stages.
-func drain(st store.Store, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		busy := 0
-		st.View(context.Background(), func(tx store.Tx) error {
-			for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
-				n, _ := tx.QueueCount(q)
-				busy += n
-			}
-			return nil
-		})
-		if busy == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func chatUser() (name, id string) {
