@@ -1,9 +1,11 @@
-// Package app holds what the CLI and the daemon do alike: open an
+// Package app holds the operations behind schedbot's commands: open an
 // orchestrator's store and function registry from the config, make a call
-// at most once per request id, read the audit log and the queue, and
-// change the HTTP API's tokens. The CLI runs these on stores it opens for
-// the moment; `schedbot serve` on the stores it holds, for the CLI's
-// calls through its local API.
+// at most once per request id, read the audit log and the queue, change
+// the HTTP API's tokens; and, with serve stopped, archive and prune the
+// audit log, check and repair a store, copy one store into another. The
+// CLI runs them on stores it opens for the moment; `schedbot serve` runs
+// the first ones on the stores it holds, for the CLI's calls through its
+// local API.
 package app
 
 import (
