@@ -53,10 +53,10 @@ func ArchiveAudit(ctx context.Context, o *config.Orchestrator, w io.Writer, f *o
 }
 
 func exportFrom(ctx context.Context, st store.Store, w io.Writer, end time.Time) (out []*store.AuditEvent, err error) {
+	if _, err := st.AuditVerify(ctx); err != nil {
+		return nil, fmt.Errorf("the log does not verify, so it is not archived: %w", err)
+	}
 	err = st.View(ctx, func(tx store.Tx) error {
-		if _, err := tx.AuditVerify(); err != nil {
-			return fmt.Errorf("the log does not verify, so it is not archived: %w", err)
-		}
 		evs, err := tx.AuditList(nil)
 		if err != nil {
 			return err
@@ -82,16 +82,16 @@ func exportFrom(ctx context.Context, st store.Store, w io.Writer, end time.Time)
 }
 
 // PruneAudit deletes from st the records ArchiveAudit returned (evs, those
-// before end), in one transaction that first checks the last is unchanged
-// and then appends a checkpoint naming it, so that the chain left still
-// verifies; it returns how many records it deleted.
+// before end), once it has checked that the last is unchanged, and appends
+// a checkpoint naming it, so that the chain left still verifies; it
+// returns how many records it deleted.
 func PruneAudit(ctx context.Context, st store.Store, orchID string, evs []*store.AuditEvent, end time.Time) (int, error) {
 	last := evs[len(evs)-1]
 	through := last.Seq
 	pruned := 0
-	err := st.Update(ctx, func(tx store.Tx) error {
+	err := st.View(ctx, func(tx store.Tx) error {
 		// What was archived is what is pruned: the last record's hash
-		// chains all before it.
+		// chains all before it, and records never change.
 		got, err := tx.AuditList(&store.AuditListParams{AfterSeq: through - 1, Limit: 1})
 		if err != nil {
 			return err
@@ -99,13 +99,14 @@ func PruneAudit(ctx context.Context, st store.Store, orchID string, evs []*store
 		if len(got) != 1 || got[0].Hash != last.Hash {
 			return fmt.Errorf("record %d changed since it was archived; nothing pruned", through)
 		}
-		if pruned, err = tx.AuditPrune(through); err != nil {
-			return err
-		}
-		cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
-		return tx.AuditAppend(&store.AuditEvent{OrchestratorID: orchID, Actor: CLIActor(""), Action: store.AuditPruned, After: cp,
-			Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
-				evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)})
+		return nil
 	})
+	if err == nil {
+		cp, _ := json.Marshal(store.AuditCheckpoint{Through: through, Hash: last.Hash})
+		pruned, err = st.Prune(ctx, &store.PruneParams{What: store.PruneAudit, Through: through, Checkpoint: &store.AuditEvent{
+			OrchestratorID: orchID, Actor: CLIActor(""), Action: store.AuditPruned, After: cp,
+			Detail: fmt.Sprintf("records %d to %d archived (audit export --until %s) and pruned; record %d's hash is %s",
+				evs[0].Seq, through, end.Format(time.RFC3339), through, last.Hash)}})
+	}
 	return pruned, err
 }

@@ -22,8 +22,6 @@ import (
 // cut connection or a crashed daemon returns the first result instead of
 // acting twice, through the daemon or directly on the store.
 const (
-	// requestRetention is how long a request id is remembered.
-	requestRetention = 7 * 24 * time.Hour
 	// maxRequestID bounds a request id's length.
 	maxRequestID = 100
 )
@@ -109,9 +107,6 @@ func CallOnce(ctx context.Context, oc *Orch, profile string, req functions.Reque
 			return err
 		}
 		now := time.Now().UTC()
-		if _, err := tx.RequestPrune(now.Add(-requestRetention), 100); err != nil {
-			return err
-		}
 		ran = true
 		return tx.RequestPut(&store.Request{Key: requestID, Digest: digest, Function: req.Function, Result: out, CreatedAt: now})
 	})

@@ -16,12 +16,13 @@ import (
 // store for the moment) and in the daemon (on the stores it holds), so
 // `schedbot audit` prints the same whichever path it took.
 
-// Viewer reads one orchestrator's store.
-type Viewer func(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error
+// Viewer reads one orchestrator's store: fn is not called for a store
+// that was never created, which reads as empty.
+type Viewer func(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error
 
 // ViewDirect opens the store for one read; one that was never created
 // reads as empty rather than being created by a read.
-func ViewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
+func ViewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error {
 	if !StoreExists(o) {
 		return nil
 	}
@@ -30,7 +31,7 @@ func ViewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) e
 		return err
 	}
 	defer st.Close()
-	return st.View(ctx, fn)
+	return fn(st)
 }
 
 func SelectOrchestrators(cfg *config.Config, id string) ([]*config.Orchestrator, error) {
@@ -66,10 +67,12 @@ func AuditEvents(ctx context.Context, cfg *config.Config, view Viewer, q AuditQu
 	p := &store.AuditListParams{JobID: q.JobID, Actor: q.Actor, Since: q.Since}
 	events := []*store.AuditEvent{}
 	for _, o := range orchs {
-		err := view(ctx, o, func(tx store.Tx) error {
-			evs, err := tx.AuditList(p)
-			events = append(events, evs...)
-			return err
+		err := view(ctx, o, func(st store.Store) error {
+			return st.View(ctx, func(tx store.Tx) error {
+				evs, err := tx.AuditList(p)
+				events = append(events, evs...)
+				return err
+			})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
@@ -115,15 +118,20 @@ func VerifyAudit(ctx context.Context, cfg *config.Config, view Viewer, orchID, h
 	for _, o := range orchs {
 		r := VerifyResult{Orchestrator: o.ID, Keyed: key != nil}
 		var chainErr error
-		err := view(ctx, o, func(tx store.Tx) (err error) {
-			r.Records, chainErr = tx.AuditVerify()
-			if r.HeadSeq, r.HeadHash, err = tx.AuditHead(); err != nil {
+		err := view(ctx, o, func(st store.Store) error {
+			r.Records, chainErr = st.AuditVerify(ctx)
+			c, err := st.Count(ctx)
+			if err != nil {
 				return err
 			}
-			if head != "" && chainErr == nil {
-				r.HeadFound, r.HeadReason, err = findHead(tx, head)
+			r.HeadSeq, r.HeadHash = c.AuditSeq, c.AuditHash
+			if head == "" || chainErr != nil {
+				return nil
 			}
-			return err
+			return st.View(ctx, func(tx store.Tx) (err error) {
+				r.HeadFound, r.HeadReason, err = findHead(tx, head)
+				return err
+			})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)
@@ -184,22 +192,22 @@ func QueueItems(ctx context.Context, cfg *config.Config, view Viewer, orchID str
 	var out []QueueReport
 	for _, o := range orchs {
 		r := QueueReport{Orchestrator: o.ID, Counts: map[store.QueueName]int{}, Items: []*store.QueueItem{}}
-		err := view(ctx, o, func(tx store.Tx) error {
-			for _, q := range store.QueueNames {
-				n, err := tx.QueueCount(q)
-				if err != nil {
-					return err
-				}
-				r.Counts[q] = n
+		err := view(ctx, o, func(st store.Store) error {
+			c, err := st.Count(ctx)
+			if err != nil {
+				return err
 			}
-			for _, q := range queues {
-				items, err := tx.QueueList(&store.QueueListParams{Queue: q, Limit: limit})
-				if err != nil {
-					return err
+			r.Counts = c.Queues
+			return st.View(ctx, func(tx store.Tx) error {
+				for _, q := range queues {
+					items, err := tx.QueueList(&store.QueueListParams{Queue: q, Limit: limit})
+					if err != nil {
+						return err
+					}
+					r.Items = append(r.Items, items...)
 				}
-				r.Items = append(r.Items, items...)
-			}
-			return nil
+				return nil
+			})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator %s: %w", o.ID, err)

@@ -68,18 +68,19 @@ func CopyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (CopyC
 
 // copyStore copies jobs, their runs, the queue and the audit log from src
 // into the empty dst, in one transaction on each: a failure writes
-// nothing. The source chain is verified before, the target's after; the
-// target re-chains the events (the same records, in the same order, under
+// nothing. The source chain is verified before, the target's once the
+// copy commits (a target that does not verify is said, and was empty
+// before: it can be removed); the target re-chains the events (the same records, in the same order, under
 // the same seqs), so its hashes are its own.
 func copyStore(ctx context.Context, src, dst store.Store) (n CopyCounts, err error) {
 	var jobs []*store.Job
 	var runs []*store.Run
 	var items []*store.QueueItem
 	var events []*store.AuditEvent
+	if _, err := src.AuditVerify(ctx); err != nil {
+		return n, fmt.Errorf("read source: source audit log: %w", err)
+	}
 	err = src.View(ctx, func(tx store.Tx) error {
-		if _, err := tx.AuditVerify(); err != nil {
-			return fmt.Errorf("source audit log: %w", err)
-		}
 		cursor := ""
 		for {
 			page, err := tx.JobList(&store.JobListParams{States: store.JobStates, Limit: store.MaxListLimit, Cursor: cursor})
@@ -159,17 +160,15 @@ func copyStore(ctx context.Context, src, dst store.Store) (n CopyCounts, err err
 				return err
 			}
 		}
-		got, err := tx.AuditVerify()
-		if err != nil {
-			return fmt.Errorf("target audit log: %w", err)
-		}
-		if got != len(events) {
-			return fmt.Errorf("target audit log holds %d events, %d were copied", got, len(events))
-		}
 		return nil
 	})
 	if err != nil {
 		return n, fmt.Errorf("write target: %w", err)
+	}
+	if got, err := dst.AuditVerify(ctx); err != nil {
+		return n, fmt.Errorf("write target: target audit log: %w", err)
+	} else if got != len(events) {
+		return n, fmt.Errorf("write target: target audit log holds %d events, %d were copied", got, len(events))
 	}
 	return CopyCounts{Jobs: len(jobs), Runs: len(runs), Items: len(items), Events: len(events)}, nil
 }
@@ -183,10 +182,10 @@ func requireEmpty(tx store.Tx) error {
 		return fmt.Errorf("%w (it holds %d jobs)", errNotEmpty, n)
 	}
 	for _, q := range store.QueueNames {
-		if n, err := tx.QueueCount(q); err != nil {
+		if items, err := tx.QueueList(&store.QueueListParams{Queue: q, Limit: 1}); err != nil {
 			return err
-		} else if n > 0 {
-			return fmt.Errorf("%w (it holds %d %s queue items)", errNotEmpty, n, q)
+		} else if len(items) > 0 {
+			return fmt.Errorf("%w (it holds %s queue items)", errNotEmpty, q)
 		}
 	}
 	if evs, err := tx.AuditList(&store.AuditListParams{Limit: 1}); err != nil {

@@ -57,8 +57,7 @@ type Conversations struct {
 // is remembered after its last change when Keep is not set.
 const DefaultKeepConversations = 7 * 24 * time.Hour
 
-// Pruning: at most once a minute, as part of a reply's transaction, at
-// most pruneBatch old conversations.
+// Pruning: at most once a minute, at most pruneBatch old conversations.
 const (
 	pruneEvery = time.Minute
 	pruneBatch = 1000
@@ -189,23 +188,26 @@ func (c *Conversations) save(mem remembered, ask *selector.Pending, answered boo
 				return err
 			}
 		}
-		return c.prune(tx, now)
+		return nil
 	}
 }
 
-// prune forgets conversations unchanged for Keep, at most once a minute:
-// only a write makes them, so a write's transaction is the place.
-func (c *Conversations) prune(tx store.Tx, now time.Time) error {
+// prune forgets conversations unchanged for Keep, at most once a minute,
+// as messages come: only a message makes them. A failure is logged and
+// tried again a minute later.
+func (c *Conversations) prune(ctx context.Context, now time.Time) {
 	last := c.lastPrune.Load()
 	if now.UnixNano()-last < int64(pruneEvery) || !c.lastPrune.CompareAndSwap(last, now.UnixNano()) {
-		return nil
+		return
 	}
 	keep := c.Keep
 	if keep <= 0 {
 		keep = DefaultKeepConversations
 	}
-	_, err := tx.ConversationPrune(now.Add(-keep), pruneBatch)
-	return err
+	_, err := c.Store.Prune(ctx, &store.PruneParams{What: store.PruneConversations, Before: now.Add(-keep), Limit: pruneBatch})
+	if err != nil && ctx.Err() == nil && c.Logger != nil {
+		c.Logger.Error("forget old conversations", slog.Any("error", err))
+	}
 }
 
 // Handle answers one message, making the decided call at once in its own
@@ -229,6 +231,7 @@ func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *or
 // it and Done turns its result into the answer. It is the worker's
 // MessageHandler.
 func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) orchestrator.Reply {
+	c.prune(ctx, c.now())
 	text, save, req, finish := c.handle(ctx, item, m)
 	if req == nil {
 		return orchestrator.Reply{Text: text, SaveFunc: save}

@@ -168,7 +168,5 @@ func (e *env) actions(t *testing.T) string {
 // count is how many items are in queue q.
 func (e *env) count(t *testing.T, q store.QueueName) int {
 	t.Helper()
-	var n int
-	e.st.View(t.Context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(q); return })
-	return n
+	return testkit.QueueLen(t, e.st, q)
 }

@@ -151,15 +151,8 @@ func (d *Daemon) Drain(orchID string, limit time.Duration) {
 func drain(st store.Store, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		busy := 0
-		st.View(context.Background(), func(tx store.Tx) error {
-			for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
-				n, _ := tx.QueueCount(q)
-				busy += n
-			}
-			return nil
-		})
-		if busy == 0 {
+		c, err := st.Count(context.Background())
+		if err == nil && c.Queues[store.QueueIncoming]+c.Queues[store.QueueProcessing]+c.Queues[store.QueueOutgoing] == 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -66,12 +66,12 @@ func (d *Daemon) Orchestrator(id string) *app.Orch { return d.orchs[id] }
 // first failure.
 func (d *Daemon) Wait() error { return d.wait() }
 
-func (d *Daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Tx) error) error {
+func (d *Daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error {
 	oc := d.orchs[o.ID]
 	if oc == nil {
 		return fmt.Errorf("orchestrator %q is not served", o.ID)
 	}
-	return oc.Store.View(ctx, fn)
+	return fn(oc.Store)
 }
 
 // Start opens every orchestrator and starts its scheduler and worker,

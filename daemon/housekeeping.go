@@ -11,8 +11,9 @@ import (
 
 // housekeeper does one orchestrator's periodic chores in serve: it
 // publishes the audit chain's head to the log (for an external copy to be
-// compared with `audit verify --head`), and prunes runs and deleted jobs
-// as the runs and retention sections say.
+// compared with `audit verify --head`), prunes runs and deleted jobs as
+// the runs and retention sections say, and forgets idempotency keys after
+// store.RequestRetention.
 type housekeeper struct {
 	id  string
 	st  store.Store
@@ -74,27 +75,20 @@ func (h *housekeeper) pruneOnce(ctx context.Context, now time.Time) (runs, jobs 
 		if err != nil {
 			return runs, jobs, err
 		}
-		n := 0
-		err = h.st.Update(ctx, func(tx store.Tx) error {
-			n = 0
-			for _, j := range page.Jobs {
-				for {
-					k, err := tx.RunPrune(&store.RunPruneParams{JobID: j.JobID, Keep: h.cfg.Runs.KeepPerJob, Before: before, Limit: 1000})
-					if err != nil {
-						return err
-					}
-					n += k
-					if k < 1000 {
-						break
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return runs, jobs, err
+		ids := make([]string, len(page.Jobs))
+		for i, j := range page.Jobs {
+			ids[i] = j.JobID
 		}
-		runs += n
+		for {
+			p := &store.PruneParams{What: store.PruneRuns, JobIDs: ids, Keep: h.cfg.Runs.KeepPerJob, Before: before, Limit: 10000}
+			n, err := h.st.Prune(ctx, p)
+			if runs += n; err != nil {
+				return runs, jobs, err
+			}
+			if n < p.Limit {
+				break
+			}
+		}
 		if page.NextCursor == "" {
 			break
 		}
@@ -102,33 +96,33 @@ func (h *housekeeper) pruneOnce(ctx context.Context, now time.Time) (runs, jobs 
 	}
 	deletedBefore := now.Add(-time.Duration(h.cfg.Retention.DeletedJobs))
 	for {
-		n := 0
-		err := h.st.Update(ctx, func(tx store.Tx) (err error) {
-			n, err = tx.JobPrune(deletedBefore, pruneBatch)
-			return err
-		})
+		n, err := h.st.Prune(ctx, &store.PruneParams{What: store.PruneJobs, Before: deletedBefore, Limit: pruneBatch})
+		if jobs += n; err != nil {
+			return runs, jobs, err
+		}
+		if n < pruneBatch {
+			break
+		}
+	}
+	// Idempotency keys are remembered for store.RequestRetention.
+	for {
+		n, err := h.st.Prune(ctx, &store.PruneParams{What: store.PruneRequests, Before: now.Add(-store.RequestRetention), Limit: 1000})
 		if err != nil {
 			return runs, jobs, err
 		}
-		jobs += n
-		if n < pruneBatch {
+		if n < 1000 {
 			return runs, jobs, nil
 		}
 	}
 }
 
 func (h *housekeeper) publishHead(ctx context.Context) {
-	var seq uint64
-	var hash string
-	err := h.st.View(ctx, func(tx store.Tx) (err error) {
-		seq, hash, err = tx.AuditHead()
-		return err
-	})
+	c, err := h.st.Count(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			h.log.Error("read the audit head", slog.Any("error", err))
 		}
 		return
 	}
-	h.log.Info("audit head", slog.Uint64("seq", seq), slog.String("hash", hash))
+	h.log.Info("audit head", slog.Uint64("seq", c.AuditSeq), slog.String("hash", c.AuditHash))
 }

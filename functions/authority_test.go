@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -36,7 +37,7 @@ type snapshot struct {
 func (e *env) snapshot(t *testing.T, jobID string) snapshot {
 	t.Helper()
 	s := snapshot{Job: e.job(t, jobID), Audit: len(e.audit(t))}
-	e.st.View(context(), func(tx store.Tx) (err error) { s.Queue, err = tx.QueueCount(store.QueueIncoming); return })
+	s.Queue = testkit.QueueLen(t, e.st, store.QueueIncoming)
 	return s
 }
 
@@ -278,8 +279,7 @@ func TestMessagePost_AJobsStoredTargetIsCheckedWhenItRuns(t *testing.T) {
 	if !errors.Is(err, functions.ErrInvalidArgs) || !strings.Contains(err.Error(), "targetRef.channelProfileId") {
 		t.Errorf("post to another workspace: %v", err)
 	}
-	var n int
-	e.st.View(context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(store.QueueOutgoing); return })
+	n := testkit.QueueLen(t, e.st, store.QueueOutgoing)
 	if n != 0 {
 		t.Errorf("%d items queued for a refused post", n)
 	}

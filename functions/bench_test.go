@@ -94,13 +94,13 @@ func BenchmarkOpen100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = st.View(b.Context(), func(tx store.Tx) error {
-			_, ok, err := tx.JobNextRunAt()
-			if !ok {
+		err = func() error {
+			next, err := st.Next(b.Context(), time.Now())
+			if next.Job.IsZero() {
 				return fmt.Errorf("no next run")
 			}
 			return err
-		})
+		}()
 		if err != nil {
 			b.Fatal(err)
 		}

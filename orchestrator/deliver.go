@@ -1,15 +1,12 @@
 package orchestrator
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -75,111 +72,32 @@ func (w *Worker) deliverLoop(ctx context.Context) {
 }
 
 // deliverOutgoing starts the due outgoing items of every channel that has
-// no delivery in flight, each channel on a lane of its own. It first
-// takes the lanes (in the store, so that no other process delivers on
-// them meanwhile) and records the intent (the attempt) in one transaction,
-// so that an attempt cut short by a crash is known to be uncertain; each lane
-// records each outcome as it comes: delivered, retry later (backoff), or
-// dead. It returns how many items it started.
+// no delivery in flight, each channel on a lane of its own. The store
+// claims the lanes and records the intent (the attempt) in one
+// transaction, so that an attempt cut short by a crash is known to be
+// uncertain; each lane records each outcome as it comes: delivered, retry
+// later (backoff), or dead. It returns how many items it started.
 func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 	t := w.now()
 	w.mu.Lock()
 	busy := maps.Clone(w.lanes)
 	w.mu.Unlock()
-	var lanes []*lane
-	err := w.opt.Store.View(ctx, func(tx store.Tx) (err error) {
-		lanes, err = w.dueLanes(tx, t, busy)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	w.mu.Lock()
-	for _, l := range lanes {
-		w.lanes[l.key] = true
-	}
-	w.mu.Unlock()
-	if len(lanes) == 0 {
-		return 0, nil
-	}
-	var taken []*lane
-	err = w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		taken = taken[:0]
-		held := map[string]time.Time{} // the lanes taken, and their last delivery
-		// In key order: processes take shared lanes in one order.
-		slices.SortFunc(lanes, func(a, b *lane) int { return strings.Compare(a.key, b.key) })
-		for _, l := range lanes {
-			// The lane is this process's until its last item's deadline,
-			// unless another process delivers on the channel now.
-			ok, last, err := tx.LaneTake(l.key, t, t.Add(laneLease(w.opt.DeliveryTimeout, len(l.items))))
-			if err != nil {
-				return err
-			}
-			if ok {
-				held[l.key] = last
-			}
-		}
-		if len(held) == 0 {
-			return nil
-		}
-		// Read again, the lanes held: what another process delivered
-		// since the first read is no longer due.
-		fresh, err := w.dueLanes(tx, t, busy)
-		if err != nil {
-			return err
-		}
-		for _, l := range fresh {
-			last, ok := held[l.key]
-			if !ok {
-				continue
-			}
-			delete(held, l.key)
-			// Held until the deadline of the last of its items as read now.
-			if ok, err := tx.LaneKeep(l.key, t.Add(laneLease(w.opt.DeliveryTimeout, len(l.items)))); err != nil || !ok {
-				return cmp.Or(err, fmt.Errorf("lane %s: lost within its own transaction", l.key))
-			}
-			for i, it := range l.items {
-				next := *it
-				next.Attempts++
-				next.UpdatedAt = w.now()
-				if next.Attempts == 1 {
-					next.FirstAttemptAt = t
-				}
-				if err := tx.QueuePut(&next); err != nil {
-					return err
-				}
-				l.ds[i].Attempt, l.ds[i].LastPost, l.ds[i].FirstAttempt = next.Attempts, last, next.FirstAttemptAt
-			}
-			taken = append(taken, l)
-		}
-		for key := range held { // nothing left to deliver on it
-			if err := tx.LaneRelease(key, time.Time{}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	w.mu.Lock()
-	for _, l := range lanes {
-		delete(w.lanes, l.key)
-	}
-	if err == nil {
-		for _, l := range taken {
-			w.lanes[l.key] = true
-		}
-	}
-	w.mu.Unlock()
+	claimed, err := w.opt.Store.ClaimDeliveries(ctx, &store.LaneClaim{Now: t, Limit: w.opt.Batch, Busy: busy,
+		Hold: func(n int) time.Duration { return laneLease(w.opt.DeliveryTimeout, n) }})
 	if err != nil {
 		return 0, fmt.Errorf("record delivery intent: %w", err)
 	}
 	n := 0
-	for _, l := range taken {
-		for _, it := range l.items {
-			it.Attempts++
-			if it.Attempts == 1 {
-				it.FirstAttemptAt = t
-			}
+	for _, c := range claimed {
+		l := &lane{key: c.Key, items: c.Items}
+		for _, it := range c.Items {
+			d := w.resolve(it)
+			d.Attempt, d.LastPost = it.Attempts, c.LastPost
+			l.ds = append(l.ds, d)
 		}
+		w.mu.Lock()
+		w.lanes[l.key] = true
+		w.mu.Unlock()
 		n += len(l.items)
 		w.inFly.Add(1)
 		go func() {
@@ -188,58 +106,6 @@ func (w *Worker) deliverOutgoing(ctx context.Context) (int, error) {
 		}()
 	}
 	return n, nil
-}
-
-// dueLanes reads up to a batch of due outgoing items, by lane (one per
-// channel, store.LaneOf), leaving out the lanes in busy (a delivery of this
-// process in flight). A store that indexes outgoing by lane passes over a
-// busy lane without reading its backlog, so a round costs what it picks;
-// another is read page by page.
-func (w *Worker) dueLanes(tx store.Tx, t time.Time, busy map[string]bool) ([]*lane, error) {
-	byKey := map[string]*lane{}
-	var lanes []*lane
-	add := func(it *store.QueueItem) {
-		key := store.LaneOf(it)
-		l := byKey[key]
-		if l == nil {
-			l = &lane{key: key}
-			byKey[key] = l
-			lanes = append(lanes, l)
-		}
-		l.items, l.ds = append(l.items, it), append(l.ds, w.resolve(it))
-	}
-	if lr, ok := tx.(store.LaneReader); ok {
-		items, indexed, err := lr.QueueDueLanes(t, w.opt.Batch, busy)
-		if err != nil {
-			return nil, err
-		}
-		if indexed {
-			for _, it := range items {
-				add(it)
-			}
-			return lanes, nil
-		}
-	}
-	picked := 0
-	after := ""
-	for picked < w.opt.Batch {
-		page, err := tx.QueueList(&store.QueueListParams{Queue: store.QueueOutgoing, Limit: w.opt.Batch, After: after})
-		if err != nil || len(page) == 0 {
-			return lanes, err
-		}
-		for _, it := range page {
-			if it.NotBefore.After(t) || picked >= w.opt.Batch {
-				continue
-			}
-			if busy[store.LaneOf(it)] {
-				continue // its channel has a delivery in flight; next round
-			}
-			add(it)
-			picked++
-		}
-		after = page[len(page)-1].ItemID
-	}
-	return lanes, nil
 }
 
 // runLane delivers one channel's items in order, each within
@@ -279,7 +145,7 @@ func (w *Worker) runLane(ctx context.Context, l *lane) {
 		for try := range recordTries {
 			if err = w.record(context.WithoutCancel(ctx), outs, end); err == nil {
 				return
-			} else if errors.Is(err, errLaneLost) {
+			} else if errors.Is(err, store.ErrLeaseLost) {
 				w.log.Warn("delivery lane taken over by another process: its outcomes are left to it",
 					slog.String("lane", l.key), slog.Int("items", len(outs)))
 				return
@@ -342,26 +208,12 @@ type laneEnd struct {
 	left    int       // its items not attempted yet
 }
 
-// errLaneLost: another process holds the lane now (this one's lease ran
-// out, or its session was lost); the outcomes are its to record.
-var errLaneLost = errors.New("delivery lane lost to another process")
-
 // record commits the outcomes of a lane's attempts, if the lane is still
 // this process's (keeping it for the items left, or letting it go), and
 // reports failures.
 func (w *Worker) record(ctx context.Context, outs []outcome, end *laneEnd) error {
-	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		ok, err := tx.LaneKeep(end.key, w.now().Add(laneLease(w.opt.DeliveryTimeout, end.left)))
-		if err != nil {
-			return err
-		} else if !ok {
-			return errLaneLost
-		}
-		if end.release {
-			if err := tx.LaneRelease(end.key, end.last); err != nil {
-				return err
-			}
-		}
+	rec := &store.LaneRecord{Key: end.key, Hold: w.now().Add(laneLease(w.opt.DeliveryTimeout, end.left)), Release: end.release, LastPost: end.last}
+	err := w.opt.Store.RecordDeliveries(ctx, rec, func(tx store.Tx) error {
 		for _, o := range outs {
 			it := *o.item
 			it.UpdatedAt = w.now()

@@ -17,6 +17,7 @@ import (
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/storetest"
 )
 
 // faultStore is a real store whose write transactions can be made to fail
@@ -53,6 +54,8 @@ type faultTx struct {
 	failed error
 }
 
+func (t *faultTx) Unwrap() store.Tx { return t.Tx }
+
 func (t *faultTx) QueuePut(it *store.QueueItem) error {
 	t.s.mu.Lock()
 	f := t.s.FailFunc
@@ -67,7 +70,7 @@ func (t *faultTx) QueuePut(it *store.QueueItem) error {
 func withFaults(fs *faultStore) func(*orchestrator.Options) {
 	return func(o *orchestrator.Options) {
 		fs.Store = o.Store
-		o.Store = fs
+		o.Store = storetest.Through(fs)
 	}
 }
 
@@ -242,7 +245,7 @@ func TestWorker_FullDiskBacksOffAndRecovers(t *testing.T) {
 		logs := &logLevels{msgs: map[slog.Level][]string{}}
 		e := newEnv(t, func(o *orchestrator.Options) {
 			disk.Store = o.Store
-			o.Store = disk
+			o.Store = storetest.Through(disk)
 			o.Logger = slog.New(logs)
 		})
 		ctx, cancel := context.WithCancel(t.Context())

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
@@ -52,11 +53,11 @@ func TestWorker_PruneReachesEveryDoneItem(t *testing.T) {
 			if _, err := tx.QueueGet("z-old"); err == nil {
 				t.Error("a done item two days old, behind 5001 newer ones, was not pruned")
 			}
-			if n, _ := tx.QueueCount(store.QueueDone); n != 5001 {
-				t.Errorf("done items = %d, want the 5001 recent ones", n)
-			}
 			return nil
 		})
+		if n := testkit.QueueLen(t, st, store.QueueDone); n != 5001 {
+			t.Errorf("done items = %d, want the 5001 recent ones", n)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
+	"github.com/schedbot/schedbot/store/storetest"
 )
 
 // laneWatch is a channel shared by several processes' workers. It
@@ -109,7 +111,7 @@ func TestWorkers_ProcessesDeliverEachItemOnceAChannelAtATime(t *testing.T) {
 	for i, st := range stores {
 		var ws store.Store = st
 		if i == 0 {
-			ws = slowReads{st}
+			ws = storetest.Through(slowReads{st})
 		}
 		w := orchestrator.NewWorker(orchestrator.Options{OrchestratorID: "default", Store: ws,
 			Registry: functions.NewRegistry(functions.Deps{Store: st}), Batch: 4, Poll: 5 * time.Millisecond,
@@ -123,9 +125,7 @@ func TestWorkers_ProcessesDeliverEachItemOnceAChannelAtATime(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		var left int
-		stores[0].View(t.Context(), func(tx store.Tx) (err error) { left, err = tx.QueueCount(store.QueueOutgoing); return })
-		if left == 0 {
+		if testkit.QueueLen(t, stores[0], store.QueueOutgoing) == 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -194,15 +194,13 @@ func TestWorker_ALaneTakenOverLeavesItsOutcomesToTheNewHolder(t *testing.T) {
 	<-g.started
 	// Another process takes the lane once its lease has run out, and
 	// records the item delivered.
-	err := b.Update(t.Context(), func(tx store.Tx) error {
-		ok, _, err := tx.LaneTake("test||C1", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
-		if err != nil || !ok {
-			return fmt.Errorf("take the lane: %v, %v", ok, err)
-		}
-		cur, err := tx.QueueGet(it.ItemID)
-		if err != nil {
-			return err
-		}
+	later := time.Now().Add(time.Hour)
+	lanes, err := b.ClaimDeliveries(t.Context(), &store.LaneClaim{Now: later, Limit: 10, Hold: func(int) time.Duration { return time.Hour }})
+	if err != nil || len(lanes) != 1 || lanes[0].Key != "test||C1" {
+		t.Fatalf("take the lane: %+v, %v", lanes, err)
+	}
+	err = b.RecordDeliveries(t.Context(), &store.LaneRecord{Key: lanes[0].Key, Hold: later.Add(time.Hour), Release: true, LastPost: later}, func(tx store.Tx) error {
+		cur := lanes[0].Items[0]
 		cur.Queue = store.QueueDone
 		return tx.QueuePut(cur)
 	})

@@ -81,7 +81,7 @@ func TestWorker_ATriggerTakenOverMidBatchIsLeftToItsNewHolder(t *testing.T) {
 	<-started
 	// The first trigger's lease has run out: another process takes it.
 	var taken []*store.QueueItem
-	err = b.Update(t.Context(), func(tx store.Tx) (err error) { taken, err = tx.QueueClaim(t0.Add(61*time.Second), 1); return })
+	taken, err = b.Claim(t.Context(), t0.Add(61*time.Second), 1, nil)
 	if err != nil || len(taken) != 1 || taken[0].ItemID != items[0] {
 		t.Fatalf("the other process took %+v, %v; want the first trigger", taken, err)
 	}

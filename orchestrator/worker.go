@@ -421,16 +421,15 @@ func (w *Worker) messagesInHand() int {
 // idle is how long a loop with nothing to do may sleep: until the next
 // waiting item of q is due, at most Poll.
 func (w *Worker) idle(ctx context.Context, q store.QueueName) (time.Duration, error) {
-	var next time.Time
-	var ok bool
-	err := w.opt.Store.View(ctx, func(tx store.Tx) (err error) {
-		next, ok, err = tx.QueueNextAt(q, w.now())
-		return err
-	})
-	if err != nil || !ok {
+	next, err := w.opt.Store.Next(ctx, w.now())
+	at := next.Incoming
+	if q == store.QueueOutgoing {
+		at = next.Outgoing
+	}
+	if err != nil || at.IsZero() {
 		return w.opt.Poll, err
 	}
-	return min(max(next.Sub(w.now()), time.Millisecond), w.opt.Poll), nil
+	return min(max(at.Sub(w.now()), time.Millisecond), w.opt.Poll), nil
 }
 
 // A failing store is retried after firstStoreBackoff, doubling up to
@@ -489,25 +488,20 @@ func sleep(ctx context.Context, timer *time.Timer, d time.Duration, wake <-chan 
 	return true
 }
 
-// Recover moves items left in processing back to incoming: this
-// process's own and those of processes that died.
+// Recover moves items left in processing back to incoming: those a crash
+// left, and those whose claim has lapsed.
 func (w *Worker) Recover(ctx context.Context) (int, error) {
 	return w.requeue(ctx, 0)
 }
 
-// requeue moves the items in processing that no live process holds back
-// to incoming, due after delay. Only call it when no item is in hand.
+// requeue moves the abandoned items in processing back to incoming, due
+// after delay. Only call it when no item is in hand.
 func (w *Worker) requeue(ctx context.Context, delay time.Duration) (int, error) {
-	n := 0
-	err := w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
-		var due time.Time
-		if delay > 0 {
-			due = w.now().Add(delay)
-		}
-		n, err = tx.QueueRecover(w.now(), due)
-		return err
-	})
-	return n, err
+	var due time.Time
+	if delay > 0 {
+		due = w.now().Add(delay)
+	}
+	return w.opt.Store.Requeue(ctx, w.now(), due)
 }
 
 // putBack returns one item whose commit failed to incoming, to be tried
@@ -545,13 +539,7 @@ func (w *Worker) Step(ctx context.Context) (busy bool, err error) {
 // back to one transaction each when any of them fails; messages go to the
 // message loop (under Step, one by one here).
 func (w *Worker) processIncoming(ctx context.Context) (int, error) {
-	var items []*store.QueueItem
-	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		var err error
-		items, err = tx.QueueClaim(w.now(), w.opt.Batch)
-		if err != nil {
-			return err
-		}
+	items, err := w.opt.Store.Claim(ctx, w.now(), w.opt.Batch, func(tx store.Tx, items []*store.QueueItem) error {
 		for _, it := range items {
 			if it.Kind == store.KindTrigger {
 				if err := w.markRunning(tx, it); err != nil {
@@ -607,27 +595,12 @@ func (w *Worker) runTriggers(ctx context.Context, items []*store.QueueItem) erro
 		return nil
 	}
 	var done []finished
-	err := w.opt.Store.Update(ctx, func(tx store.Tx) error {
-		done = done[:0]
-		if ra, ok := tx.(store.ReadAheader); ok {
-			// A database across a network: each trigger's job and run in
-			// two queries, not two round trips a trigger.
-			var jobs, execs []string
-			for _, it := range items {
-				jobs, execs = append(jobs, it.JobID), append(execs, it.ExecutionID)
-			}
-			if err := ra.ReadAhead(jobs, execs); err != nil {
-				return err
-			}
-		}
-		for _, it := range items {
-			f, err := w.runTrigger(ctx, tx, it)
-			if err != nil {
-				return err
-			}
+	err := w.opt.Store.Complete(ctx, items, func(tx store.Tx, it *store.QueueItem) error {
+		f, err := w.runTrigger(ctx, tx, it)
+		if err == nil {
 			done = append(done, f)
 		}
-		return nil
+		return err
 	})
 	if err == nil {
 		w.after(done)
@@ -829,14 +802,10 @@ func (w *Worker) finishUnknown(ctx context.Context, it *store.QueueItem) {
 
 // prune deletes done items older than KeepDone, 5000 a transaction.
 func (w *Worker) prune(ctx context.Context) error {
-	cutoff := w.now().Add(-w.opt.KeepDone)
+	p := &store.PruneParams{What: store.PruneQueue, Before: w.now().Add(-w.opt.KeepDone), Limit: 5000}
 	for {
-		var n int
-		err := w.opt.Store.Update(ctx, func(tx store.Tx) (err error) {
-			n, err = tx.QueuePrune(cutoff, 5000)
-			return err
-		})
-		if err != nil || n < 5000 {
+		n, err := w.opt.Store.Prune(ctx, p)
+		if err != nil || n < p.Limit {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
@@ -155,9 +156,7 @@ func (e *env) lastRun(t *testing.T, jobID string) *store.Run {
 
 func (e *env) count(t *testing.T, q store.QueueName) int {
 	t.Helper()
-	var n int
-	e.st.View(t.Context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(q); return })
-	return n
+	return testkit.QueueLen(t, e.st, q)
 }
 
 func (e *env) actions(t *testing.T) string {
@@ -300,7 +299,7 @@ func TestWorker_RecoverRequeuesProcessingItems(t *testing.T) {
 	j := e.create(t, job(post, ""))
 	e.sched.FireDue(t.Context(), j.NextRunAt)
 	// Claimed, then the process died.
-	e.st.Update(t.Context(), func(tx store.Tx) error { _, err := tx.QueueClaim(time.Now(), 10); return err })
+	e.st.Claim(t.Context(), time.Now(), 10, nil)
 	if e.count(t, store.QueueProcessing) != 1 {
 		t.Fatal("claim did not move the item")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/storetest"
 )
 
 // putOnceJobs stores n one-time jobs due at at, in one transaction.
@@ -60,7 +61,7 @@ func TestFireDue_ABurstStartsSmallAndDoubles(t *testing.T) {
 	at := time.Now().Add(time.Hour).Truncate(time.Minute)
 	putOnceJobs(t, st.Store, 100, at)
 	seen := map[int]int{} // commits so far -> windows reported by then
-	s := scheduler.New(st, &scheduler.Options{FirstBatch: 4, Batch: 32, DispatchedFunc: func(*store.Job, *store.Run, time.Duration) {
+	s := scheduler.New(storetest.Through(st), &scheduler.Options{FirstBatch: 4, Batch: 32, DispatchedFunc: func(*store.Job, *store.Run, time.Duration) {
 		seen[st.commits]++
 	}})
 	n, err := s.FireDue(t.Context(), at)

@@ -22,14 +22,8 @@ type Options struct {
 	// FirstBatch is the most jobs the first transaction of a burst fires;
 	// each next one fires twice as many, up to Batch, so that the first
 	// windows are durable and handed to the worker while the rest commit.
-	// Default 32 on a store whose writes run one at a time (bbolt), Batch
-	// on one whose writes run at once (store.ParallelWriter), where every
-	// transaction costs a pass over the due jobs.
+	// Default: the store's choice (store.FireParams).
 	FirstBatch int
-	// Dispatchers is how many transactions fire a burst at once, each its
-	// own batches. Default: what the store says at each burst
-	// (store.ParallelWriter), else 1.
-	Dispatchers int
 	// Grace is how late a window may fire and still count as on time;
 	// later than that, the job's misfire policy applies. Default 1 minute.
 	Grace time.Duration
@@ -194,23 +188,17 @@ func (s *Scheduler) round(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fire due jobs: %w", err)
 	}
-	var next time.Time
-	var ok bool
-	err = s.st.View(ctx, func(tx store.Tx) (err error) {
-		next, ok, err = tx.JobNextRunAt()
-		return err
-	})
+	next, err := s.st.Next(ctx, time.Now())
 	if err != nil {
 		return 0, fmt.Errorf("read next run: %w", err)
 	}
-	if !ok {
+	if next.Job.IsZero() {
 		return s.opt.MaxWait, nil
 	}
-	wait := min(max(time.Until(next), 0), s.opt.MaxWait)
+	wait := min(max(time.Until(next.Job), 0), s.opt.MaxWait)
 	if wait == 0 && fired == 0 {
-		// Due, yet none fired: another process holds them (it is changing
-		// or dispatching them, on a shared database). Look again soon,
-		// not at once.
+		// Due, yet none fired: other transactions hold them (changing or
+		// firing them). Look again soon, not at once.
 		wait = heldRetry
 	}
 	return wait, nil
@@ -232,153 +220,81 @@ type fired struct {
 	lateness time.Duration
 }
 
-// FireDue fires every job due at now, in transactions of at most Batch
-// jobs, Dispatchers of them at once, and returns how many windows it
-// dispatched. Dispatchers take the due jobs no other transaction holds
-// (store.Tx.JobsDue), so none fires a window twice. On a store that
-// writes in parallel the burst is split evenly between the transactions
-// the store says fire it (store.ParallelWriter), this process's and
-// others'.
+// FireDue fires every job due at now and returns how many windows it
+// dispatched. The store hands each due job to one transaction
+// (store.Store.Fire), so none fires a window twice.
 func (s *Scheduler) FireDue(ctx context.Context, now time.Time) (int, error) {
-	n, batch := s.opt.Dispatchers, s.opt.Batch
-	first := s.opt.FirstBatch
-	if first <= 0 {
-		first = defaultFirstBatch
-	}
-	if pw, ok := s.st.(store.ParallelWriter); ok {
-		all, mine := pw.ParallelWrites(ctx)
-		if n <= 0 {
-			n = mine
-		}
-		due, err := pw.DueCount(ctx, now)
-		if err != nil {
-			return 0, fmt.Errorf("count due jobs: %w", err)
-		}
-		batch = evenBatch(due, max(all, n), batch)
-		if s.opt.FirstBatch <= 0 {
-			first = batch
-		}
-	}
-	first = min(first, batch)
-	if n <= 1 {
-		return s.dispatchDue(ctx, now, first, batch)
-	}
-	var wg sync.WaitGroup
-	counts, errs := make([]int, n), make([]error, n)
-	for i := range n {
-		wg.Go(func() { counts[i], errs[i] = s.dispatchDue(ctx, now, first, batch) })
-	}
-	wg.Wait()
-	total := 0
-	for _, c := range counts {
-		total += c
-	}
-	return total, errors.Join(errs...)
-}
-
-// evenBatch sizes the transactions that n dispatchers (of all processes)
-// fire due jobs in: each dispatcher its share, in as few transactions of
-// at most limit as it takes, all of about one size. On Postgres each
-// transaction of a burst costs a pass over the due jobs whatever its
-// size, and a dispatcher left alone with the last batch leaves the other
-// core idle (the figures are in git log -S evenBatch).
-func evenBatch(due, n, limit int) int {
-	if due <= 0 {
-		return limit
-	}
-	// A store that names no dispatcher still has this one. Ceilings are
-	// (a-1)/b+1: (a+b-1)/b wraps for a Batch of math.MaxInt and divided
-	// by zero.
-	n = max(n, 1)
-	share := (due-1)/n + 1
-	txs := (share-1)/limit + 1
-	return (share-1)/txs + 1
-}
-
-// errNoneDue rolls back a dispatch transaction that found nothing due.
-var errNoneDue = errors.New("no job due")
-
-// defaultFirstBatch is FirstBatch's default on bbolt: a transaction of 32
-// windows commits in a few milliseconds, and the doubling keeps a 10k
-// burst to nine transactions.
-const defaultFirstBatch = 32
-
-// dispatchDue is one dispatcher of FireDue: it fires due jobs, a batch a
-// transaction, the first of at most first, each next one twice the last
-// up to limit, until a batch comes short.
-func (s *Scheduler) dispatchDue(ctx context.Context, now time.Time, first, limit int) (int, error) {
 	now = now.UTC()
 	total := 0
-	for batch := first; ; batch = min(2*batch, limit) {
-		var out []fired
-		var records []*store.Run
-		n := 0
-		err := s.st.Update(ctx, func(tx store.Tx) error {
-			out, records = out[:0], records[:0]
-			n = 0
-			err := tx.JobsDue(now, batch, func(j *store.Job) error {
-				n++
-				fs, recs, err := s.fireJob(tx, j, now)
-				if re := (*store.RecordError)(nil); errors.As(err, &re) {
-					// One of this job's records (a run) does not read: the
-					// transaction is given up, the job set aside on its own
-					// and the batch fired again without it.
-					return &badJobError{job: j, rec: re}
-				}
-				if err != nil {
-					return fmt.Errorf("fire job %s: %w", j.JobID, err)
-				}
-				out = append(out, fs...)
-				records = append(records, recs...)
-				return nil
-			})
-			var bad *store.UnreadableJobsError
-			if errors.As(err, &bad) {
-				n += len(bad.Jobs)                // places in the batch: a full batch is not the last
-				return s.quarantine(tx, now, bad) // and the others fire
-			}
-			if err == nil && n == 0 {
-				return errNoneDue // nothing written: no commit (bbolt's costs two fsyncs)
-			}
-			return err
-		})
-		if errors.Is(err, errNoneDue) {
-			return total, nil
-		}
-		if err == nil && n > 0 {
-			s.log.Info("triggers due", slog.Int("jobs", n), slog.Time("now", now))
-		}
+	for {
+		err := s.st.Fire(ctx, store.FireParams{Now: now, Batch: s.opt.Batch, First: s.opt.FirstBatch},
+			func() store.Firing { return &firing{s: s, now: now, total: &total} })
 		if bad := (*badJobError)(nil); errors.As(err, &bad) {
 			if err := s.st.Update(ctx, func(tx store.Tx) error { return s.quarantineJob(tx, now, bad) }); err != nil {
 				return total, fmt.Errorf("set aside job %s: %w", bad.job.JobID, err)
 			}
 			continue // each pass sets one job aside: the loop ends
 		}
-		if err != nil {
-			return total, err
+		return total, err
+	}
+}
+
+// firing is one transaction of FireDue: what it fired, reported once it
+// commits.
+type firing struct {
+	s       *Scheduler
+	now     time.Time
+	total   *int // FireDue's count, under s.report
+	n       int  // jobs handed to it
+	out     []fired
+	records []*store.Run
+}
+
+func (f *firing) Fire(tx store.Tx, j *store.Job) error {
+	f.n++
+	fs, recs, err := f.s.fireJob(tx, j, f.now)
+	if re := (*store.RecordError)(nil); errors.As(err, &re) {
+		// One of this job's records (a run) does not read: the
+		// transaction is given up, the job set aside on its own and the
+		// burst fired again without it.
+		return &badJobError{job: j, rec: re}
+	}
+	if err != nil {
+		return fmt.Errorf("fire job %s: %w", j.JobID, err)
+	}
+	f.out = append(f.out, fs...)
+	f.records = append(f.records, recs...)
+	return nil
+}
+
+func (f *firing) SetAside(tx store.Tx, re *store.RecordError) error {
+	f.n++
+	return f.s.quarantine(tx, f.now, re)
+}
+
+func (f *firing) Committed() {
+	s, ctx := f.s, context.Background()
+	if f.n > 0 {
+		s.log.Info("triggers due", slog.Int("jobs", f.n), slog.Time("now", f.now))
+	}
+	logged := s.log.Enabled(ctx, slog.LevelInfo) // a burst is 10k lines; build none unless kept
+	s.report.Lock()
+	defer s.report.Unlock()
+	for _, fd := range f.out {
+		if logged {
+			s.log.LogAttrs(ctx, slog.LevelInfo, "trigger dispatched", slog.String("jobId", fd.job.JobID), slog.String("executionId", fd.run.ExecutionID),
+				slog.Time("scheduledAt", fd.run.ScheduledAt), slog.Float64("latenessSeconds", fd.lateness.Seconds()))
 		}
-		logged := s.log.Enabled(ctx, slog.LevelInfo) // a burst is 10k lines; build none unless kept
-		s.report.Lock()
-		for _, f := range out {
-			if logged {
-				s.log.LogAttrs(ctx, slog.LevelInfo, "trigger dispatched", slog.String("jobId", f.job.JobID), slog.String("executionId", f.run.ExecutionID),
-					slog.Time("scheduledAt", f.run.ScheduledAt), slog.Float64("latenessSeconds", f.lateness.Seconds()))
-			}
-			if s.opt.DispatchedFunc != nil {
-				s.opt.DispatchedFunc(f.job, f.run, f.lateness)
-			}
-		}
-		if s.opt.RecordedFunc != nil {
-			for _, r := range records {
-				s.opt.RecordedFunc(r)
-			}
-		}
-		s.report.Unlock()
-		total += len(out)
-		if n < batch {
-			return total, nil
+		if s.opt.DispatchedFunc != nil {
+			s.opt.DispatchedFunc(fd.job, fd.run, fd.lateness)
 		}
 	}
+	if s.opt.RecordedFunc != nil {
+		for _, r := range f.records {
+			s.opt.RecordedFunc(r)
+		}
+	}
+	*f.total += len(f.out)
 }
 
 // maxCounted bounds how many due windows of a cron job are counted one by
@@ -441,7 +357,8 @@ func walkWindows(next func(time.Time) (time.Time, bool), first, now time.Time) (
 
 // fireJob handles one due job in tx: it applies the misfire and overlap
 // policies, writes the run record, the trigger item and the audit events,
-// and moves the job on to its next window (or disables it).
+// and moves the job on to its next window (or disables it); the store
+// writes the job's status after.
 func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) ([]fired, []*store.Run, error) {
 	sp, err := JobSpec(j)
 	if err != nil {
@@ -451,9 +368,6 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) ([]fired, 
 		j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
 		j.LastResult = &store.Result{Status: string(store.RunFailed), Error: err.Error()}
 		j.UpdatedAt = now
-		if err := tx.JobStatusPut(j); err != nil {
-			return nil, nil, err
-		}
 		return nil, nil, s.audit(tx, now, store.AuditJobDisabled, j, before, "schedule no longer valid: "+err.Error())
 	}
 	var out []fired
@@ -507,9 +421,6 @@ func (s *Scheduler) fireJob(tx store.Tx, j *store.Job, now time.Time) ([]fired, 
 		j.NextRunAt, j.NextRunAtLocal = next, sp.Local(next)
 	}
 	j.UpdatedAt = now
-	if err := tx.JobStatusPut(j); err != nil {
-		return nil, nil, err
-	}
 	if j.State == store.JobDisabled {
 		if !j.EndAt.IsZero() && reason == "no run after this one" {
 			reason = "past its end " + j.EndAt.Format(time.RFC3339)
@@ -747,7 +658,7 @@ func (s *Scheduler) SweepStuck(ctx context.Context, now time.Time) error {
 			}
 			failed = &store.Run{ExecutionID: j.LastResult.ExecutionID, JobID: id, Status: store.RunFailed, CompletedAt: now}
 			j.UpdatedAt = now
-			return tx.JobStatusPut(j)
+			return tx.JobPut(j)
 		})
 		var re *store.RecordError
 		switch {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/storetest"
 )
 
 var actor = store.Actor{Via: store.ViaCLI, Sender: "ada", SenderID: "1000"}
@@ -108,17 +109,11 @@ func TestScheduler_Run_SafetyWakeAtLeastEveryMinute(t *testing.T) {
 	})
 }
 
-// heldStore passes over every due job, as a database does whose due rows
-// another process holds.
+// heldStore fires none of the due jobs, as a database does whose due rows
+// other transactions hold.
 type heldStore struct{ store.Store }
 
-type heldTx struct{ store.Tx }
-
-func (h heldStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return h.Store.Update(ctx, func(tx store.Tx) error { return fn(heldTx{tx}) })
-}
-
-func (heldTx) JobsDue(time.Time, int, func(*store.Job) error) error { return nil }
+func (heldStore) Fire(context.Context, store.FireParams, func() store.Firing) error { return nil }
 
 // A due job another process holds is looked at again soon, not in a spin.
 func TestScheduler_Run_DueJobsHeldElsewhereAreNotSpunOn(t *testing.T) {
@@ -236,7 +231,7 @@ func TestScheduler_Run_FullDiskBacksOffAndRecovers(t *testing.T) {
 		var logs logLines
 		ctx, cancel := context.WithCancel(t.Context())
 		disk := &fullDisk{Store: st, stop: cancel}
-		s := scheduler.New(disk, &scheduler.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		s := scheduler.New(storetest.Through(disk), &scheduler.Options{Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 		done := make(chan error)
 		go func() { done <- s.Run(ctx) }()
 		synctest.Wait()

@@ -9,22 +9,13 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-// quarantine disables the due jobs whose stored records cannot be read, and
-// audits each, so that one bad record does not stop the others firing.
-// Their records are kept as they are, for repair.
-func (s *Scheduler) quarantine(tx store.Tx, now time.Time, bad *store.UnreadableJobsError) error {
-	for _, re := range bad.Jobs {
-		if err := tx.JobQuarantine(re.ID); err != nil {
-			return err
-		}
-		s.log.Error("disabling a job whose stored record cannot be read", slog.String("jobId", re.ID), slog.Any("error", re.Err))
-		ev := &store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor, Action: store.AuditJobDisabled,
-			JobID: re.ID, Detail: "stored record cannot be read: " + re.Err.Error()}
-		if err := tx.AuditAppend(ev); err != nil {
-			return err
-		}
-	}
-	return nil
+// quarantine audits a due job whose stored record cannot be read, which
+// the store has set aside (disabled, its record kept as it is for
+// repair), so that one bad record does not stop the others firing.
+func (s *Scheduler) quarantine(tx store.Tx, now time.Time, re *store.RecordError) error {
+	s.log.Error("disabling a job whose stored record cannot be read", slog.String("jobId", re.ID), slog.Any("error", re.Err))
+	return tx.AuditAppend(&store.AuditEvent{At: now, OrchestratorID: s.opt.OrchestratorID, Actor: schedulerActor, Action: store.AuditJobDisabled,
+		JobID: re.ID, Detail: "stored record cannot be read: " + re.Err.Error()})
 }
 
 // badJobError is a due job one of whose other records (a run it names)
@@ -46,7 +37,7 @@ func (s *Scheduler) quarantineJob(tx store.Tx, now time.Time, e *badJobError) er
 	var re *store.RecordError
 	switch {
 	case errors.As(err, &re):
-		return s.quarantine(tx, now, &store.UnreadableJobsError{Jobs: []*store.RecordError{re}})
+		return nil // the job's own record no longer reads: its next Fire sets it aside
 	case errors.Is(err, store.ErrNotFound):
 		return nil // deleted meanwhile
 	case err != nil:
@@ -59,7 +50,7 @@ func (s *Scheduler) quarantineJob(tx store.Tx, now time.Time, e *badJobError) er
 	j.State, j.NextRunAt, j.NextRunAtLocal = store.JobDisabled, time.Time{}, ""
 	j.LastResult = &store.Result{Status: string(store.RunFailed), Error: reason}
 	j.UpdatedAt = now
-	if err := tx.JobStatusPut(j); err != nil {
+	if err := tx.JobPut(j); err != nil {
 		return err
 	}
 	s.log.Error("disabling a job one of whose stored records cannot be read", slog.String("jobId", j.JobID), slog.Any("error", e.rec))

@@ -10,6 +10,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
@@ -62,12 +63,12 @@ func TestFireDue_UnreadableJobIsDisabledAndTheRestFire(t *testing.T) {
 	if fired, err := s.FireDue(t.Context(), due); err != nil || fired != 0 {
 		t.Errorf("FireDue again = %d, %v; want nothing left", fired, err)
 	}
+	if n := testkit.QueueLen(t, st, store.QueueIncoming); n != 3 {
+		t.Errorf("triggers queued = %d, want 3", n)
+	}
 	err = st.View(t.Context(), func(tx store.Tx) error {
 		if n, _ := tx.JobCount(store.JobDisabled); n != 1 {
 			t.Errorf("disabled jobs = %d, want the bad one", n)
-		}
-		if n, _ := tx.QueueCount(store.QueueIncoming); n != 3 {
-			t.Errorf("triggers queued = %d, want 3", n)
 		}
 		evs, err := tx.AuditList(&store.AuditListParams{JobID: "BAD"})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/store/storetest"
 )
 
 // TestScheduler_Run_FullDiskAtStartWaitsForSpace: a full disk when the
@@ -23,7 +24,7 @@ func TestScheduler_Run_FullDiskAtStartWaitsForSpace(t *testing.T) {
 		defer cancel()
 		disk := &fullDisk{Store: st, stop: cancel}
 		disk.full.Store(true)
-		s := scheduler.New(disk, &scheduler.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+		s := scheduler.New(storetest.Through(disk), &scheduler.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 		done := make(chan error, 1)
 		go func() { done <- s.Run(ctx) }()
 		time.Sleep(5 * time.Minute)

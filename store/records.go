@@ -348,6 +348,8 @@ type TriggerPayload struct {
 // request id): a retry that carries the same Key gets Result back instead
 // of running the call again. It is written in the transaction of the
 // call's effect, so the two commit together.
+//
+// Requests are kept RequestRetention, then pruned (PruneRequests).
 type Request struct {
 	Key       string          `json:"key"`
 	Digest    string          `json:"digest"` // of what was asked, so a key reused for another call is refused
@@ -441,3 +443,6 @@ func AuditHash(prev []byte, body []byte) []byte {
 	h.Write(body)
 	return h.Sum(nil)
 }
+
+// RequestRetention is how long a Request (an idempotency key) is kept.
+const RequestRetention = 7 * 24 * time.Hour

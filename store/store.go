@@ -14,9 +14,9 @@ var (
 	ErrLocked   = errors.New("store is held by another process")
 	ErrCorrupt  = errors.New("store file is corrupt")
 	ErrClosed   = errors.New("store is closed")
-	// ErrLeaseLost: the queue item was claimed by another process after
-	// this one's lease on it ran out; what this process did with it must
-	// not be kept.
+	// ErrLeaseLost: a claim (a queue item's, a delivery lane's) is no
+	// longer this store's, its lease having run out; what was done under
+	// it must not be kept.
 	ErrLeaseLost = errors.New("lease lost to another process")
 )
 
@@ -59,8 +59,8 @@ func (e *RecordError) Error() string {
 
 func (e *RecordError) Unwrap() error { return ErrCorrupt }
 
-// UnreadableJobsError is what JobsDue returns when it passed over due jobs
-// whose stored records cannot be read. It unwraps to ErrCorrupt.
+// UnreadableJobsError names due jobs whose stored records cannot be read.
+// It unwraps to ErrCorrupt.
 type UnreadableJobsError struct {
 	Jobs []*RecordError
 }
@@ -75,7 +75,10 @@ func (e *UnreadableJobsError) Error() string {
 func (e *UnreadableJobsError) Unwrap() error { return ErrCorrupt }
 
 // Store is one orchestrator's durable state. Writes go through Update so that
-// a job change and its audit event commit together or not at all.
+// a job change and its audit event commit together or not at all. The
+// scheduler and the worker speak to it in whole operations (Fire, Claim,
+// Complete, ClaimDeliveries, RecordDeliveries): how a store shares them
+// between the processes that open it is its own (docs/DESIGN.md, §9).
 type Store interface {
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(Tx) error) error
@@ -84,51 +87,64 @@ type Store interface {
 	// transaction back and goes on up to Update's caller, as it was.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
+
+	// Fire hands every enabled job due at p.Now to a Firing, once, in
+	// write transactions of at most p.Batch jobs, earliest first, each
+	// with a Firing of its own from begin; a job is read when its turn
+	// comes, and passed over when it is no longer due then. It returns
+	// when none is left due that another transaction does not hold, or
+	// at the first error (a Firing's, after its rollback); what earlier
+	// transactions committed stays.
+	Fire(ctx context.Context, p FireParams, begin func() Firing) error
+	// Claim moves up to limit of the oldest incoming items due at now
+	// into processing and, in the same transaction, calls then (if any)
+	// with them (none claimed: not called). A claimed item is this store's until it is
+	// completed or Requeue finds it abandoned.
+	Claim(ctx context.Context, now time.Time, limit int, then func(Tx, []*QueueItem) error) ([]*QueueItem, error)
+	// Complete calls fn with each of items (claimed by Claim) in one write
+	// transaction, having read ahead the jobs and runs they name; fn moves
+	// each out of processing (QueuePut). An error rolls them all back.
+	Complete(ctx context.Context, items []*QueueItem, fn func(Tx, *QueueItem) error) error
+	// Requeue moves back to incoming, due at notBefore (zero: at once),
+	// the items in processing that are abandoned at now: this store's own
+	// (the caller has none in hand) and those whose claim has lapsed. It
+	// returns how many it moved.
+	Requeue(ctx context.Context, now, notBefore time.Time) (int, error)
+	// ClaimDeliveries claims the lanes of the due outgoing items that c
+	// allows and returns them, each item's attempt counted.
+	ClaimDeliveries(ctx context.Context, c *LaneClaim) ([]*Lane, error)
+	// RecordDeliveries keeps (or releases) a claimed lane as r says and
+	// calls fn, which writes its items' outcomes, in one write
+	// transaction. A lane no longer this store's is ErrLeaseLost, fn
+	// uncalled: its items are another's to record.
+	RecordDeliveries(ctx context.Context, r *LaneRecord, fn func(Tx) error) error
+	// Next says when a job or a waiting queue item next falls due after now.
+	Next(ctx context.Context, now time.Time) (Next, error)
+	// Prune deletes old records of one kind in one transaction (PruneParams).
+	Prune(ctx context.Context, p *PruneParams) (int, error)
+	// AuditVerify checks the whole hash chain and returns a *ChainError
+	// naming the first record that does not hold; n is how many it checked.
+	// A store opened with an audit key checks every record's MAC too
+	// (AuditSeal). A chain may begin past record 1 when a checkpoint
+	// record (AuditPruned) in it names the records pruned before.
+	AuditVerify(ctx context.Context) (n int, err error)
+	// Count returns the store's totals.
+	Count(ctx context.Context) (*Counts, error)
 }
 
-// Tx is one transaction. Write methods fail in a View transaction.
+// Tx is one transaction: the records, one at a time. Write methods fail in
+// a View transaction.
 type Tx interface {
 	// JobGet returns the job with id, or ErrNotFound.
 	JobGet(id string) (*Job, error)
-	// JobGetByName returns the job that holds name (deleted jobs hold none), or ErrNotFound.
-	JobGetByName(name string) (*Job, error)
 	// JobPut inserts or replaces a job and keeps its indexes (next run, state,
 	// name) in step. A name held by another job is ErrExists.
 	JobPut(j *Job) error
-	// JobStatusPut writes only the status of a stored job, the fields its
-	// runs change (State, NextRunAt, NextRunAtLocal, LastRunAt, LastResult,
-	// RunCount, UpdatedAt, Remaining, SnoozeAt), and keeps its indexes in step; the rest of j is
-	// not written: the job keeps its stored definition (and name). The
-	// scheduler fires with it: a burst changes 10,000 statuses and no
-	// definition. A job not stored is ErrNotFound; the name kept held by
-	// another job (a deleted job brought back) is ErrExists.
-	JobStatusPut(j *Job) error
 	// JobList returns one page of jobs: enabled jobs by nextRunAt, then the
 	// other states in the order of JobStates, each by jobId.
 	JobList(p *JobListParams) (*JobPage, error)
 	// JobCount counts jobs in the given states (all states when none given).
 	JobCount(states ...JobState) (int, error)
-	// JobsDue calls fn with up to limit enabled jobs whose nextRunAt is at
-	// or before t, earliest first (read from the next-run index), and
-	// returns fn's first error. fn may write in the transaction: each job
-	// is read when its turn comes, as the transaction has it then, and one
-	// that is no longer due by then is passed over. A due job whose stored
-	// record cannot be read is passed over too: JobsDue goes on with the
-	// others, then returns an *UnreadableJobsError naming those, so that
-	// the caller may keep what fn did and set them aside (JobQuarantine).
-	// A ParallelWriter may hand out none in a write transaction while
-	// other transactions are firing the due jobs (postgres: both dispatch
-	// slots taken); the caller looks again later.
-	JobsDue(t time.Time, limit int, fn func(*Job) error) error
-	// JobQuarantine sets aside a job whose stored record cannot be read:
-	// it is no longer due and counts as disabled; its record is kept as it
-	// is, for repair. A job that reads is disabled with JobPut instead
-	// (JobQuarantine refuses it). A job whose records are gone but whose
-	// index entries are left (a damaged store) loses those entries.
-	JobQuarantine(id string) error
-	// JobNextRunAt returns the earliest nextRunAt of any enabled job; ok is
-	// false when no job is due ever.
-	JobNextRunAt() (t time.Time, ok bool, err error)
 
 	// RunPut inserts or replaces a run record. Its executionId starts with
 	// its jobId and "@" (ExecutionID, ManualExecutionID).
@@ -138,84 +154,30 @@ type Tx interface {
 	// RunList returns a job's runs, newest first (executionId order, which
 	// ExecutionID makes time order), at most limit.
 	RunList(jobID string, limit int) ([]*Run, error)
-	// RunPrune deletes up to p.Limit of a job's finished runs (neither
-	// dispatched nor running): those past its newest p.Keep and those
-	// that finished (else were scheduled) before p.Before. A run that does
-	// not read is left (schedbot doctor's). It returns how many it deleted.
-	RunPrune(p *RunPruneParams) (int, error)
-	// JobPrune deletes up to limit jobs deleted before before (their
-	// updatedAt), with their runs, and returns how many jobs it deleted.
-	JobPrune(before time.Time, limit int) (int, error)
 
 	// QueueAdd stores a new item in item.Queue (incoming when empty),
 	// assigning ItemID when empty. An existing ItemID is ErrExists.
 	QueueAdd(item *QueueItem) error
 	// QueueGet returns the item with id, wherever it is, or ErrNotFound.
 	QueueGet(id string) (*QueueItem, error)
-	// QueuePut rewrites an existing item, moving it to item.Queue.
+	// QueuePut rewrites an existing item, moving it to item.Queue. An item
+	// claimed (Claim) or in a claimed lane (ClaimDeliveries) whose claim
+	// is no longer this store's is ErrLeaseLost: what was done with it
+	// must not be kept.
 	QueuePut(item *QueueItem) error
-	// QueueClaim moves up to limit of the oldest incoming items whose
-	// NotBefore has passed at now into processing and returns them.
-	QueueClaim(now time.Time, limit int) ([]*QueueItem, error)
-	// QueueNextAt returns the earliest NotBefore after now of the items
-	// in queue q: when one not yet due becomes due. ok is false when no
-	// item of q waits for a time.
-	QueueNextAt(q QueueName, now time.Time) (t time.Time, ok bool, err error)
-	// QueueRecover moves back to incoming, due at notBefore (zero: at
-	// once), the items in processing that no live process holds: its
-	// own, which the caller must not have in hand, and those whose claimer
-	// died or whose lease ran out. It returns how many it moved.
-	QueueRecover(now, notBefore time.Time) (int, error)
-	// LaneTake takes the delivery lane key (one channel's deliveries, which
-	// go one at a time) for this process until until, unless another live
-	// process holds it at now: ok is false then. last is when the lane
-	// last delivered (zero: never), whichever process did.
-	LaneTake(key string, now, until time.Time) (ok bool, last time.Time, err error)
-	// LaneKeep renews this process's hold on a lane it took, until until;
-	// ok is false when it no longer holds it (another process took it
-	// over), and the caller must leave the lane's items alone.
-	LaneKeep(key string, until time.Time) (ok bool, err error)
-	// LaneRelease lets go of a lane this process holds, noting when it last
-	// delivered (zero: unchanged).
-	LaneRelease(key string, last time.Time) error
 	// QueueList returns items of one queue, oldest first.
 	QueueList(p *QueueListParams) ([]*QueueItem, error)
-	// QueueCount counts the items in one queue.
-	QueueCount(q QueueName) (int, error)
-	// QueueDelete removes an item for good.
-	QueueDelete(id string) error
-	// QueuePrune deletes up to limit done items last updated before t,
-	// whatever their ids, and returns how many it deleted.
-	QueuePrune(t time.Time, limit int) (int, error)
 
 	// AuditAppend appends ev, assigning At when zero at once, and Seq,
-	// PrevHash and Hash by the time the transaction commits (a store
-	// shared by processes learns the chain's head only then).
+	// PrevHash and Hash by the time the transaction commits.
 	AuditAppend(ev *AuditEvent) error
 	// AuditList returns events matching p, oldest first.
 	AuditList(p *AuditListParams) ([]*AuditEvent, error)
-	// AuditVerify checks the whole hash chain and returns a *ChainError
-	// naming the first record that does not hold; n is how many it checked.
-	// A store opened with an audit key checks every record's MAC too
-	// (AuditSeal). A chain may begin past record 1 when a checkpoint
-	// record (AuditPruned) in it names the records pruned before.
-	AuditVerify() (n int, err error)
-	// AuditHead returns the chain's head: the last record's seq and hash
-	// (hex); 0 and "" when nothing was ever appended.
-	AuditHead() (seq uint64, hash string, err error)
-	// AuditPrune deletes the records up to seq through, at most the
-	// head, and returns how many it deleted. The caller appends
-	// the AuditPruned checkpoint naming through and its hash in the same
-	// transaction, so that the chain still verifies.
-	AuditPrune(through uint64) (n int, err error)
 
 	// RequestGet returns the request recorded under key, or ErrNotFound.
 	RequestGet(key string) (*Request, error)
 	// RequestPut records r under r.Key; a key already recorded is ErrExists.
 	RequestPut(r *Request) error
-	// RequestPrune removes up to limit requests created before t, oldest
-	// first, and returns how many it removed.
-	RequestPrune(before time.Time, limit int) (int, error)
 
 	// ConversationGet returns the conversation recorded under key, or
 	// ErrNotFound.
@@ -226,9 +188,6 @@ type Tx interface {
 	// ErrNotFound when none is recorded (another transaction may have
 	// just deleted it: a question is answered once).
 	ConversationDelete(key string) error
-	// ConversationPrune removes up to limit conversations last updated
-	// before t, oldest first, and returns how many it removed.
-	ConversationPrune(before time.Time, limit int) (int, error)
 
 	// TokenGet returns the HTTP API token whose hash is hash, or
 	// ErrNotFound.
@@ -238,37 +197,6 @@ type Tx interface {
 	TokenPut(t *Token) error
 	// TokenList returns every token, revoked ones too, by id.
 	TokenList() ([]*Token, error)
-}
-
-// ParallelWriter is a Store whose write transactions run at once, not one
-// after another, several processes' included. ParallelWrites says how
-// many transactions fire a burst at once, in all processes together
-// (all), and how many of them this process should run now (mine): one
-// transaction's work in a process then overlaps another's in the
-// database. DueCount counts the enabled jobs due at or before t
-// (unreadable ones too), for the burst to be split evenly between all.
-type ParallelWriter interface {
-	ParallelWrites(ctx context.Context) (all, mine int)
-	DueCount(ctx context.Context, t time.Time) (int, error)
-}
-
-// LaneReader is a Tx that keeps the outgoing queue indexed by lane
-// (LaneOf), so that a delivery round reads what it picks, not another
-// channel's backlog. QueueDueLanes returns the due outgoing items (not
-// before now) of the lanes busy does not name, each lane's in queue order,
-// at most limit in all, passing over a busy lane without reading its
-// items. indexed is false when the store has no index to read (a read
-// transaction before a write made one): the caller reads the queue.
-type LaneReader interface {
-	QueueDueLanes(now time.Time, limit int, busy map[string]bool) (items []*QueueItem, indexed bool, err error)
-}
-
-// ReadAheader is a Tx of a store across a network: it reads, in one round
-// trip, jobs and runs its caller is about to read one by one (in a write
-// transaction locking the jobs, as JobGet does there). A local store needs
-// none; callers test for it.
-type ReadAheader interface {
-	ReadAhead(jobIDs, executionIDs []string) error
 }
 
 // Locker is a Tx of a store whose write transactions run at once
@@ -291,17 +219,11 @@ type JobListParams struct {
 	Cursor    string     // from a previous JobPage.NextCursor
 }
 
-// RunPruneParams says which of a job's runs RunPrune deletes.
-type RunPruneParams struct {
-	JobID  string
-	Keep   int       // the newest runs kept whatever their age; 0 keeps none
-	Before time.Time // older finished runs go; zero: none by age
-	Limit  int       // at most this many deleted; 0: DefaultListLimit
-}
-
-// Prunable reports whether RunPrune may delete r, the i-th newest run of
-// its job (from 0), under p.
-func (p *RunPruneParams) Prunable(r *Run, i int) bool {
+// Prunable reports whether a PruneRuns may delete r, the i-th newest run
+// of its job (from 0), under p: a finished run (neither dispatched nor
+// running) past the Keep newest, or finished (else scheduled) before
+// Before.
+func (p *PruneParams) Prunable(r *Run, i int) bool {
 	if r.Status == RunDispatched || r.Status == RunRunning {
 		return false
 	}

@@ -65,10 +65,8 @@ type Verification struct {
 
 func (h *handler) auditVerify(w http.ResponseWriter, r *http.Request, c *caller) error {
 	var v Verification
-	err := c.orch.Store.View(r.Context(), func(tx store.Tx) (err error) {
-		v.Checked, err = tx.AuditVerify()
-		return err
-	})
+	var err error
+	v.Checked, err = c.orch.Store.AuditVerify(r.Context())
 	var ce *store.ChainError
 	switch {
 	case errors.As(err, &ce):

@@ -321,9 +321,6 @@ func idempotencyKey(r *http.Request) (string, error) {
 	return k, nil
 }
 
-// requestRetention is how long an Idempotency-Key is remembered.
-const requestRetention = 7 * 24 * time.Hour
-
 // change makes one change through the functions, in one transaction with
 // its idempotency record: build makes the call inside the transaction (it
 // may read the job, to check If-Match or merge a patch); a retry with the
@@ -371,9 +368,6 @@ func (h *handler) change(ctx context.Context, r *http.Request, c *caller, what [
 			return nil
 		}
 		now := h.opts.Now().UTC()
-		if _, err := tx.RequestPrune(now.Add(-requestRetention), 100); err != nil {
-			return err
-		}
 		return tx.RequestPut(&store.Request{Key: recKey, Digest: digest, Function: req.Function, Result: out, CreatedAt: now})
 	})
 	if err != nil {

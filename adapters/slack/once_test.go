@@ -15,6 +15,7 @@ import (
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
@@ -246,8 +247,7 @@ func TestDeliver_AKillAtEachStepPostsOnce(t *testing.T) {
 				if msgs != 1 {
 					t.Errorf("the channel has %d posts, want 1 (%d requests, %d checks)", msgs, posts, checks)
 				}
-				var done int
-				st.View(t.Context(), func(tx store.Tx) (err error) { done, err = tx.QueueCount(store.QueueDone); return })
+				done := testkit.QueueLen(t, st, store.QueueDone)
 				if done != 1 {
 					t.Errorf("%d items done, want 1", done)
 				}

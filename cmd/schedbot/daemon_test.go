@@ -21,6 +21,7 @@ import (
 	termcli "github.com/schedbot/schedbot/adapters/cli"
 	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
 	"go.uber.org/goleak"
@@ -270,18 +271,13 @@ func pending(t *testing.T, data string) bool {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	busy := false
-	st.View(t.Context(), func(tx store.Tx) error {
-		if _, ok, _ := tx.JobNextRunAt(); ok {
+	next, _ := st.Next(t.Context(), time.Now())
+	busy := !next.Job.IsZero()
+	for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
+		if testkit.QueueLen(t, st, q) > 0 {
 			busy = true
 		}
-		for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
-			if n, _ := tx.QueueCount(q); n > 0 {
-				busy = true
-			}
-		}
-		return nil
-	})
+	}
 	return busy
 }
 
@@ -358,11 +354,11 @@ func TestServe_SIGKILLMidBurstLosesAndDoublesNothing(t *testing.T) {
 			}
 		}
 		for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing, store.QueueDead} {
-			if n, _ := tx.QueueCount(q); n != 0 {
+			if n := testkit.QueueLen(t, st, q); n != 0 {
 				t.Errorf("%d items left in %s", n, q)
 			}
 		}
-		n, err := tx.AuditVerify()
+		n, err := st.AuditVerify(t.Context())
 		if err != nil {
 			t.Errorf("audit verify after the kills: %v", err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
@@ -267,16 +268,12 @@ func TestServe_PostgresThreeInstancesKilledAtRandom(t *testing.T) {
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "UTC", MaxJobs: 100000, Functions: []string{"schedule.*", "message.post"}}})
 	busy := func() (n int) {
-		st.View(t.Context(), func(tx store.Tx) error {
-			if _, ok, _ := tx.JobNextRunAt(); ok {
-				n++
-			}
-			for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
-				c, _ := tx.QueueCount(q)
-				n += c
-			}
-			return nil
-		})
+		if next, _ := st.Next(t.Context(), time.Now()); !next.Job.IsZero() {
+			n++
+		}
+		for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
+			n += testkit.QueueLen(t, st, q)
+		}
 		return n
 	}
 	// inRound counts the posts of round r in the log.
@@ -398,7 +395,7 @@ func TestServe_PostgresThreeInstancesKilledAtRandom(t *testing.T) {
 			}
 		}
 		for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing, store.QueueDead} {
-			if n, _ := tx.QueueCount(q); n != 0 {
+			if n := testkit.QueueLen(t, st, q); n != 0 {
 				t.Errorf("%d items left in %s", n, q)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -321,7 +322,7 @@ func TestSlack_TheOwnerHearsOfAFailureOnceADay(t *testing.T) {
 		e.f.send(t, mention(fmt.Sprintf("EvR%d", i), "U1", "run job "+id+" now", fmt.Sprintf("1700000000.00030%d", i), 0))
 		waitFor(t, 10*time.Second, "the dead letter", func() bool {
 			n := 0
-			e.st.View(t.Context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(store.QueueDead); return })
+			n = testkit.QueueLen(t, e.st, store.QueueDead)
 			return n == i+1
 		})
 		if i == 0 {

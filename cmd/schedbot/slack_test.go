@@ -28,6 +28,7 @@ import (
 	slackad "github.com/schedbot/schedbot/adapters/slack"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/daemon"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -668,7 +669,7 @@ func TestSlack_RateLimitAndPermanentErrors(t *testing.T) {
 	e.f.send(t, mention("Ev3", "U1", "run it now", "1700000000.000300", 0))
 	waitFor(t, 10*time.Second, "the dead letter", func() bool {
 		n := 0
-		e.st.View(t.Context(), func(tx store.Tx) (err error) { n, err = tx.QueueCount(store.QueueDead); return })
+		n = testkit.QueueLen(t, e.st, store.QueueDead)
 		return n == 1
 	})
 	var evs []*store.AuditEvent

@@ -95,3 +95,13 @@ func (c *Clock) Set(at time.Time) {
 	defer c.mu.Unlock()
 	c.now = at
 }
+
+// QueueLen is how many items st holds in queue q (store.Store.Count).
+func QueueLen(t testing.TB, st store.Store, q store.QueueName) int {
+	t.Helper()
+	c, err := st.Count(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Queues[q]
+}

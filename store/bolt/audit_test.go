@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 // tamper rewrites the raw audit records with fn, as someone editing the file would.
@@ -97,7 +98,7 @@ func TestAuditVerify_FindsTheFirstBadRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.AuditVerify(); return err })
+			err = s.View(t.Context(), func(tx store.Tx) error { _, err := ops.RowsOf(tx).AuditVerify(); return err })
 			var ce *store.ChainError
 			if !errors.As(err, &ce) {
 				t.Fatalf("AuditVerify = %v, want a ChainError", err)
@@ -249,7 +250,7 @@ func TestAuditVerify_RewriteIsCaughtOnlyWithTheKey(t *testing.T) {
 func verify(t *testing.T, s store.Store) (n int, err error) {
 	t.Helper()
 	verr := s.View(t.Context(), func(tx store.Tx) error {
-		n, err = tx.AuditVerify()
+		n, err = ops.RowsOf(tx).AuditVerify()
 		return nil
 	})
 	if verr != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/storetest"
 )
 
@@ -29,7 +30,7 @@ var t0 = time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
 
 func storetestJobsDue(tx store.Tx, at time.Time) ([]*store.Job, error) {
 	var out []*store.Job
-	err := tx.JobsDue(at, 100, func(j *store.Job) error { out = append(out, j); return nil })
+	err := ops.RowsOf(tx).JobsDue(at, 100, func(j *store.Job) error { out = append(out, j); return nil })
 	return out, err
 }
 
@@ -77,7 +78,7 @@ func TestJobsDue_UnreadableJobIsPassedOverAndQuarantined(t *testing.T) {
 	defer s.Close()
 	err = s.Update(t.Context(), func(tx store.Tx) error {
 		var got []string
-		err := tx.JobsDue(t0, 10, func(j *store.Job) error { got = append(got, j.JobID); return nil })
+		err := ops.RowsOf(tx).JobsDue(t0, 10, func(j *store.Job) error { got = append(got, j.JobID); return nil })
 		var ue *store.UnreadableJobsError
 		if !errors.As(err, &ue) || !errors.Is(err, store.ErrCorrupt) || len(ue.Jobs) != 1 || ue.Jobs[0].ID != "BAD" {
 			t.Fatalf("JobsDue over a bad record = %v, want an UnreadableJobsError naming BAD", err)
@@ -85,10 +86,10 @@ func TestJobsDue_UnreadableJobIsPassedOverAndQuarantined(t *testing.T) {
 		if d := cmp.Diff([]string{"A", "C"}, got); d != "" {
 			t.Errorf("JobsDue handed out (-want +got):\n%s", d)
 		}
-		if err := tx.JobQuarantine("A"); err == nil {
+		if err := ops.RowsOf(tx).JobQuarantine("A"); err == nil {
 			t.Error("JobQuarantine of a job that reads succeeded")
 		}
-		return tx.JobQuarantine("BAD")
+		return ops.RowsOf(tx).JobQuarantine("BAD")
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/storetest"
 )
 
@@ -68,7 +69,7 @@ func TestOpen_PersistsAcrossReopen(t *testing.T) {
 		if ev.Seq != 2 {
 			t.Errorf("seq after reopen = %d, want 2", ev.Seq)
 		}
-		_, err := tx.AuditVerify()
+		_, err := ops.RowsOf(tx).AuditVerify()
 		return err
 	})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-func (t *tx) RunPrune(p *store.RunPruneParams) (n int, err error) {
+func (t *tx) RunPrune(p *store.PruneParams, jobID string) (n int, err error) {
 	defer guard(&err)
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -17,10 +17,10 @@ func (t *tx) RunPrune(p *store.RunPruneParams) (n int, err error) {
 	if limit <= 0 {
 		limit = store.DefaultListLimit
 	}
-	prefix := []byte(p.JobID + "@")
+	prefix := []byte(jobID + "@")
 	b := t.bucket(bucketRuns)
 	c := b.Cursor()
-	k, _ := c.Seek([]byte(p.JobID + "A")) // just past the job's range
+	k, _ := c.Seek([]byte(jobID + "A")) // just past the job's range
 	var v []byte
 	if k == nil {
 		k, v = c.Last()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/storetest"
 )
 
@@ -87,7 +88,7 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.View(t.Context(), func(tx store.Tx) error {
-		if n, err := tx.AuditVerify(); n != 3 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != 3 || err != nil {
 			t.Errorf("AuditVerify over old and new records = %d, %v; want 3, nil", n, err)
 		}
 		evs, err := tx.AuditList(&store.AuditListParams{JobID: "OLD"})
@@ -100,7 +101,7 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.View(t.Context(), func(tx store.Tx) error {
-		got, err := tx.JobGetByName("weekly-report")
+		got, err := ops.RowsOf(tx).JobGetByName("weekly-report")
 		if err != nil {
 			return err
 		}
@@ -108,7 +109,7 @@ func TestOpen_UpgradesSchema1(t *testing.T) {
 			t.Errorf("upgraded job =\n%+v\nwant\n%+v", got, want)
 		}
 		var due []*store.Job
-		err = tx.JobsDue(t0, 10, func(j *store.Job) error { due = append(due, j); return nil })
+		err = ops.RowsOf(tx).JobsDue(t0, 10, func(j *store.Job) error { due = append(due, j); return nil })
 		if err != nil || len(due) != 1 || due[0].RunCount != 4 {
 			t.Errorf("JobsDue after upgrade = %v, %v", due, err)
 		}
@@ -168,7 +169,7 @@ func TestOpen_UpgradesSchema2(t *testing.T) {
 				t.Errorf("job %s after the upgrade (-want +got):\n%s", w.JobID, d)
 			}
 		}
-		if j, err := tx.JobGetByName("weekly-report"); err != nil || j.JobID != want[0].JobID {
+		if j, err := ops.RowsOf(tx).JobGetByName("weekly-report"); err != nil || j.JobID != want[0].JobID {
 			t.Errorf("JobGetByName after the upgrade = %v, %v", j, err)
 		}
 		due, err := storetestJobsDue(tx, want[2].NextRunAt)
@@ -181,7 +182,7 @@ func TestOpen_UpgradesSchema2(t *testing.T) {
 		if it, err := tx.QueueGet("item-1"); err != nil || string(it.Payload) != `{"manual":true}` || it.Queue != store.QueueDone {
 			t.Errorf("queue item after the upgrade = %+v, %v", it, err)
 		}
-		if n, err := tx.AuditVerify(); n != 6 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != 6 || err != nil {
 			t.Errorf("AuditVerify after the upgrade = %d, %v; want 6 events (5 old, 1 new)", n, err)
 		}
 		evs, err := tx.AuditList(&store.AuditListParams{AfterSeq: 2})

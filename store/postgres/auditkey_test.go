@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
@@ -75,7 +76,7 @@ func TestAuditRewriteIsCaughtOnlyWithTheKey(t *testing.T) {
 		}
 		var n int
 		var verr error
-		mustView(t, s, func(tx store.Tx) error { n, verr = tx.AuditVerify(); return nil })
+		mustView(t, s, func(tx store.Tx) error { n, verr = ops.RowsOf(tx).AuditVerify(); return nil })
 		var ce *store.ChainError
 		switch {
 		case !keyed && (verr != nil || n != 3):

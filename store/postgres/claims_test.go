@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
@@ -56,10 +57,10 @@ func TestClaimsSkipWhatAnotherProcessHolds(t *testing.T) {
 	var heldJobs []string
 	var heldItems []*store.QueueItem
 	release := holding(t, a, func(tx store.Tx) (err error) {
-		if err := tx.JobsDue(t0.Add(time.Hour), 2, func(j *store.Job) error { heldJobs = append(heldJobs, j.JobID); return nil }); err != nil {
+		if err := ops.RowsOf(tx).JobsDue(t0.Add(time.Hour), 2, func(j *store.Job) error { heldJobs = append(heldJobs, j.JobID); return nil }); err != nil {
 			return err
 		}
-		heldItems, err = tx.QueueClaim(t0.Add(time.Hour), 2)
+		heldItems, err = ops.RowsOf(tx).QueueClaim(t0.Add(time.Hour), 2)
 		return err
 	})
 	defer release()
@@ -68,10 +69,10 @@ func TestClaimsSkipWhatAnotherProcessHolds(t *testing.T) {
 	var otherJobs []string
 	var otherItems []*store.QueueItem
 	err := b.Update(ctx, func(tx store.Tx) (err error) {
-		if err := tx.JobsDue(t0.Add(time.Hour), 10, func(j *store.Job) error { otherJobs = append(otherJobs, j.JobID); return nil }); err != nil {
+		if err := ops.RowsOf(tx).JobsDue(t0.Add(time.Hour), 10, func(j *store.Job) error { otherJobs = append(otherJobs, j.JobID); return nil }); err != nil {
 			return err
 		}
-		otherItems, err = tx.QueueClaim(t0.Add(time.Hour), 10)
+		otherItems, err = ops.RowsOf(tx).QueueClaim(t0.Add(time.Hour), 10)
 		return err
 	})
 	if err != nil {
@@ -124,7 +125,7 @@ func TestAuditChainUnderConcurrentWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustView(t, stores[0], func(tx store.Tx) error {
-		n, err := tx.AuditVerify()
+		n, err := ops.RowsOf(tx).AuditVerify()
 		if err != nil || n != writers*rounds*per {
 			t.Errorf("AuditVerify = %d, %v; want %d", n, err, writers*rounds*per)
 		}
@@ -151,12 +152,15 @@ func TestDeadProcessesItemsAndLanesComeBackAtOnce(t *testing.T) {
 	})
 	claim := func(s *postgres.Store) (items []*store.QueueItem) {
 		t.Helper()
-		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(t0, 10); return })
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = ops.RowsOf(tx).QueueClaim(t0, 10); return })
 		return items
 	}
 	take := func(s *postgres.Store) (ok bool) {
 		t.Helper()
-		mustUpdate(t, s, func(tx store.Tx) (err error) { ok, _, err = tx.LaneTake("slack|p|C1", t0, t0.Add(time.Hour)); return })
+		mustUpdate(t, s, func(tx store.Tx) (err error) {
+			ok, _, err = ops.RowsOf(tx).LaneTake("slack|p|C1", t0, t0.Add(time.Hour))
+			return
+		})
 		return ok
 	}
 	if got := claim(a); len(got) != 1 {
@@ -190,7 +194,7 @@ func TestDeadProcessesItemsAndLanesComeBackAtOnce(t *testing.T) {
 		t.Error("the lane of a process that is gone was not free")
 	}
 	var n int
-	mustUpdate(t, b, func(tx store.Tx) (err error) { n, err = tx.QueueRecover(t0, time.Time{}); return })
+	mustUpdate(t, b, func(tx store.Tx) (err error) { n, err = ops.RowsOf(tx).QueueRecover(t0, time.Time{}); return })
 	if n != 1 {
 		t.Errorf("QueueRecover by the new holder = %d, want its own item", n)
 	}
@@ -203,33 +207,33 @@ func TestLaneReleaseKeepsThePaceForTheNext(t *testing.T) {
 	a, b := mustOpen(t, dsn, "ops"), mustOpen(t, dsn, "ops")
 	delivered := t0.Add(700 * time.Millisecond)
 	mustUpdate(t, a, func(tx store.Tx) error {
-		if ok, _, err := tx.LaneTake("L", t0, t0.Add(time.Minute)); err != nil || !ok {
+		if ok, _, err := ops.RowsOf(tx).LaneTake("L", t0, t0.Add(time.Minute)); err != nil || !ok {
 			return fmt.Errorf("take: %v %v", ok, err)
 		}
-		return tx.LaneRelease("L", delivered)
+		return ops.RowsOf(tx).LaneRelease("L", delivered)
 	})
 	var ok bool
 	var last time.Time
 	mustUpdate(t, b, func(tx store.Tx) (err error) {
-		ok, last, err = tx.LaneTake("L", t0.Add(time.Second), t0.Add(time.Minute))
+		ok, last, err = ops.RowsOf(tx).LaneTake("L", t0.Add(time.Second), t0.Add(time.Minute))
 		return
 	})
 	if !ok || !last.Equal(delivered) {
 		t.Errorf("b's LaneTake = %v, last %v; want ok, %v", ok, last, delivered)
 	}
 	// The process that let it go does not keep it; the one that took it does.
-	mustUpdate(t, a, func(tx store.Tx) (err error) { ok, err = tx.LaneKeep("L", t0.Add(time.Hour)); return })
+	mustUpdate(t, a, func(tx store.Tx) (err error) { ok, err = ops.RowsOf(tx).LaneKeep("L", t0.Add(time.Hour)); return })
 	if ok {
 		t.Error("LaneKeep by the process that let the lane go succeeded")
 	}
-	mustUpdate(t, b, func(tx store.Tx) (err error) { ok, err = tx.LaneKeep("L", t0.Add(time.Hour)); return })
+	mustUpdate(t, b, func(tx store.Tx) (err error) { ok, err = ops.RowsOf(tx).LaneKeep("L", t0.Add(time.Hour)); return })
 	if !ok {
 		t.Error("LaneKeep by the lane's holder failed")
 	}
 	// A release by a process that does not hold the lane changes nothing.
-	mustUpdate(t, a, func(tx store.Tx) error { return tx.LaneRelease("L", t0.Add(time.Hour)) })
+	mustUpdate(t, a, func(tx store.Tx) error { return ops.RowsOf(tx).LaneRelease("L", t0.Add(time.Hour)) })
 	mustUpdate(t, a, func(tx store.Tx) (err error) {
-		ok, _, err = tx.LaneTake("L", t0.Add(2*time.Second), t0.Add(time.Minute))
+		ok, _, err = ops.RowsOf(tx).LaneTake("L", t0.Add(2*time.Second), t0.Add(time.Minute))
 		return
 	})
 	if ok {
@@ -247,7 +251,7 @@ func TestExpiredLeasesComeBack(t *testing.T) {
 	})
 	claim := func(s *postgres.Store, at time.Time) (items []*store.QueueItem) {
 		t.Helper()
-		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(at, 10); return })
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = ops.RowsOf(tx).QueueClaim(at, 10); return })
 		return items
 	}
 	if got := claim(dead, t0); len(got) != 1 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
 )
@@ -53,10 +54,10 @@ func TestChangingAJobWhileAnotherProcessDispatchesIt(t *testing.T) {
 		defer cancel()
 		err := b.Update(ctx, func(tx store.Tx) error {
 			fired = nil
-			return tx.JobsDue(now, 10, func(j *store.Job) error {
+			return ops.RowsOf(tx).JobsDue(now, 10, func(j *store.Job) error {
 				fired = append(fired, j.Description)
 				j.NextRunAt, j.RunCount = now.Add(time.Hour), j.RunCount+1
-				if err := tx.JobStatusPut(j); err != nil {
+				if err := ops.RowsOf(tx).JobStatusPut(j); err != nil {
 					return err
 				}
 				return tx.AuditAppend(&store.AuditEvent{OrchestratorID: "ops", Action: store.AuditTriggerDispatched, JobID: j.JobID})
@@ -101,7 +102,7 @@ func TestAWindowWrittenMeanwhileFailsTheDispatch(t *testing.T) {
 	mustUpdate(t, a, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J1", window)) })
 	execID := store.ExecutionID("J1", window)
 	err := a.Update(t.Context(), func(tx store.Tx) error {
-		return tx.JobsDue(time.Now(), 10, func(j *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(time.Now(), 10, func(j *store.Job) error {
 			if _, err := tx.RunGet(execID); !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("the window's run before dispatch: %v, want none", err)
 			}
@@ -145,13 +146,16 @@ func TestABurstIsFiredByTwoTransactionsWhileAlone(t *testing.T) {
 		}
 		return nil
 	})
-	var mu sync.Mutex
+	// The callbacks take no lock: the scheduler calls them one at a time,
+	// whichever transaction fired.
 	fired := map[string]int{}
+	recorded := 0
 	s := scheduler.New(a, &scheduler.Options{OrchestratorID: "ops", Batch: 10,
-		DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { mu.Lock(); fired[j.JobID]++; mu.Unlock() }})
+		DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { fired[j.JobID]++ },
+		RecordedFunc:   func(*store.Run) { recorded++ }})
 	n, err := s.FireDue(t.Context(), time.Now())
-	if err != nil || n != 300 || len(fired) != 300 {
-		t.Fatalf("FireDue = %d, %v; %d jobs fired; want 300", n, err, len(fired))
+	if err != nil || n != 300 || len(fired) != 300 || recorded != 300 {
+		t.Fatalf("FireDue = %d, %v; %d jobs fired, %d runs recorded; want 300", n, err, len(fired), recorded)
 	}
 	for id, k := range fired {
 		if k != 1 {
@@ -159,7 +163,7 @@ func TestABurstIsFiredByTwoTransactionsWhileAlone(t *testing.T) {
 		}
 	}
 	mustView(t, a, func(tx store.Tx) error {
-		if k, err := tx.QueueCount(store.QueueIncoming); err != nil || k != 300 {
+		if k, err := ops.RowsOf(tx).QueueCount(store.QueueIncoming); err != nil || k != 300 {
 			t.Errorf("%d triggers, %v; want 300", k, err)
 		}
 		return nil
@@ -199,7 +203,7 @@ func TestEveryDispatchSlotTakenHandsOutNoDueJob(t *testing.T) {
 			do = s.Update
 		}
 		err := do(t.Context(), func(tx store.Tx) error {
-			return tx.JobsDue(t0, 10, func(*store.Job) error { n++; return nil })
+			return ops.RowsOf(tx).JobsDue(t0, 10, func(*store.Job) error { n++; return nil })
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -211,7 +215,7 @@ func TestEveryDispatchSlotTakenHandsOutNoDueJob(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			err := a.Update(t.Context(), func(tx store.Tx) error {
-				err := tx.JobsDue(t0, 1, func(*store.Job) error { return nil })
+				err := ops.RowsOf(tx).JobsDue(t0, 1, func(*store.Job) error { return nil })
 				held <- err
 				<-release
 				return err
@@ -279,7 +283,7 @@ func TestDispatchesAgainstConcurrentChanges(t *testing.T) {
 				var got []string
 				err := s.Update(ctx, func(tx store.Tx) error {
 					got = got[:0]
-					return tx.JobsDue(now, 3+d, func(j *store.Job) error {
+					return ops.RowsOf(tx).JobsDue(now, 3+d, func(j *store.Job) error {
 						if j.Description != j.NextRunAtLocal {
 							t.Errorf("dispatch handed out %s's definition %q with the status %q", j.JobID, j.Description, j.NextRunAtLocal)
 						}
@@ -288,7 +292,7 @@ func TestDispatchesAgainstConcurrentChanges(t *testing.T) {
 						if d == 0 {
 							return tx.JobPut(j) // as storetest fires: the definition written too
 						}
-						return tx.JobStatusPut(j)
+						return ops.RowsOf(tx).JobStatusPut(j)
 					})
 				})
 				if err != nil {
@@ -320,7 +324,7 @@ func TestDispatchesAgainstConcurrentChanges(t *testing.T) {
 						j.Description, j.NextRunAtLocal = mark, mark
 						return tx.JobPut(j)
 					case 1: // status alone, as the worker records a result
-						if err := tx.(store.ReadAheader).ReadAhead([]string{id(min(a, b)), id(max(a, b))}, nil); err != nil {
+						if err := tx.(ops.ReadAheader).ReadAhead([]string{id(min(a, b)), id(max(a, b))}, nil); err != nil {
 							return err
 						}
 						for _, i := range []int{a, b} {

@@ -39,7 +39,7 @@ func TestDamagedRunsStopOnlyTheirJobAndDoctorRemovesThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fired []string
-	sc := scheduler.New(s, &scheduler.Options{OrchestratorID: "ops", Dispatchers: 1,
+	sc := scheduler.New(s, &scheduler.Options{OrchestratorID: "ops",
 		DispatchedFunc: func(j *store.Job, _ *store.Run, _ time.Duration) { fired = append(fired, j.JobID) }})
 	if n, err := sc.FireDue(t.Context(), t0); n != 1 || err != nil || len(fired) != 1 || fired[0] != "GOOD" {
 		t.Fatalf("FireDue = %d, %v (fired %v); want GOOD alone fired", n, err, fired)

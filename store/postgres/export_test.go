@@ -1,6 +1,9 @@
 package postgres
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // OnListening makes s call fn each time its LISTEN is in place.
 func OnListening(s *Store, fn func()) { s.listening = fn }
@@ -14,3 +17,8 @@ func SetWatchEvery(d time.Duration) func() {
 	watchEvery = d
 	return func() { watchEvery = old }
 }
+
+// ParallelWrites and DueCount are what Fire splits a burst by.
+func (s *Store) ParallelWrites(ctx context.Context) (all, mine int) { return s.parallelWrites(ctx) }
+
+func (s *Store) DueCount(ctx context.Context, t time.Time) (int, error) { return s.dueCount(ctx, t) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
@@ -37,7 +38,7 @@ func TestAPutAmongSeveralNamesTheItemLost(t *testing.T) {
 	}
 	claim := func(s *postgres.Store, at time.Time) (items []*store.QueueItem) {
 		t.Helper()
-		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(at, 10); return })
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = ops.RowsOf(tx).QueueClaim(at, 10); return })
 		return items
 	}
 	// X is claimed first and taken over when its lease runs out; Y is
@@ -93,11 +94,11 @@ func TestAGoneItemAmongClaimedOnesIsNotFound(t *testing.T) {
 		return tx.QueueAdd(&out)
 	})
 	var held []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { held, err = tx.QueueClaim(t0, 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { held, err = ops.RowsOf(tx).QueueClaim(t0, 10); return })
 	if len(held) != 1 {
 		t.Fatalf("claimed %d items, want 1", len(held))
 	}
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.QueueDelete(out.ItemID) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).QueueDelete(out.ItemID) })
 	err := s.Update(t.Context(), func(tx store.Tx) error {
 		done := *held[0]
 		done.Queue = store.QueueDone
@@ -123,8 +124,11 @@ func TestDeletingAnItemAfterPuttingItKeepsThePutsFence(t *testing.T) {
 		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
 	})
 	var mine, theirs []*store.QueueItem
-	mustUpdate(t, first, func(tx store.Tx) (err error) { mine, err = tx.QueueClaim(t0, 10); return })
-	mustUpdate(t, second, func(tx store.Tx) (err error) { theirs, err = tx.QueueClaim(t0.Add(61*time.Second), 10); return })
+	mustUpdate(t, first, func(tx store.Tx) (err error) { mine, err = ops.RowsOf(tx).QueueClaim(t0, 10); return })
+	mustUpdate(t, second, func(tx store.Tx) (err error) {
+		theirs, err = ops.RowsOf(tx).QueueClaim(t0.Add(61*time.Second), 10)
+		return
+	})
 	if len(mine) != 1 || len(theirs) != 1 {
 		t.Fatalf("claims: %d and %d items, want the one each", len(mine), len(theirs))
 	}
@@ -134,7 +138,7 @@ func TestDeletingAnItemAfterPuttingItKeepsThePutsFence(t *testing.T) {
 		if err := tx.QueuePut(&done); err != nil {
 			return err
 		}
-		return tx.QueueDelete(done.ItemID)
+		return ops.RowsOf(tx).QueueDelete(done.ItemID)
 	})
 	if !errors.Is(err, store.ErrLeaseLost) {
 		t.Errorf("rewriting, then deleting, an item another process took over = %v, want ErrLeaseLost", err)
@@ -158,7 +162,7 @@ func TestAClaimedItemRewrittenInProcessingStaysTheWritersClaim(t *testing.T) {
 		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "ops", CreatedAt: t0})
 	})
 	var held []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { held, err = tx.QueueClaim(t0, 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { held, err = ops.RowsOf(tx).QueueClaim(t0, 10); return })
 	if len(held) != 1 {
 		t.Fatalf("claimed %d items, want 1", len(held))
 	}
@@ -174,7 +178,7 @@ func TestAClaimedItemRewrittenInProcessingStaysTheWritersClaim(t *testing.T) {
 		if err := put(tx, store.QueueProcessing, t0.Add(2*time.Second)); err != nil {
 			return err
 		}
-		if _, err := tx.QueueCount(store.QueueProcessing); err != nil { // a flush
+		if _, err := ops.RowsOf(tx).QueueCount(store.QueueProcessing); err != nil { // a flush
 			return err
 		}
 		return put(tx, store.QueueProcessing, t0.Add(3*time.Second))
@@ -201,7 +205,7 @@ func TestAnItemReadForARewriteIsNotClaimedMeanwhile(t *testing.T) {
 	mustUpdate(t, s, func(tx store.Tx) error { return tx.QueueAdd(it) })
 	claim := func() (items []*store.QueueItem) {
 		t.Helper()
-		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = tx.QueueClaim(time.Now(), 10); return })
+		mustUpdate(t, s, func(tx store.Tx) (err error) { items, err = ops.RowsOf(tx).QueueClaim(time.Now(), 10); return })
 		return items
 	}
 	var meanwhile []*store.QueueItem
@@ -241,7 +245,7 @@ func TestRecoveringAnItemTakenOverFromThisProcess(t *testing.T) {
 		at time.Time
 	}{{first, t0}, {second, t0.Add(61 * time.Second)}} {
 		mustUpdate(t, c.s, func(tx store.Tx) error {
-			got, err := tx.QueueClaim(c.at, 10)
+			got, err := ops.RowsOf(tx).QueueClaim(c.at, 10)
 			if err == nil && len(got) != 1 {
 				err = errors.New("X not claimed")
 			}
@@ -260,7 +264,7 @@ func TestRecoveringAnItemTakenOverFromThisProcess(t *testing.T) {
 	}
 	var n int
 	err := first.Update(t.Context(), func(tx store.Tx) (err error) {
-		n, err = tx.QueueRecover(t0.Add(3*time.Minute), time.Time{})
+		n, err = ops.RowsOf(tx).QueueRecover(t0.Add(3*time.Minute), time.Time{})
 		return err
 	})
 	if err != nil || n != 1 {

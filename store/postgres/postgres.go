@@ -39,6 +39,10 @@ type Options struct {
 	// AuditKey, when set, seals every audit record appended with an
 	// HMAC (store.AuditSeal) and makes AuditVerify check every record's.
 	AuditKey []byte
+	// FireTransactions is how many transactions of this process fire a
+	// burst at once. Default: both dispatch slots while no other process
+	// serves the orchestrator, else one.
+	FireTransactions int
 }
 
 // Store is one orchestrator's view of a PostgreSQL database that several
@@ -51,6 +55,7 @@ type Store struct {
 	lease time.Duration
 
 	auditKey []byte
+	fireTxs  int // Options.FireTransactions
 
 	closed atomic.Bool
 	count  counters
@@ -93,7 +98,7 @@ func Open(ctx context.Context, dsn, orchestratorID string, opts *Options) (*Stor
 		return nil, err
 	}
 	s := &Store{pool: pool, orch: orchestratorID, owner: opts.Owner, lease: opts.Lease,
-		entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey}
+		entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey, fireTxs: opts.FireTransactions}
 	if s.owner == "" {
 		host, _ := os.Hostname()
 		s.owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), ulid.Make().String()[20:])
@@ -130,11 +135,11 @@ func slotKey(orch string, i int) int64 {
 	return int64(orchKey(orch))<<8 | int64(i)
 }
 
-// ParallelWrites: a burst is split between the dispatch slots (all),
+// parallelWrites: a burst is split between the dispatch slots (all),
 // and this process fires it with both while it is the only one serving
 // the orchestrator, with one while others serve it too (mine): their
 // transactions take the other.
-func (s *Store) ParallelWrites(ctx context.Context) (all, mine int) {
+func (s *Store) parallelWrites(ctx context.Context) (all, mine int) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if others, err := s.Served(ctx); err != nil || others > 0 {
@@ -143,9 +148,9 @@ func (s *Store) ParallelWrites(ctx context.Context) (all, mine int) {
 	return dispatchSlots, dispatchSlots
 }
 
-// DueCount counts the orchestrator's status rows due at or before t, on
+// dueCount counts the orchestrator's status rows due at or before t, on
 // the due index.
-func (s *Store) DueCount(ctx context.Context, t time.Time) (int, error) {
+func (s *Store) dueCount(ctx context.Context, t time.Time) (int, error) {
 	if s.closed.Load() {
 		return 0, store.ErrClosed
 	}

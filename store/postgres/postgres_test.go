@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
@@ -116,7 +117,7 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 		if _, err := tx.JobGet(jobID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("JobGet(%s) = %v, want not found", jobID, err)
 		}
-		if _, err := tx.JobGetByName("standup"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := ops.RowsOf(tx).JobGetByName("standup"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("JobGetByName = %v, want not found", err)
 		}
 		for _, p := range []*store.JobListParams{{States: store.JobStates}, {CreatedBy: "U1"}, {ChannelID: "C1"}} {
@@ -128,10 +129,10 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 			t.Errorf("JobCount = %d, %v", n, err)
 		}
 		var due int
-		if err := tx.JobsDue(t0.Add(24*time.Hour), 10, func(*store.Job) error { due++; return nil }); err != nil || due != 0 {
+		if err := ops.RowsOf(tx).JobsDue(t0.Add(24*time.Hour), 10, func(*store.Job) error { due++; return nil }); err != nil || due != 0 {
 			t.Errorf("JobsDue = %d jobs, %v", due, err)
 		}
-		if _, ok, err := tx.JobNextRunAt(); ok || err != nil {
+		if _, ok, err := ops.RowsOf(tx).JobNextRunAt(); ok || err != nil {
 			t.Errorf("JobNextRunAt ok = %v, %v", ok, err)
 		}
 		if _, err := tx.RunGet(store.ExecutionID(jobID, t0)); !errors.Is(err, store.ErrNotFound) {
@@ -146,7 +147,7 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 			}
 		}
 		for _, q := range store.QueueNames {
-			if n, err := tx.QueueCount(q); n != 0 || err != nil {
+			if n, err := ops.RowsOf(tx).QueueCount(q); n != 0 || err != nil {
 				t.Errorf("QueueCount(%s) = %d, %v", q, n, err)
 			}
 			if l, err := tx.QueueList(&store.QueueListParams{Queue: q}); len(l) != 0 || err != nil {
@@ -156,7 +157,7 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 		if evs, err := tx.AuditList(nil); len(evs) != 0 || err != nil {
 			t.Errorf("AuditList = %d events, %v", len(evs), err)
 		}
-		if n, err := tx.AuditVerify(); n != 0 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != 0 || err != nil {
 			t.Errorf("AuditVerify = %d, %v", n, err)
 		}
 		if _, err := tx.RequestGet("req-" + jobID); !errors.Is(err, store.ErrNotFound) {
@@ -168,11 +169,17 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 		return nil
 	})
 	var pruned int
-	mustUpdate(t, s, func(tx store.Tx) (err error) { pruned, err = tx.RequestPrune(t0.Add(time.Hour), 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) {
+		pruned, err = ops.RowsOf(tx).RequestPrune(t0.Add(time.Hour), 10)
+		return
+	})
 	if pruned != 0 {
 		t.Errorf("RequestPrune removed %d of another orchestrator's requests", pruned)
 	}
-	mustUpdate(t, s, func(tx store.Tx) (err error) { pruned, err = tx.ConversationPrune(t0.Add(time.Hour), 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) {
+		pruned, err = ops.RowsOf(tx).ConversationPrune(t0.Add(time.Hour), 10)
+		return
+	})
 	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.ConversationDelete("conv-" + jobID) }); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ConversationDelete = %v, want not found", err)
 	}
@@ -187,12 +194,12 @@ func requireEmpty(t *testing.T, s store.Store, jobID string, items []string) {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("QueuePut(%s) = %v, want not found", id, err)
 		}
-		if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.QueueDelete(id) }); !errors.Is(err, store.ErrNotFound) {
+		if err := s.Update(t.Context(), func(tx store.Tx) error { return ops.RowsOf(tx).QueueDelete(id) }); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("QueueDelete(%s) = %v, want not found", id, err)
 		}
 	}
 	var claimed []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(t0.Add(time.Hour), 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = ops.RowsOf(tx).QueueClaim(t0.Add(time.Hour), 10); return })
 	if len(claimed) != 0 {
 		t.Errorf("QueueClaim took %d of another orchestrator's items", len(claimed))
 	}
@@ -217,10 +224,10 @@ func TestOrchestratorsCannotReadEachOther(t *testing.T) {
 		if c, err := tx.ConversationGet("conv-JA"); err != nil || c.JobID != "JA" {
 			t.Errorf("ops ConversationGet = %+v, %v; want its own, of JA", c, err)
 		}
-		if n, err := tx.AuditVerify(); n != 2 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != 2 || err != nil {
 			t.Errorf("ops AuditVerify = %d, %v; want its own 2 events", n, err)
 		}
-		if n, _ := tx.QueueCount(store.QueueIncoming); n != 1 {
+		if n, _ := ops.RowsOf(tx).QueueCount(store.QueueIncoming); n != 1 {
 			t.Errorf("ops incoming = %d, want its own 1", n)
 		}
 		for _, id := range itemsB {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
 )
@@ -36,15 +37,15 @@ func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 	}
 	var fired []string
 	err := s.Update(t.Context(), func(tx store.Tx) error {
-		err := tx.JobsDue(t0, 10, func(j *store.Job) error { fired = append(fired, j.JobID); return nil })
+		err := ops.RowsOf(tx).JobsDue(t0, 10, func(j *store.Job) error { fired = append(fired, j.JobID); return nil })
 		var ue *store.UnreadableJobsError
 		if !errors.As(err, &ue) || len(ue.Jobs) != 1 || ue.Jobs[0].ID != "BAD" || !errors.Is(err, store.ErrCorrupt) {
 			t.Errorf("JobsDue = %v, want an UnreadableJobsError naming BAD", err)
 		}
-		if err := tx.JobQuarantine("A"); err == nil {
+		if err := ops.RowsOf(tx).JobQuarantine("A"); err == nil {
 			t.Error("JobQuarantine of a job that reads succeeded")
 		}
-		return tx.JobQuarantine("BAD")
+		return ops.RowsOf(tx).JobQuarantine("BAD")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 		t.Errorf("fired %v, want [A C]", fired)
 	}
 	mustView(t, s, func(tx store.Tx) error {
-		if err := tx.JobsDue(t0, 10, func(*store.Job) error { return nil }); err != nil {
+		if err := ops.RowsOf(tx).JobsDue(t0, 10, func(*store.Job) error { return nil }); err != nil {
 			t.Errorf("JobsDue after the quarantine = %v", err)
 		}
 		if n, _ := tx.JobCount(store.JobDisabled); n != 1 {
@@ -71,7 +72,7 @@ func TestUnreadableDueJobIsPassedOverAndQuarantined(t *testing.T) {
 		t.Errorf("another job named as the quarantined one: %v, want ErrExists", err)
 	}
 	mustView(t, s, func(tx store.Tx) error {
-		if _, err := tx.JobGetByName("name-BAD"); !errors.Is(err, store.ErrCorrupt) {
+		if _, err := ops.RowsOf(tx).JobGetByName("name-BAD"); !errors.Is(err, store.ErrCorrupt) {
 			t.Errorf("JobGetByName(name-BAD) = %v, want the quarantined record named corrupt", err)
 		}
 		return nil
@@ -95,7 +96,7 @@ func TestAnUnreadableJobDoesNotEndTheBurst(t *testing.T) {
 	if _, err := mustConnect(t, dsn).Exec(t.Context(), `UPDATE schedbot_job_status SET status = 'not json' WHERE job_id = 'BAD'`); err != nil {
 		t.Fatal(err)
 	}
-	n, err := scheduler.New(s, &scheduler.Options{OrchestratorID: "ops", Batch: 2, Dispatchers: 1}).FireDue(t.Context(), t0)
+	n, err := scheduler.New(s, &scheduler.Options{OrchestratorID: "ops", Batch: 2}).FireDue(t.Context(), t0)
 	if err != nil || n != 3 {
 		t.Fatalf("FireDue = %d, %v; want the 3 readable jobs fired in one pass", n, err)
 	}
@@ -135,7 +136,7 @@ func TestQuarantiningAJobWhileAnotherProcessTouchesIt(t *testing.T) {
 			}
 			errB := make(chan error, 1)
 			errA := a.Update(t.Context(), func(tx store.Tx) error {
-				err := tx.JobsDue(now, 10, func(*store.Job) error { return nil })
+				err := ops.RowsOf(tx).JobsDue(now, 10, func(*store.Job) error { return nil })
 				var ue *store.UnreadableJobsError
 				if !errors.As(err, &ue) {
 					return fmt.Errorf("JobsDue = %v, want BAD named unreadable", err)
@@ -157,7 +158,7 @@ func TestQuarantiningAJobWhileAnotherProcessTouchesIt(t *testing.T) {
 					}
 					time.Sleep(time.Millisecond) // polls pg_stat_activity: nothing to be told by
 				}
-				return tx.JobQuarantine("BAD")
+				return ops.RowsOf(tx).JobQuarantine("BAD")
 			})
 			if err := <-errB; !errors.Is(err, c.want) || (c.want == nil && err != nil) {
 				t.Errorf("the other process's transaction = %v, want %v", err, c.want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
 )
@@ -20,7 +21,7 @@ func TestReadAheadSeesLaterWrites(t *testing.T) {
 	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobPut(storetest.NewJob("J", t0)) })
 	mustUpdate(t, s, func(tx store.Tx) error {
 		exec := store.ExecutionID("J", t0)
-		return tx.JobsDue(t0, 10, func(j *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(t0, 10, func(j *store.Job) error {
 			if _, err := tx.RunGet(exec); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("RunGet before the put = %v, want not found", err)
 			}
@@ -30,7 +31,7 @@ func TestReadAheadSeesLaterWrites(t *testing.T) {
 			if r, err := tx.RunGet(exec); err != nil || r.Status != store.RunDispatched {
 				t.Errorf("RunGet of the kept put = %+v, %v", r, err)
 			}
-			if _, err := tx.QueueCount(store.QueueIncoming); err != nil { // sends what was kept
+			if _, err := ops.RowsOf(tx).QueueCount(store.QueueIncoming); err != nil { // sends what was kept
 				return err
 			}
 			if r, err := tx.RunGet(exec); err != nil || r.Status != store.RunDispatched {
@@ -58,20 +59,20 @@ func TestReadAheadLocksTheJobsAndSeesLaterWrites(t *testing.T) {
 		return nil
 	})
 	release := holding(t, a, func(tx store.Tx) error {
-		return tx.(store.ReadAheader).ReadAhead([]string{"J1", "nope"}, []string{"J1@x"})
+		return tx.(ops.ReadAheader).ReadAhead([]string{"J1", "nope"}, []string{"J1@x"})
 	})
 	var due []string
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	err := b.Update(ctx, func(tx store.Tx) error {
-		return tx.JobsDue(now, 10, func(j *store.Job) error { due = append(due, j.JobID); return nil })
+		return ops.RowsOf(tx).JobsDue(now, 10, func(j *store.Job) error { due = append(due, j.JobID); return nil })
 	})
 	release()
 	if err != nil || fmt.Sprint(due) != "[J2]" {
 		t.Errorf("another process's dispatch = %v, %v; want J2 only (J1 is read ahead and held)", due, err)
 	}
 	mustUpdate(t, a, func(tx store.Tx) error {
-		if err := tx.(store.ReadAheader).ReadAhead([]string{"J1", "nope"}, nil); err != nil {
+		if err := tx.(ops.ReadAheader).ReadAhead([]string{"J1", "nope"}, nil); err != nil {
 			return err
 		}
 		j, err := tx.JobGet("J1")

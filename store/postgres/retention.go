@@ -9,7 +9,7 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-func (t *tx) RunPrune(p *store.RunPruneParams) (int, error) {
+func (t *tx) RunPrune(p *store.PruneParams, jobID string) (int, error) {
 	if err := t.writable("prune runs"); err != nil {
 		return 0, err
 	}
@@ -22,9 +22,9 @@ func (t *tx) RunPrune(p *store.RunPruneParams) (int, error) {
 	}
 	rows, err := t.tx.Query(t.ctx, `SELECT execution_id, body FROM schedbot_runs WHERE orchestrator_id = $1
 		AND execution_id > $2 AND execution_id < $3 AND job_id = $4
-		ORDER BY execution_id DESC`, t.s.orch, bs(p.JobID+"@"), bs(p.JobID+"A"), bs(p.JobID))
+		ORDER BY execution_id DESC`, t.s.orch, bs(jobID+"@"), bs(jobID+"A"), bs(jobID))
 	if err != nil {
-		return 0, fmt.Errorf("prune runs of %s: %w", p.JobID, err)
+		return 0, fmt.Errorf("prune runs of %s: %w", jobID, err)
 	}
 	var doomed [][]byte
 	i := 0
@@ -38,14 +38,14 @@ func (t *tx) RunPrune(p *store.RunPruneParams) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("prune runs of %s: %w", p.JobID, err)
+		return 0, fmt.Errorf("prune runs of %s: %w", jobID, err)
 	}
 	if len(doomed) == 0 {
 		return 0, nil
 	}
 	tag, err := t.exec(`DELETE FROM schedbot_runs WHERE orchestrator_id = $1 AND execution_id = ANY($2)`, t.s.orch, doomed)
 	if err != nil {
-		return 0, fmt.Errorf("prune runs of %s: %w", p.JobID, err)
+		return 0, fmt.Errorf("prune runs of %s: %w", jobID, err)
 	}
 	for _, id := range doomed {
 		delete(t.w.runsAhead, string(id))

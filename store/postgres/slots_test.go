@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
 )
@@ -60,7 +61,7 @@ func dispatch(t *testing.T, s store.Store) int {
 	t.Helper()
 	n := 0
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(t0, 100, func(*store.Job) error { n++; return nil })
+		return ops.RowsOf(tx).JobsDue(t0, 100, func(*store.Job) error { n++; return nil })
 	})
 	return n
 }
@@ -68,7 +69,7 @@ func dispatch(t *testing.T, s store.Store) int {
 // takeSlot is what a dispatch does first: JobsDue in a write transaction,
 // here of a time before every job, so that no row is locked too.
 func takeSlot(tx store.Tx) error {
-	return tx.JobsDue(time.Unix(0, 0), 1, func(*store.Job) error { return nil })
+	return ops.RowsOf(tx).JobsDue(time.Unix(0, 0), 1, func(*store.Job) error { return nil })
 }
 
 // TestJobsDueAgainKeepsItsOneSlot: a transaction that calls JobsDue twice
@@ -85,13 +86,13 @@ func TestJobsDueAgainKeepsItsOneSlot(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		err := b.Update(context.Background(), func(tx store.Tx) error {
-			err := tx.JobsDue(t0, 1, func(*store.Job) error { return nil }) // slot 1, J0
+			err := ops.RowsOf(tx).JobsDue(t0, 1, func(*store.Job) error { return nil }) // slot 1, J0
 			took <- err
 			if err != nil {
 				return err
 			}
 			<-again
-			err = tx.JobsDue(t0, 1, func(*store.Job) error { return nil })
+			err = ops.RowsOf(tx).JobsDue(t0, 1, func(*store.Job) error { return nil })
 			took <- err
 			<-done
 			return err
@@ -311,7 +312,7 @@ func TestASchedulerWithoutASlotLooksAgainSoonAndFiresOnceOneFrees(t *testing.T) 
 		}
 	}
 	mustView(t, b, func(tx store.Tx) error {
-		if k, err := tx.QueueCount(store.QueueIncoming); err != nil || k != jobs {
+		if k, err := ops.RowsOf(tx).QueueCount(store.QueueIncoming); err != nil || k != jobs {
 			t.Errorf("%d triggers, %v; want %d", k, err, jobs)
 		}
 		return nil

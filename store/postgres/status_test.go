@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 	"github.com/schedbot/schedbot/store/storetest"
@@ -44,9 +45,9 @@ func TestStatusWritesLeaveTheDefinitionRow(t *testing.T) {
 	def0, st0 := xmins()
 
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(now, 10, func(j *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(now, 10, func(j *store.Job) error {
 			j.NextRunAt, j.RunCount = now.Add(time.Hour), j.RunCount+1
-			return tx.JobStatusPut(j)
+			return ops.RowsOf(tx).JobStatusPut(j)
 		})
 	})
 	def1, st1 := xmins()
@@ -57,7 +58,7 @@ func TestStatusWritesLeaveTheDefinitionRow(t *testing.T) {
 	for _, ahead := range []bool{false, true} {
 		mustUpdate(t, s, func(tx store.Tx) error {
 			if ahead {
-				if err := tx.(store.ReadAheader).ReadAhead([]string{"J1"}, nil); err != nil {
+				if err := tx.(ops.ReadAheader).ReadAhead([]string{"J1"}, nil); err != nil {
 					return err
 				}
 			}
@@ -188,7 +189,7 @@ func TestADispatchHandsOutTheDefinitionCommittedBeforeItsLock(t *testing.T) {
 		var seen []string
 		errB <- b.Update(context.Background(), func(tx store.Tx) error {
 			seen = nil
-			return tx.JobsDue(now, 10, func(j *store.Job) error {
+			return ops.RowsOf(tx).JobsDue(now, 10, func(j *store.Job) error {
 				seen = append(seen, j.Description)
 				return nil
 			})
@@ -244,7 +245,7 @@ func TestANameTakenMeanwhileFailsTheFlush(t *testing.T) {
 		t.Fatalf("the flush after the name was taken = %v, want ErrExists", err)
 	}
 	mustView(t, a, func(tx store.Tx) error {
-		if j, err := tx.JobGetByName("dup"); err != nil || j.JobID != "O" {
+		if j, err := ops.RowsOf(tx).JobGetByName("dup"); err != nil || j.JobID != "O" {
 			t.Errorf("dup -> %v, %v; want O", j, err)
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 // outgoingTo is an outgoing item posted to channel of profile p.
@@ -24,7 +25,7 @@ func testQueueDueLanes(t *testing.T, s store.Store) {
 		var out string
 		var indexed, ok bool
 		mustUpdate(t, s, func(tx store.Tx) error {
-			lr, is := tx.(store.LaneReader)
+			lr, is := ops.RowsOf(tx), true
 			if !is {
 				return nil
 			}
@@ -68,7 +69,7 @@ func testQueueDueLanes(t *testing.T, s store.Store) {
 		t.Errorf("due with %s busy = %q, want b1 only", laneA, got)
 	}
 	mustView(t, s, func(tx store.Tx) error {
-		if next, ok, err := tx.QueueNextAt(store.QueueOutgoing, t0); err != nil || !ok || !next.Equal(t0.Add(time.Minute)) {
+		if next, ok, err := ops.RowsOf(tx).QueueNextAt(store.QueueOutgoing, t0); err != nil || !ok || !next.Equal(t0.Add(time.Minute)) {
 			t.Errorf("QueueNextAt(outgoing) beside the index = %v, %v, %v; want a2's %v", next, ok, err, t0.Add(time.Minute))
 		}
 		return nil
@@ -94,7 +95,7 @@ func testQueueDueLanes(t *testing.T, s store.Store) {
 		if err := tx.QueuePut(a2); err != nil {
 			return err
 		}
-		return tx.QueueDelete("b1")
+		return ops.RowsOf(tx).QueueDelete("b1")
 	})
 	if got, _ := due(); got != lanesOrder(laneA, laneB, "a2 a3 ", "b2 ") {
 		t.Errorf("due after put, move and delete = %q, want a2 a3 and b2", got)

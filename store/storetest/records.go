@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 // Strings that need care: quotes, escapes, control characters, HTML, the
@@ -209,7 +210,7 @@ func testRecordsRoundTrip(t *testing.T, s store.Store) {
 			}
 			want[i] = *jobs[i].put
 			want[i].SetStatus(st)
-			if err := tx.JobStatusPut(st); err != nil {
+			if err := ops.RowsOf(tx).JobStatusPut(st); err != nil {
 				return err
 			}
 		}
@@ -259,7 +260,7 @@ func testJobsDueSeesEarlierWrites(t *testing.T, s store.Store) {
 	mustPut(t, s, jobs...)
 	var got []*store.Job
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(t0, n, func(j *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(t0, n, func(j *store.Job) error {
 			got = append(got, j)
 			if j.JobID != "D0000" {
 				return nil
@@ -356,7 +357,7 @@ func testQueuePrune(t *testing.T, s store.Store) {
 	var pruned []int
 	for range 3 {
 		mustUpdate(t, s, func(tx store.Tx) error {
-			n, err := tx.QueuePrune(cutoff, 3)
+			n, err := ops.RowsOf(tx).QueuePrune(cutoff, 3)
 			pruned = append(pruned, n)
 			return err
 		})
@@ -365,10 +366,10 @@ func testQueuePrune(t *testing.T, s store.Store) {
 		t.Errorf("QueuePrune(limit 3) three times (-want +got):\n%s", d)
 	}
 	mustView(t, s, func(tx store.Tx) error {
-		if n, _ := tx.QueueCount(store.QueueDone); n != 20 {
+		if n, _ := ops.RowsOf(tx).QueueCount(store.QueueDone); n != 20 {
 			t.Errorf("done after pruning = %d, want the 20 recent ones", n)
 		}
-		if n, _ := tx.QueueCount(store.QueueIncoming); n != 1 {
+		if n, _ := ops.RowsOf(tx).QueueCount(store.QueueIncoming); n != 1 {
 			t.Errorf("incoming after pruning = %d, want 1 (only done is pruned)", n)
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 // testAuditPrune: pruning the oldest records and appending a checkpoint
@@ -29,13 +30,13 @@ func testAuditPrune(t *testing.T, s store.Store) {
 			t.Fatalf("AuditList(after 2) = %v, %v", evs, err)
 		}
 		third = evs[0]
-		if _, err := tx.AuditPrune(1); err == nil {
+		if _, err := ops.RowsOf(tx).AuditPrune(1); err == nil {
 			t.Error("AuditPrune in a View = nil error, want it refused")
 		}
 		return nil
 	})
 	err := s.Update(t.Context(), func(tx store.Tx) error {
-		_, err := tx.AuditPrune(6)
+		_, err := ops.RowsOf(tx).AuditPrune(6)
 		return err
 	})
 	if err == nil {
@@ -43,11 +44,11 @@ func testAuditPrune(t *testing.T, s store.Store) {
 	}
 	// Pruned with no checkpoint, the chain does not verify.
 	err = s.Update(t.Context(), func(tx store.Tx) error {
-		if n, err := tx.AuditPrune(3); n != 3 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditPrune(3); n != 3 || err != nil {
 			t.Errorf("AuditPrune(3) = %d, %v; want 3", n, err)
 		}
 		var ce *store.ChainError
-		if _, err := tx.AuditVerify(); !errors.As(err, &ce) {
+		if _, err := ops.RowsOf(tx).AuditVerify(); !errors.As(err, &ce) {
 			t.Errorf("AuditVerify with records pruned and no checkpoint = %v, want a ChainError", err)
 		}
 		return errors.New("roll back")
@@ -57,20 +58,20 @@ func testAuditPrune(t *testing.T, s store.Store) {
 	}
 	cp, _ := json.Marshal(store.AuditCheckpoint{Through: 3, Hash: third.Hash})
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if _, err := tx.AuditPrune(3); err != nil {
+		if _, err := ops.RowsOf(tx).AuditPrune(3); err != nil {
 			return err
 		}
 		return tx.AuditAppend(&store.AuditEvent{At: t0, OrchestratorID: "default", Action: store.AuditPruned, After: cp})
 	})
 	mustView(t, s, func(tx store.Tx) error {
-		if n, err := tx.AuditVerify(); n != 3 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != 3 || err != nil {
 			t.Errorf("AuditVerify after pruning = %d, %v; want records 4 to 6 intact", n, err)
 		}
 		evs, err := tx.AuditList(nil)
 		if err != nil {
 			return err
 		}
-		if seq, hash, err := tx.AuditHead(); seq != 6 || len(evs) != 3 || hash != evs[2].Hash || err != nil {
+		if seq, hash, err := ops.RowsOf(tx).AuditHead(); seq != 6 || len(evs) != 3 || hash != evs[2].Hash || err != nil {
 			t.Errorf("AuditHead = %d %s, %v; want the last record's (6)", seq, hash, err)
 		}
 		var seqs []uint64
@@ -85,32 +86,32 @@ func testAuditPrune(t *testing.T, s store.Store) {
 	// A checkpoint that names another hash does not make the chain whole.
 	bad, _ := json.Marshal(store.AuditCheckpoint{Through: 5, Hash: third.Hash})
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if _, err := tx.AuditPrune(5); err != nil {
+		if _, err := ops.RowsOf(tx).AuditPrune(5); err != nil {
 			return err
 		}
 		return tx.AuditAppend(&store.AuditEvent{At: t0, OrchestratorID: "default", Action: store.AuditPruned, After: bad})
 	})
 	mustView(t, s, func(tx store.Tx) error {
 		var ce *store.ChainError
-		if _, err := tx.AuditVerify(); !errors.As(err, &ce) {
+		if _, err := ops.RowsOf(tx).AuditVerify(); !errors.As(err, &ce) {
 			t.Errorf("AuditVerify with a checkpoint naming the wrong hash = %v, want a ChainError", err)
 		}
 		return nil
 	})
 	// Pruned through the head, the checkpoint alone is the chain.
 	mustUpdate(t, s, func(tx store.Tx) error {
-		seq, hash, err := tx.AuditHead()
+		seq, hash, err := ops.RowsOf(tx).AuditHead()
 		if err != nil {
 			return err
 		}
-		if _, err := tx.AuditPrune(seq); err != nil {
+		if _, err := ops.RowsOf(tx).AuditPrune(seq); err != nil {
 			return err
 		}
 		cp, _ := json.Marshal(store.AuditCheckpoint{Through: seq, Hash: hash})
 		return tx.AuditAppend(&store.AuditEvent{At: t0, OrchestratorID: "default", Action: store.AuditPruned, After: cp})
 	})
 	mustView(t, s, func(tx store.Tx) error {
-		if n, err := tx.AuditVerify(); n != 1 || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != 1 || err != nil {
 			t.Errorf("AuditVerify of a checkpoint alone = %d, %v; want 1, nil", n, err)
 		}
 		return nil
@@ -149,10 +150,13 @@ func testRetention(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
-	prune := func(p *store.RunPruneParams) int {
+	prune := func(p *store.PruneParams) int {
 		t.Helper()
-		var n int
-		mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = tx.RunPrune(p); return err })
+		p.What, p.JobIDs = store.PruneRuns, []string{"J"}
+		n, err := s.Prune(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return n
 	}
 	count := func(id string) int {
@@ -165,16 +169,16 @@ func testRetention(t *testing.T, s store.Store) {
 		})
 		return n
 	}
-	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 10, Before: t0.Add(-150 * time.Minute)}); n != 3 {
+	if n := prune(&store.PruneParams{Keep: 10, Before: t0.Add(-150 * time.Minute)}); n != 3 {
 		t.Errorf("RunPrune by age = %d, want the 3 runs finished over 2.5h ago", n)
 	}
-	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 1, Limit: 1}); n != 1 {
+	if n := prune(&store.PruneParams{Keep: 1, Limit: 1}); n != 1 {
 		t.Errorf("RunPrune with limit 1 = %d, want 1", n)
 	}
-	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 1}); n != 1 {
+	if n := prune(&store.PruneParams{Keep: 1}); n != 1 {
 		t.Errorf("RunPrune by count = %d, want the last finished run past the newest", n)
 	}
-	if n := prune(&store.RunPruneParams{JobID: "J", Keep: 0, Before: t0.Add(time.Hour)}); n != 0 {
+	if n := prune(&store.PruneParams{Keep: 0, Before: t0.Add(time.Hour)}); n != 0 {
 		t.Errorf("RunPrune of a job whose only run is running = %d, want it kept", n)
 	}
 	if got, want := count("J"), 1; got != want {
@@ -184,7 +188,7 @@ func testRetention(t *testing.T, s store.Store) {
 		t.Errorf("K's runs = %d, want all 6: another job's runs are not pruned", got)
 	}
 	var n int
-	mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = tx.JobPrune(t0.Add(-24*time.Hour), 10); return err })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = ops.RowsOf(tx).JobPrune(t0.Add(-24*time.Hour), 10); return err })
 	if n != 1 {
 		t.Errorf("JobPrune = %d, want the job deleted 48h ago", n)
 	}

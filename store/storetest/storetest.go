@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 // Exercise runs the whole suite against stores made by newStore.
@@ -91,7 +92,7 @@ func NewJob(id string, next time.Time) *store.Job {
 // jobsDue collects what JobsDue passes to its callback.
 func jobsDue(tx store.Tx, at time.Time, limit int) ([]*store.Job, error) {
 	var out []*store.Job
-	err := tx.JobsDue(at, limit, func(j *store.Job) error { out = append(out, j); return nil })
+	err := ops.RowsOf(tx).JobsDue(at, limit, func(j *store.Job) error { out = append(out, j); return nil })
 	return out, err
 }
 
@@ -141,7 +142,7 @@ func testJobRoundTrip(t *testing.T, s store.Store) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("JobGet (-want +got):\n%s", d)
 	}
-	mustView(t, s, func(tx store.Tx) (err error) { got, err = tx.JobGetByName("standup"); return })
+	mustView(t, s, func(tx store.Tx) (err error) { got, err = ops.RowsOf(tx).JobGetByName("standup"); return })
 	if got.JobID != "J1" {
 		t.Errorf("JobGetByName = %s, want J1", got.JobID)
 	}
@@ -152,7 +153,7 @@ func testJobMissing(t *testing.T, s store.Store) {
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("JobGet(missing) = %v, want ErrNotFound", err)
 	}
-	err = s.View(t.Context(), func(tx store.Tx) error { _, err := tx.JobGetByName("nope"); return err })
+	err = s.View(t.Context(), func(tx store.Tx) error { _, err := ops.RowsOf(tx).JobGetByName("nope"); return err })
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("JobGetByName(missing) = %v, want ErrNotFound", err)
 	}
@@ -179,11 +180,11 @@ func testJobNames(t *testing.T, s store.Store) {
 	c.Name = "backup"
 	mustPut(t, s, c)
 	mustView(t, s, func(tx store.Tx) error {
-		j, err := tx.JobGetByName("backup")
+		j, err := ops.RowsOf(tx).JobGetByName("backup")
 		if err != nil || j.JobID != "C" {
 			return fmt.Errorf("backup -> %v, %v; want C", j, err)
 		}
-		if _, err := tx.JobGetByName("nightly"); err != nil {
+		if _, err := ops.RowsOf(tx).JobGetByName("nightly"); err != nil {
 			return err
 		}
 		return nil
@@ -202,7 +203,7 @@ func testJobNames(t *testing.T, s store.Store) {
 		}
 	}
 	nightlyByName := func(tx store.Tx) (*store.Job, *store.Job, error) {
-		x, err := tx.JobGetByName("nightly")
+		x, err := ops.RowsOf(tx).JobGetByName("nightly")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -234,7 +235,7 @@ func testJobNames(t *testing.T, s store.Store) {
 	}
 	mustView(t, s, func(tx store.Tx) error {
 		for name, id := range map[string]string{"backup": "C", "nightly": "A"} {
-			if j, err := tx.JobGetByName(name); err != nil || j.JobID != id {
+			if j, err := ops.RowsOf(tx).JobGetByName(name); err != nil || j.JobID != id {
 				t.Errorf("after four swaps %s -> %v, %v; want %s", name, j, err, id)
 			}
 		}
@@ -264,7 +265,7 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 	j.Description, j.Name, j.Schedule.Cron = "changed", "other", "0 10 * * 5"
 	j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.RunCount = t0.Add(time.Hour), "2026-11-27T10:00:00", t0, 7
 	j.LastResult, j.UpdatedAt = &store.Result{ExecutionID: "J@x", Status: "dispatched"}, t0
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(j) })
 	want := stored.Clone()
 	want.NextRunAt, want.NextRunAtLocal, want.LastRunAt, want.RunCount = j.NextRunAt, j.NextRunAtLocal, j.LastRunAt, j.RunCount
 	want.LastResult, want.UpdatedAt = j.LastResult, j.UpdatedAt
@@ -282,10 +283,10 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 		if due, err := jobsDue(tx, t0.Add(time.Hour), 10); err != nil || len(due) != 1 {
 			t.Errorf("due at the new nextRunAt: %v, %v; want J", ids(due), err)
 		}
-		if got, err := tx.JobGetByName("standup"); err != nil || got.JobID != "J" {
+		if got, err := ops.RowsOf(tx).JobGetByName("standup"); err != nil || got.JobID != "J" {
 			t.Errorf("JobGetByName(standup) = %v, %v; want J kept its name", got, err)
 		}
-		if _, err := tx.JobGetByName("other"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := ops.RowsOf(tx).JobGetByName("other"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("JobGetByName(other) = %v, want ErrNotFound", err)
 		}
 		return nil
@@ -294,14 +295,14 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 	// moves it on; a definition changed earlier in the transaction is kept,
 	// one changed only in memory is not.
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(t0.Add(time.Hour), 10, func(due *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(t0.Add(time.Hour), 10, func(due *store.Job) error {
 			def := due.Clone()
 			def.Description = "put in this transaction"
 			if err := tx.JobPut(def); err != nil {
 				return err
 			}
 			due.Description, due.NextRunAt, due.RunCount = "in memory only", t0.Add(2*time.Hour), 8
-			return tx.JobStatusPut(due)
+			return ops.RowsOf(tx).JobStatusPut(due)
 		})
 	})
 	mustView(t, s, func(tx store.Tx) error {
@@ -312,9 +313,9 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 		return nil
 	})
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(t0.Add(2*time.Hour), 10, func(due *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(t0.Add(2*time.Hour), 10, func(due *store.Job) error {
 			due.Description, due.RunCount = "in memory only", 9
-			return tx.JobStatusPut(due)
+			return ops.RowsOf(tx).JobStatusPut(due)
 		})
 	})
 	mustView(t, s, func(tx store.Tx) error {
@@ -327,7 +328,7 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 	j.NextRunAt, j.RunCount = t0.Add(2*time.Hour), 9
 	// Paused: out of the next-run index, counted as paused.
 	j.State = store.JobPaused
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(j) })
 	mustView(t, s, func(tx store.Tx) error {
 		if due, err := jobsDue(tx, t0.Add(time.Hour), 10); err != nil || len(due) != 0 {
 			t.Errorf("a paused job is due: %v, %v", ids(due), err)
@@ -340,12 +341,12 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 	// Deleted: its name is free for another job; brought back while
 	// another holds it, it is refused.
 	j.State, j.NextRunAt = store.JobDeleted, time.Time{}
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.JobStatusPut(j) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(j) })
 	other := NewJob("K", t0)
 	other.Name = "standup"
 	mustPut(t, s, other)
 	j.State = store.JobPaused
-	if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobStatusPut(j) }); !errors.Is(err, store.ErrExists) {
+	if err := s.Update(t.Context(), func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(j) }); !errors.Is(err, store.ErrExists) {
 		t.Errorf("undeleting a job whose name is taken: %v, want ErrExists", err)
 	}
 	for name, bad := range map[string]*store.Job{
@@ -353,11 +354,11 @@ func testJobStatusPut(t *testing.T, s store.Store) {
 		"an unknown state":          func() *store.Job { b := NewJob("J", t0); b.State = "weird"; return b }(),
 		"enabled with no nextRunAt": NewJob("J", time.Time{}),
 	} {
-		if err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobStatusPut(bad) }); err == nil {
+		if err := s.Update(t.Context(), func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(bad) }); err == nil {
 			t.Errorf("JobStatusPut of %s succeeded", name)
 		}
 	}
-	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.JobStatusPut(NewJob("nope", t0)) })
+	err := s.Update(t.Context(), func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(NewJob("nope", t0)) })
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("JobStatusPut of a job not stored = %v, want ErrNotFound", err)
 	}
@@ -400,7 +401,7 @@ func testJobsDue(t *testing.T, s store.Store) {
 		if d := cmp.Diff([]string{"early"}, ids(due)); d != "" {
 			t.Errorf("JobsDue limit 1 (-want +got):\n%s", d)
 		}
-		next, ok, err := tx.JobNextRunAt()
+		next, ok, err := ops.RowsOf(tx).JobNextRunAt()
 		if err != nil || !ok || !next.Equal(t0.Add(-time.Hour)) {
 			t.Errorf("JobNextRunAt = %v %v %v, want %v", next, ok, err, t0.Add(-time.Hour))
 		}
@@ -622,7 +623,7 @@ func testQueue(t *testing.T, s store.Store) {
 		m := map[store.QueueName]int{}
 		mustView(t, s, func(tx store.Tx) error {
 			for _, q := range store.QueueNames {
-				n, err := tx.QueueCount(q)
+				n, err := ops.RowsOf(tx).QueueCount(q)
 				if err != nil {
 					return err
 				}
@@ -638,7 +639,7 @@ func testQueue(t *testing.T, s store.Store) {
 		t.Errorf("after add (-want +got):\n%s", d)
 	}
 	var claimed []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(t0, 1); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = ops.RowsOf(tx).QueueClaim(t0, 1); return })
 	if len(claimed) != 1 || claimed[0].ItemID != first.ItemID || claimed[0].Queue != store.QueueProcessing {
 		t.Fatalf("QueueClaim = %+v, want the oldest item in processing", claimed)
 	}
@@ -670,11 +671,11 @@ func testQueue(t *testing.T, s store.Store) {
 		}
 		return nil
 	})
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.QueueDelete(first.ItemID) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).QueueDelete(first.ItemID) })
 	if d := cmp.Diff(map[store.QueueName]int{store.QueueIncoming: 1}, counts()); d != "" {
 		t.Errorf("after delete (-want +got):\n%s", d)
 	}
-	err := s.Update(t.Context(), func(tx store.Tx) error { return tx.QueueDelete(first.ItemID) })
+	err := s.Update(t.Context(), func(tx store.Tx) error { return ops.RowsOf(tx).QueueDelete(first.ItemID) })
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("QueueDelete twice = %v, want ErrNotFound", err)
 	}
@@ -719,13 +720,16 @@ func testQueueRecover(t *testing.T, s store.Store) {
 		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: "default", Queue: store.QueueOutgoing})
 	})
 	var claimed []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = tx.QueueClaim(t0, 2); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { claimed, err = ops.RowsOf(tx).QueueClaim(t0, 2); return })
 	if len(claimed) != 2 {
 		t.Fatalf("claimed %d, want 2", len(claimed))
 	}
 	var n int
 	later := t0.Add(time.Minute)
-	mustUpdate(t, s, func(tx store.Tx) (err error) { n, err = tx.QueueRecover(t0.Add(time.Second), later); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) {
+		n, err = ops.RowsOf(tx).QueueRecover(t0.Add(time.Second), later)
+		return
+	})
 	if n != 2 {
 		t.Fatalf("QueueRecover = %d, want the 2 claimed items", n)
 	}
@@ -740,25 +744,25 @@ func testQueueRecover(t *testing.T, s store.Store) {
 			}
 		}
 		for q, want := range map[store.QueueName]int{store.QueueProcessing: 0, store.QueueIncoming: 3, store.QueueOutgoing: 1} {
-			if got, err := tx.QueueCount(q); err != nil || got != want {
+			if got, err := ops.RowsOf(tx).QueueCount(q); err != nil || got != want {
 				t.Errorf("%s holds %d, %v; want %d", q, got, err, want)
 			}
 		}
 		return nil
 	})
 	var got []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = tx.QueueClaim(t0.Add(time.Second), 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = ops.RowsOf(tx).QueueClaim(t0.Add(time.Second), 10); return })
 	if len(got) != 1 {
 		t.Errorf("claimed %d before the recovered items are due, want only the untouched one", len(got))
 	}
-	if err := s.View(t.Context(), func(tx store.Tx) error { _, err := tx.QueueRecover(t0, time.Time{}); return err }); err == nil {
+	if err := s.View(t.Context(), func(tx store.Tx) error { _, err := ops.RowsOf(tx).QueueRecover(t0, time.Time{}); return err }); err == nil {
 		t.Error("QueueRecover in a View succeeded")
 	}
 }
 
 func testQueueNextAt(t *testing.T, s store.Store) {
 	next := func(q store.QueueName, now time.Time) (at time.Time, ok bool) {
-		mustView(t, s, func(tx store.Tx) (err error) { at, ok, err = tx.QueueNextAt(q, now); return })
+		mustView(t, s, func(tx store.Tx) (err error) { at, ok, err = ops.RowsOf(tx).QueueNextAt(q, now); return })
 		return
 	}
 	if _, ok := next(store.QueueIncoming, t0); ok {
@@ -799,24 +803,27 @@ func testQueueNextAt(t *testing.T, s store.Store) {
 
 func testLanes(t *testing.T, s store.Store) {
 	take := func(key string, now time.Time) (ok bool, last time.Time) {
-		mustUpdate(t, s, func(tx store.Tx) (err error) { ok, last, err = tx.LaneTake(key, now, now.Add(time.Minute)); return })
+		mustUpdate(t, s, func(tx store.Tx) (err error) {
+			ok, last, err = ops.RowsOf(tx).LaneTake(key, now, now.Add(time.Minute))
+			return
+		})
 		return
 	}
 	if ok, last := take("slack|p|C1", t0); !ok || !last.IsZero() {
 		t.Fatalf("first LaneTake = %v, %v; want ok, never delivered", ok, last)
 	}
 	delivered := t0.Add(1500 * time.Millisecond)
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.LaneRelease("slack|p|C1", delivered) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).LaneRelease("slack|p|C1", delivered) })
 	if ok, last := take("slack|p|C1", t0.Add(2*time.Second)); !ok || !last.Equal(delivered) {
 		t.Errorf("LaneTake after a delivery = %v, %v; want ok, last %v", ok, last, delivered)
 	}
 	// Released with no delivery (nothing left to send): the pace stays.
-	mustUpdate(t, s, func(tx store.Tx) error { return tx.LaneRelease("slack|p|C1", time.Time{}) })
+	mustUpdate(t, s, func(tx store.Tx) error { return ops.RowsOf(tx).LaneRelease("slack|p|C1", time.Time{}) })
 	if _, last := take("slack|p|C1", t0.Add(3*time.Second)); !last.Equal(delivered) {
 		t.Errorf("last after an empty release = %v, want %v", last, delivered)
 	}
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if ok, err := tx.LaneKeep("slack|p|C1", t0.Add(time.Hour)); err != nil || !ok {
+		if ok, err := ops.RowsOf(tx).LaneKeep("slack|p|C1", t0.Add(time.Hour)); err != nil || !ok {
 			t.Errorf("LaneKeep of a lane this process took = %v, %v", ok, err)
 		}
 		return nil
@@ -824,7 +831,7 @@ func testLanes(t *testing.T, s store.Store) {
 	if _, last := take("slack|p|C2", t0); !last.IsZero() {
 		t.Errorf("another lane's last = %v, want zero", last)
 	}
-	if err := s.View(t.Context(), func(tx store.Tx) error { _, _, err := tx.LaneTake("x", t0, t0); return err }); err == nil {
+	if err := s.View(t.Context(), func(tx store.Tx) error { _, _, err := ops.RowsOf(tx).LaneTake("x", t0, t0); return err }); err == nil {
 		t.Error("LaneTake in a View succeeded")
 	}
 }
@@ -834,11 +841,11 @@ func testQueueNotBefore(t *testing.T, s store.Store) {
 		return tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", NotBefore: t0.Add(time.Minute)})
 	})
 	var got []*store.QueueItem
-	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = tx.QueueClaim(t0, 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = ops.RowsOf(tx).QueueClaim(t0, 10); return })
 	if len(got) != 0 {
 		t.Fatalf("claimed %d items before their NotBefore", len(got))
 	}
-	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = tx.QueueClaim(t0.Add(time.Minute), 10); return })
+	mustUpdate(t, s, func(tx store.Tx) (err error) { got, err = ops.RowsOf(tx).QueueClaim(t0.Add(time.Minute), 10); return })
 	if len(got) != 1 {
 		t.Fatalf("claimed %d items at NotBefore, want 1", len(got))
 	}
@@ -908,7 +915,7 @@ func testAudit(t *testing.T, s store.Store) {
 				t.Errorf("AuditList(%+v) (-want +got):\n%s", c.p, d)
 			}
 		}
-		n, err := tx.AuditVerify()
+		n, err := ops.RowsOf(tx).AuditVerify()
 		if err != nil || n != 3 {
 			t.Errorf("AuditVerify = %d, %v; want 3, nil", n, err)
 		}
@@ -943,10 +950,10 @@ func testRollback(t *testing.T, s store.Store) {
 		if evs, _ := tx.AuditList(nil); len(evs) != 0 {
 			t.Errorf("%d audit events survived a rollback", len(evs))
 		}
-		if n, _ := tx.QueueCount(store.QueueIncoming); n != 0 {
+		if n, _ := ops.RowsOf(tx).QueueCount(store.QueueIncoming); n != 0 {
 			t.Errorf("%d queue items survived a rollback", n)
 		}
-		if _, ok, _ := tx.JobNextRunAt(); ok {
+		if _, ok, _ := ops.RowsOf(tx).JobNextRunAt(); ok {
 			t.Error("next-run index entry survived a rollback")
 		}
 		return nil
@@ -962,7 +969,7 @@ func testRollback(t *testing.T, s store.Store) {
 func testViewRejectsWrites(t *testing.T, s store.Store) {
 	for name, write := range map[string]func(tx store.Tx) error{
 		"JobPut":       func(tx store.Tx) error { return tx.JobPut(NewJob("J", t0)) },
-		"JobStatusPut": func(tx store.Tx) error { return tx.JobStatusPut(NewJob("J", t0)) },
+		"JobStatusPut": func(tx store.Tx) error { return ops.RowsOf(tx).JobStatusPut(NewJob("J", t0)) },
 		"RunPut": func(tx store.Tx) error {
 			return tx.RunPut(&store.Run{ExecutionID: "J@x", JobID: "J", ScheduledAt: t0, Status: store.RunDispatched})
 		},
@@ -980,7 +987,7 @@ func testViewRejectsWrites(t *testing.T, s store.Store) {
 			return tx.TokenPut(&store.Token{Hash: "h", ID: "T", CreatedAt: t0})
 		},
 		"ConversationPrune": func(tx store.Tx) error {
-			_, err := tx.ConversationPrune(t0.Add(time.Hour), 10)
+			_, err := ops.RowsOf(tx).ConversationPrune(t0.Add(time.Hour), 10)
 			return err
 		},
 	} {
@@ -1053,10 +1060,10 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 			if err != nil || len(due) != total {
 				t.Fatalf("JobsDue = %d jobs, %v; want %d", len(due), err, total)
 			}
-			if c, _ := tx.QueueCount(store.QueueIncoming); c != n {
+			if c, _ := ops.RowsOf(tx).QueueCount(store.QueueIncoming); c != n {
 				t.Fatalf("QueueCount(incoming) = %d, want %d", c, n)
 			}
-			if c, err := tx.AuditVerify(); c != total || err != nil {
+			if c, err := ops.RowsOf(tx).AuditVerify(); c != total || err != nil {
 				t.Fatalf("AuditVerify in the transaction = %d, %v; want %d events", c, err, total)
 			}
 			if evs, _ := tx.AuditList(&store.AuditListParams{JobID: items[n-1].JobID}); len(evs) != 1 {
@@ -1069,7 +1076,7 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 					return err
 				}
 				if i%2 == 0 {
-					if err := tx.QueueDelete(it.ItemID); err != nil {
+					if err := ops.RowsOf(tx).QueueDelete(it.ItemID); err != nil {
 						return err
 					}
 				}
@@ -1082,10 +1089,10 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 					return err
 				}
 			}
-			if c, _ := tx.QueueCount(store.QueueIncoming); c != 0 {
+			if c, _ := ops.RowsOf(tx).QueueCount(store.QueueIncoming); c != 0 {
 				t.Errorf("incoming after moving every item = %d", c)
 			}
-			if c, _ := tx.QueueCount(store.QueueOutgoing); c != outgoing {
+			if c, _ := ops.RowsOf(tx).QueueCount(store.QueueOutgoing); c != outgoing {
 				t.Errorf("outgoing = %d, want %d (half deleted)", c, outgoing)
 			}
 			if _, err := tx.QueueGet(items[0].ItemID); !errors.Is(err, store.ErrNotFound) {
@@ -1098,7 +1105,7 @@ func testReadYourWrites(t *testing.T, s store.Store) {
 			return nil
 		})
 		mustView(t, s, func(tx store.Tx) error {
-			if c, err := tx.AuditVerify(); c != total || err != nil {
+			if c, err := ops.RowsOf(tx).AuditVerify(); c != total || err != nil {
 				t.Errorf("AuditVerify after commit = %d, %v; want %d events", c, err, total)
 			}
 			for i := range n {
@@ -1183,7 +1190,7 @@ func testJobsDueWrites(t *testing.T, s store.Store) {
 	boom := errors.New("boom")
 	calls := 0
 	err := s.Update(t.Context(), func(tx store.Tx) error {
-		return tx.JobsDue(t0, n, func(j *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(t0, n, func(j *store.Job) error {
 			if calls++; calls == n/2 {
 				return boom
 			}
@@ -1195,7 +1202,7 @@ func testJobsDueWrites(t *testing.T, s store.Store) {
 	}
 	var order []string
 	mustUpdate(t, s, func(tx store.Tx) error {
-		return tx.JobsDue(t0, n, func(j *store.Job) error {
+		return ops.RowsOf(tx).JobsDue(t0, n, func(j *store.Job) error {
 			order = append(order, j.JobID)
 			j.NextRunAt, j.RunCount = j.NextRunAt.Add(24*time.Hour), j.RunCount+1
 			if err := tx.JobPut(j); err != nil {
@@ -1211,7 +1218,7 @@ func testJobsDueWrites(t *testing.T, s store.Store) {
 		if due, _ := jobsDue(tx, t0, n); len(due) != 0 {
 			t.Errorf("%d jobs still due after the callback moved them on", len(due))
 		}
-		if c, _ := tx.QueueCount(store.QueueIncoming); c != n {
+		if c, _ := ops.RowsOf(tx).QueueCount(store.QueueIncoming); c != n {
 			t.Errorf("%d triggers queued, want %d", c, n)
 		}
 		j, err := tx.JobGet("D0999")
@@ -1240,7 +1247,7 @@ func testAuditPaging(t *testing.T, s store.Store) {
 		})
 	}
 	mustView(t, s, func(tx store.Tx) error {
-		if n, err := tx.AuditVerify(); n != total || err != nil {
+		if n, err := ops.RowsOf(tx).AuditVerify(); n != total || err != nil {
 			t.Errorf("AuditVerify = %d, %v; want %d", n, err, total)
 		}
 		for _, after := range []uint64{0, 1, 2, 3, 500, 1025, 1026, 1027, 1501, 1502, 1503, 1504, 1505} {
@@ -1323,10 +1330,10 @@ func testRequests(t *testing.T, s store.Store) {
 	})
 	// Pruning removes the oldest first, at most limit, and only before t.
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if n, err := tx.RequestPrune(t0.Add(90*time.Minute), 1); n != 1 || err != nil {
+		if n, err := ops.RowsOf(tx).RequestPrune(t0.Add(90*time.Minute), 1); n != 1 || err != nil {
 			t.Errorf("prune limit 1 = %d, %v", n, err)
 		}
-		if n, err := tx.RequestPrune(t0.Add(90*time.Minute), 10); n != 1 || err != nil {
+		if n, err := ops.RowsOf(tx).RequestPrune(t0.Add(90*time.Minute), 10); n != 1 || err != nil {
 			t.Errorf("prune the rest before t0+90m = %d, %v", n, err)
 		}
 		return nil
@@ -1433,14 +1440,14 @@ func testConversations(t *testing.T, s store.Store) {
 	// Pruning removes the oldest first, at most limit, and only before t;
 	// neither the replaced nor the deleted record is counted again.
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if n, err := tx.ConversationPrune(t0.Add(90*time.Minute), 1); n != 1 || err != nil {
+		if n, err := ops.RowsOf(tx).ConversationPrune(t0.Add(90*time.Minute), 1); n != 1 || err != nil {
 			t.Errorf("prune limit 1 = %d, %v", n, err)
 		}
 		return nil
 	})
 	requireGone("it|team|C2|U1") // at t0+30m, the oldest left
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if n, err := tx.ConversationPrune(t0.Add(150*time.Minute), 10); n != 1 || err != nil {
+		if n, err := ops.RowsOf(tx).ConversationPrune(t0.Add(150*time.Minute), 10); n != 1 || err != nil {
 			t.Errorf("prune the rest before t0+150m = %d, %v", n, err)
 		}
 		return nil
@@ -1448,7 +1455,7 @@ func testConversations(t *testing.T, s store.Store) {
 	requireGone("it|team|C1|U1")
 	requireConversations(answered)
 	mustUpdate(t, s, func(tx store.Tx) error {
-		if n, err := tx.ConversationPrune(t0.Add(24*time.Hour), 10); n != 1 || err != nil {
+		if n, err := ops.RowsOf(tx).ConversationPrune(t0.Add(24*time.Hour), 10); n != 1 || err != nil {
 			t.Errorf("prune the replaced record = %d, %v", n, err)
 		}
 		return nil

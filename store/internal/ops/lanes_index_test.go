@@ -1,4 +1,4 @@
-package orchestrator
+package ops_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/internal/ops"
 	"github.com/schedbot/schedbot/store/postgres"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
@@ -55,7 +56,7 @@ func (a analyzed) analyze(tb testing.TB) {
 
 // backlogged is a store whose outgoing queue holds backlog items for
 // channel CBUSY and one for CIDLE.
-func backlogged(tb testing.TB, kind string, backlog int) (*Worker, store.Store, string) {
+func backlogged(tb testing.TB, kind string, backlog int) (store.Store, string) {
 	tb.Helper()
 	st := stores[kind](tb)
 	tb.Cleanup(func() { st.Close() })
@@ -78,12 +79,11 @@ func backlogged(tb testing.TB, kind string, backlog int) (*Worker, store.Store, 
 		}
 	}
 	busyLane := store.LaneOf(item("CBUSY"))
-	w := NewWorker(Options{OrchestratorID: "default", Store: st, ProfileChannels: map[string]string{"team": "slack"}})
 	if err := st.Update(context.Background(), func(tx store.Tx) error {
 		if err := tx.QueueAdd(item("CIDLE")); err != nil {
 			return err
 		}
-		_, err := w.dueLanes(tx, time.Now(), nil) // a write transaction makes the index
+		_, err := ops.DueLanes(tx, ops.RowsOf(tx), &store.LaneClaim{Now: time.Now(), Limit: 256}) // a write transaction makes the index
 		return err
 	}); err != nil {
 		tb.Fatal(err)
@@ -91,17 +91,17 @@ func backlogged(tb testing.TB, kind string, backlog int) (*Worker, store.Store, 
 	if a, ok := st.(analyzed); ok {
 		a.analyze(tb)
 	}
-	return w, st, busyLane
+	return st, busyLane
 }
 
 // round is one delivery round's read while CBUSY has a delivery in flight.
-func round(tb testing.TB, w *Worker, st store.Store, busyLane string) {
-	var lanes []*lane
+func round(tb testing.TB, st store.Store, busyLane string) {
+	var lanes []*store.Lane
 	err := st.View(context.Background(), func(tx store.Tx) (err error) {
-		lanes, err = w.dueLanes(tx, time.Now(), map[string]bool{busyLane: true})
+		lanes, err = ops.DueLanes(tx, ops.RowsOf(tx), &store.LaneClaim{Now: time.Now(), Limit: 256, Busy: map[string]bool{busyLane: true}})
 		return err
 	})
-	if err != nil || len(lanes) != 1 || len(lanes[0].items) != 1 {
+	if err != nil || len(lanes) != 1 || len(lanes[0].Items) != 1 {
 		tb.Fatalf("round: %d lanes, %v; want CIDLE's one item", len(lanes), err)
 	}
 }
@@ -118,8 +118,8 @@ func TestDueLanes_ABusyChannelsBacklogCostsOtherRoundsNothing(t *testing.T) {
 			}
 			allocs := map[int]float64{}
 			for _, n := range []int{0, 20000} {
-				w, st, busy := backlogged(t, kind, n)
-				allocs[n] = testing.AllocsPerRun(20, func() { round(t, w, st, busy) })
+				st, busy := backlogged(t, kind, n)
+				allocs[n] = testing.AllocsPerRun(20, func() { round(t, st, busy) })
 			}
 			if allocs[20000] > 2*allocs[0]+20 {
 				t.Errorf("a round allocates %.0f times beside a 20,000-item backlog, %.0f beside none: its cost grows with another channel's backlog",
@@ -135,10 +135,10 @@ func BenchmarkDeliveryRound(b *testing.B) {
 	for _, kind := range []string{"bolt", "postgres"} {
 		for _, n := range []int{0, 10000, 100000} {
 			b.Run(fmt.Sprintf("%s/backlog=%d", kind, n), func(b *testing.B) {
-				w, st, busy := backlogged(b, kind, n)
+				st, busy := backlogged(b, kind, n)
 				b.ResetTimer()
 				for range b.N {
-					round(b, w, st, busy)
+					round(b, st, busy)
 				}
 			})
 		}
