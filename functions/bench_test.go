@@ -95,8 +95,8 @@ func BenchmarkOpen100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		err = func() error {
-			next, err := st.Next(b.Context(), time.Now())
-			if next.Job.IsZero() {
+			next, err := st.NextRun(b.Context())
+			if next.IsZero() {
 				return fmt.Errorf("no next run")
 			}
 			return err

@@ -421,11 +421,7 @@ func (w *Worker) messagesInHand() int {
 // idle is how long a loop with nothing to do may sleep: until the next
 // waiting item of q is due, at most Poll.
 func (w *Worker) idle(ctx context.Context, q store.QueueName) (time.Duration, error) {
-	next, err := w.opt.Store.Next(ctx, w.now())
-	at := next.Incoming
-	if q == store.QueueOutgoing {
-		at = next.Outgoing
-	}
+	at, err := w.opt.Store.NextItem(ctx, q, w.now())
 	if err != nil || at.IsZero() {
 		return w.opt.Poll, err
 	}

@@ -188,14 +188,14 @@ func (s *Scheduler) round(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fire due jobs: %w", err)
 	}
-	next, err := s.st.Next(ctx, time.Now())
+	next, err := s.st.NextRun(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("read next run: %w", err)
 	}
-	if next.Job.IsZero() {
+	if next.IsZero() {
 		return s.opt.MaxWait, nil
 	}
-	wait := min(max(time.Until(next.Job), 0), s.opt.MaxWait)
+	wait := min(max(time.Until(next), 0), s.opt.MaxWait)
 	if wait == 0 && fired == 0 {
 		// Due, yet none fired: other transactions hold them (changing or
 		// firing them). Look again soon, not at once.

@@ -50,11 +50,11 @@ type Lane struct {
 type LaneClaim struct {
 	Now   time.Time
 	Limit int // at most this many items in all
-	// Busy names the lanes whose deliveries are in hand already: they are
-	// passed over, their items unread.
+	// Busy names the lanes whose deliveries the caller has in hand: they
+	// are passed over, their items unread.
 	Busy map[string]bool
-	// Hold is how long a lane of n items stays claimed: a claimed lane
-	// is not handed out again before then, unless its claim is released.
+	// Hold is how long a lane of n items stays claimed: no other store
+	// on the same data takes it before then, unless it is released.
 	Hold func(n int) time.Duration
 }
 
@@ -67,13 +67,6 @@ type LaneRecord struct {
 	// LastPost as its last delivery (zero: unchanged).
 	Release  bool
 	LastPost time.Time
-}
-
-// Next is when something next falls due; a zero time is never.
-type Next struct {
-	Job      time.Time // the earliest nextRunAt of an enabled job
-	Incoming time.Time // the earliest notBefore after now of a waiting incoming item
-	Outgoing time.Time // likewise in outgoing
 }
 
 // PruneParams says what one Prune deletes: one kind of record, in one

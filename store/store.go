@@ -118,8 +118,11 @@ type Store interface {
 	// transaction. A lane no longer this store's is ErrLeaseLost, fn
 	// uncalled: its items are another's to record.
 	RecordDeliveries(ctx context.Context, r *LaneRecord, fn func(Tx) error) error
-	// Next says when a job or a waiting queue item next falls due after now.
-	Next(ctx context.Context, now time.Time) (Next, error)
+	// NextRun is the earliest nextRunAt of an enabled job; zero: none.
+	NextRun(ctx context.Context) (time.Time, error)
+	// NextItem is when the first item of queue q waiting past now falls
+	// due; zero: none waits.
+	NextItem(ctx context.Context, q QueueName, now time.Time) (time.Time, error)
 	// Prune deletes old records of one kind in one transaction (PruneParams).
 	Prune(ctx context.Context, p *PruneParams) (int, error)
 	// AuditVerify checks the whole hash chain and returns a *ChainError

@@ -271,8 +271,8 @@ func pending(t *testing.T, data string) bool {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	next, _ := st.Next(t.Context(), time.Now())
-	busy := !next.Job.IsZero()
+	next, _ := st.NextRun(t.Context())
+	busy := !next.IsZero()
 	for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {
 		if testkit.QueueLen(t, st, q) > 0 {
 			busy = true

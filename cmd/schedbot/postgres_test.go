@@ -268,7 +268,7 @@ func TestServe_PostgresThreeInstancesKilledAtRandom(t *testing.T) {
 	reg := functions.NewRegistry(functions.Deps{Store: st, Orchestrator: functions.Orchestrator{
 		ID: "default", Timezone: "UTC", MaxJobs: 100000, Functions: []string{"schedule.*", "message.post"}}})
 	busy := func() (n int) {
-		if next, _ := st.Next(t.Context(), time.Now()); !next.Job.IsZero() {
+		if next, _ := st.NextRun(t.Context()); !next.IsZero() {
 			n++
 		}
 		for _, q := range []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing} {

@@ -260,7 +260,8 @@ func periodSuffix(in selector.Input, words string) (time.Time, string, bool) {
 	case p == "last month":
 		from = day.AddDate(0, -1, 0)
 	case m[2] != "" || m[3] != "":
-		from = day.AddDate(0, 0, -number(m[2]+m[3]))
+		n, _ := number(m[2] + m[3]) // the pattern's digits
+		from = day.AddDate(0, 0, -n)
 	}
 	return from, strings.TrimSpace(words[:len(words)-len(m[0])]), true
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func startsBlock(t tok) bool {
 	if _, ok := month(t.s); ok {
 		return true
 	}
-	if ordinal(t.s) > 0 || number(t.s) >= 0 || zoneAbbrev[t.s] != "" || zoneWords[t.s] != "" {
+	if ordinalIn(t.s, 1, 99) || numberIn(t.s, 0, math.MaxInt) || zoneAbbrev[t.s] != "" || zoneWords[t.s] != "" {
 		return true
 	}
 	if _, ok := compactDays[t.s]; ok {

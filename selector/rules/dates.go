@@ -22,10 +22,10 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 	if t.kind == tNum {
 		// ISO
 		if len(t.s) >= 10 && t.s[4] == '-' && t.s[7] == '-' {
-			y, m, dd := number(t.s[:4]), number(t.s[5:7]), number(t.s[8:10])
+			y, m, dd := valueOf(t.s[:4]), valueOf(t.s[5:7]), valueOf(t.s[8:10])
 			p.i++
 			if len(t.s) >= 16 {
-				h, mi := number(t.s[11:13]), number(t.s[14:16])
+				h, mi := valueOf(t.s[11:13]), valueOf(t.s[14:16])
 				if len(t.s) >= 19 && t.s[16] == ':' && t.s[17:19] != "00" {
 					p.why = refusal("I schedule to the minute; seconds in a time (like 9:00:30) aren't supported.")
 					p.i = start
@@ -43,10 +43,10 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 			if len(parts) > 3 {
 				return ymd{}, nil, false
 			}
-			a, b := number(parts[0]), number(parts[1])
+			a, b := valueOf(parts[0]), valueOf(parts[1])
 			y := 0
 			if len(parts) == 3 {
-				y = number(parts[2])
+				y = valueOf(parts[2])
 				if y < 100 {
 					y += 2000
 				}
@@ -70,10 +70,10 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 		}
 		if strings.Count(t.s, ".") >= 1 && isDigitsDot(t.s) && (p.s(-1) == "on" || strings.Count(t.s, ".") == 2 || dotDayFirst(t.s)) {
 			parts := strings.Split(t.s, ".")
-			dd, m := number(parts[0]), number(parts[1])
+			dd, m := valueOf(parts[0]), valueOf(parts[1])
 			y := 0
 			if len(parts) == 3 {
-				y = number(parts[2])
+				y = valueOf(parts[2])
 				if y < 100 {
 					y += 2000
 				}
@@ -93,7 +93,7 @@ func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
 	}
 	// month first: Dec 3, December 3rd 2027, December the 3rd
 	if m, ok := p.readMonth(); ok {
-		if p.is(0, "the") && ordinal(p.s(1)) > 0 {
+		if p.is(0, "the") && ordinalIn(p.s(1), 1, 99) {
 			p.i++
 		}
 		if dd, ok := p.readDayOfMonth(true); ok {
@@ -153,8 +153,7 @@ func isDigitsSlash(s string) bool {
 // dotDayFirst: "25.12" can only be the 25th of December.
 func dotDayFirst(s string) bool {
 	a, b, _ := strings.Cut(s, ".")
-	d, m := number(a), number(b)
-	return len(b) <= 2 && d > 12 && d <= 31 && m >= 1 && m <= 12
+	return len(b) <= 2 && numberIn(a, 13, 31) && numberIn(b, 1, 12)
 }
 
 func isDigitsDot(s string) bool {
@@ -224,7 +223,7 @@ type ymd struct{ y, m, d int }
 // readYear reads a four-digit year (2026..2100).
 func (p *parser) readYear() (int, bool) {
 	if p.tk(0).kind == tNum && len(p.s(0)) == 4 {
-		if y := number(p.s(0)); y >= 2000 && y <= 2100 {
+		if y, ok := number(p.s(0)); ok && y >= 2000 && y <= 2100 {
 			p.i++
 			return y, true
 		}

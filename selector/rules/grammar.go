@@ -222,7 +222,7 @@ func (p *parser) readNumber(allowA bool) (int, bool) {
 		p.i++
 		return 1, true
 	}
-	if n := number(s); n >= 0 && p.tk(0).kind != tQuote {
+	if n, ok := number(s); ok && p.tk(0).kind != tQuote {
 		p.i++
 		// "forty-five", "twenty five"
 		if n >= 20 && n%10 == 0 && n < 100 {
@@ -230,7 +230,7 @@ func (p *parser) readNumber(allowA bool) (int, bool) {
 			if p.s(0) == "-" {
 				p.i++
 			}
-			if m := number(p.s(0)); m >= 1 && m <= 9 && p.tk(0).kind == tWord {
+			if m, ok := number(p.s(0)); ok && m >= 1 && m <= 9 && p.tk(0).kind == tWord {
 				p.i++
 				return n + m, true
 			}
@@ -279,8 +279,9 @@ func (p *parser) readAmount() (float64, bool) {
 
 func parseDecimal(s string) (float64, bool) {
 	a, b, _ := strings.Cut(s, ".")
-	x, y := number(a), number(b)
-	if x < 0 || y < 0 || len(b) == 0 || len(b) > 2 {
+	x, okX := number(a)
+	y, okY := number(b)
+	if !okX || !okY || len(b) == 0 || len(b) > 2 {
 		return 0, false
 	}
 	return float64(x) + float64(y)/math.Pow(10, float64(len(b))), true

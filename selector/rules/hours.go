@@ -61,14 +61,14 @@ func (p *parser) pHourMinute() bool {
 		case p.is(0, "quarter") && p.is(1, "to", "till", "before") && !p.nextIsHour(2):
 			mins = append(mins, 45)
 			p.i += 2
-		case p.is(0, "minute") && number(p.s(1)) >= 0 && number(p.s(1)) < 60:
-			mins = append(mins, number(p.s(1)))
+		case p.is(0, "minute") && numberIn(p.s(1), 0, 59):
+			mins = append(mins, valueOf(p.s(1)))
 			p.i += 2
-		case p.is(0, ":") && p.tk(1).kind == tNum && len(p.s(1)) == 2 && number(p.s(1)) < 60:
-			mins = append(mins, number(p.s(1)))
+		case p.is(0, ":") && p.tk(1).kind == tNum && len(p.s(1)) == 2 && valueOf(p.s(1)) < 60:
+			mins = append(mins, valueOf(p.s(1)))
 			p.i += 2
-		case p.tk(0).kind == tNum && number(p.s(0)) >= 0 && number(p.s(0)) < 60 && (p.is(1, "past", "after") || p.is(1, "minutes", "mins", "min") && p.is(2, "past", "after")) && !p.nextIsHour(2+btoi(!p.is(1, "past", "after"))):
-			mins = append(mins, number(p.s(0)))
+		case p.tk(0).kind == tNum && numberIn(p.s(0), 0, 59) && (p.is(1, "past", "after") || p.is(1, "minutes", "mins", "min") && p.is(2, "past", "after")) && !p.nextIsHour(2+btoi(!p.is(1, "past", "after"))):
+			mins = append(mins, valueOf(p.s(0)))
 			p.i += 2
 			if p.s(-1) != "past" && p.s(-1) != "after" {
 				p.i++
@@ -114,7 +114,8 @@ func (p *parser) nextIsHour(k int) bool {
 	if s == "" || s == "every" || s == "each" || s == "the" || s == "and" || s == "," {
 		return false
 	}
-	return number(s) >= 0 || strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || s == "noon" || s == "midnight"
+	_, isNumber := number(s)
+	return isNumber || strings.HasSuffix(s, "am") || strings.HasSuffix(s, "pm") || s == "noon" || s == "midnight"
 }
 
 // pWindow: "from 9 to 5", "between 9am and 5:30pm", "9am-5pm",

@@ -34,7 +34,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		if !slices.Contains([]string{"on", "for", "before", "after", "until", "till", "by", "around", "during", "over"}, t[k].s) {
 			continue
 		}
-		if slices.ContainsFunc(named, func(x tok) bool { return x.kind == tNum || ordinal(x.s) > 0 }) {
+		if slices.ContainsFunc(named, func(x tok) bool { return x.kind == tNum || ordinalIn(x.s, 1, 99) }) {
 			continue // "on day 45", "on the 3rd day": the checks below
 		}
 		for _, x := range named {
@@ -289,5 +289,5 @@ func timeBearing(x tok) bool {
 }
 
 func isOrdinalTok(x tok) bool {
-	return ordinal(x.s) > 0 && x.kind == tNum || ordinalWords[x.s] > 0 && x.s != "second"
+	return ordinalIn(x.s, 1, 99) && x.kind == tNum || ordinalWords[x.s] > 0 && x.s != "second"
 }

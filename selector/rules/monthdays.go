@@ -308,22 +308,22 @@ func (p *parser) readDayOfMonth(allowBare bool) (int, bool) {
 	if p.tk(0).kind == tQuote {
 		return 0, false
 	}
-	if n := ordinal(s); n >= 0 {
+	if n, ok := ordinal(s); ok {
 		p.i++
 		return n, true
 	}
-	if (s == "twenty" || s == "thirty") && (p.is(1, "-") && ordinal(p.s(2)) > 0 && ordinal(p.s(2)) < 10 || ordinal(p.s(1)) > 0 && ordinal(p.s(1)) < 10) {
-		base := number(s)
+	if (s == "twenty" || s == "thirty") && (p.is(1, "-") && ordinalIn(p.s(2), 1, 9) || ordinalIn(p.s(1), 1, 9)) {
+		base := numberWords[s]
 		p.i++
 		if p.is(0, "-") {
 			p.i++
 		}
-		n := ordinal(p.s(0))
+		n, _ := ordinal(p.s(0))
 		p.i++
 		return base + n, true
 	}
 	if allowBare && p.tk(0).kind == tNum {
-		if n := number(s); n >= 0 && len(s) <= 2 {
+		if n, ok := number(s); ok && len(s) <= 2 {
 			p.i++
 			return n, true
 		}
@@ -350,7 +350,7 @@ func (p *parser) listedDom() (int, bool) {
 	if t.kind != tNum {
 		return 0, false
 	}
-	if ordinal(t.s) <= 0 {
+	if !ordinalIn(t.s, 1, 99) {
 		if strings.Trim(t.s, "0123456789") != "" || p.is(1, "am", "pm", "a", "p", "o'clock", ":", "h", "hours", "hrs") || unit(p.s(1)) != "" {
 			return 0, false
 		}

@@ -25,8 +25,8 @@ func (p *parser) readOrd() (int, bool) {
 		p.i++
 		return -1, true
 	}
-	n := ordinal(p.s(0))
-	if n < 1 || n > 31 {
+	n, ok := ordinal(p.s(0))
+	if !ok || n < 1 || n > 31 {
 		return 0, false
 	}
 	p.i++

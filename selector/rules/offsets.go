@@ -1,6 +1,9 @@
 package rules
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Offsets from now: "in 2 hours", "in 3 days", "today", "tomorrow".
 
@@ -101,7 +104,7 @@ func (p *parser) pRelative() bool {
 		if p.is(0, "and", ",") {
 			j := p.i
 			p.i++
-			if s := compactDuration(p.s(0)); s > 0 || number(p.s(0)) >= 0 || p.is(0, "a", "an") {
+			if _, isNumber := number(p.s(0)); compactDuration(p.s(0)) > 0 || isNumber || p.is(0, "a", "an") {
 				continue
 			}
 			p.i = j
@@ -109,7 +112,7 @@ func (p *parser) pRelative() bool {
 		if compactDuration(p.s(0)) > 0 && p.tk(0).kind == tNum {
 			continue
 		}
-		if number(p.s(0)) > 0 && unit(p.s(1)) != "" && len(p.s(1)) > 1 {
+		if numberIn(p.s(0), 1, math.MaxInt) && unit(p.s(1)) != "" && len(p.s(1)) > 1 {
 			continue // "2 hours 30 minutes"
 		}
 		break

@@ -119,7 +119,7 @@ func answered(p *selector.Pending, answer string) []string {
 	for k, t := range toks {
 		vague := false
 		switch {
-		case t.kind == tNum && number(t.s) >= 1 && number(t.s) <= 12 && k > 0 && toks[k-1].s == "at":
+		case t.kind == tNum && numberIn(t.s, 1, 12) && k > 0 && toks[k-1].s == "at":
 			// "at 5": answered "pm" or "5pm"
 			if len(at) == 1 && (at[0].s == "am" || at[0].s == "pm" || at[0].s == "a.m." || at[0].s == "p.m.") {
 				out = append(out, p.Text[:t.j]+at[0].s+p.Text[t.j:])

@@ -57,7 +57,7 @@ var everyReadings = []func(p *parser, n int) (ok, decided bool){
 // Tuesday; "every 3rd fri" the 3rd Friday of each month, as calendars
 // read it; "every second Tuesday" alone is asked about.
 func (p *parser) everyNthOfMonth() (ok, decided bool) {
-	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && (monthPartAt(p, 2) || p.is(1, "and", ",", "&") && ordinal(p.s(2)) > 0 || p.is(1, "and") && p.is(2, "last")) {
+	if p.is(0, "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th") && (monthPartAt(p, 2) || p.is(1, "and", ",", "&") && ordinalIn(p.s(2), 1, 99) || p.is(1, "and") && p.is(2, "last")) {
 		save, saveW := p.i, p.w
 		p.w.rec = true
 		if p.pNth() {
@@ -69,7 +69,7 @@ func (p *parser) everyNthOfMonth() (ok, decided bool) {
 		if _, plural, ok := weekday(p.s(1)); ok && !plural {
 			save, saveW := p.i, p.w
 			p.w.rec = true
-			ord := ordinal(p.s(0))
+			ord, _ := ordinal(p.s(0)) // "2nd".."5th"
 			p.i++
 			d, _, _ := p.readWeekday()
 			if p.w.unit == "" {
@@ -254,7 +254,7 @@ func (p *parser) everyDays(n int) (ok, decided bool) {
 // April").
 func (p *parser) everyMonth(n int) (ok, decided bool) {
 	save := p.i
-	if m, ok := p.readMonth(); ok && (m != 5 || p.tk(0).kind == tNum || ordinal(p.s(0)) > 0) {
+	if m, ok := p.readMonth(); ok && (m != 5 || p.tk(0).kind == tNum || ordinalIn(p.s(0), 1, 99)) {
 		if d, ok := p.readDayOfMonth(true); ok {
 			if n != 1 {
 				p.w.unit, p.w.n = "year", n

@@ -92,10 +92,10 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		}
 		hc.m = m
 		return hc, true, true, true
-	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && number(s) >= 1 && number(s) < 60 && p.nextIsHour(2):
+	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && numberIn(s, 1, 59) && p.nextIsHour(2):
 		// digits before "to" are a range ("9 to 5"), not "ten to five"
 		// "twenty past 3pm", "ten to 5", "5 past 9"
-		m := number(s)
+		m := valueOf(s)
 		before := p.is(1, "to", "till", "before")
 		p.i += 2
 		hc, _, ok := p.readClock()
@@ -109,7 +109,7 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		}
 		hc.m = m
 		return hc, true, true, true
-	case k == tWord && number(s) >= 1 && number(s) <= 12:
+	case k == tWord && numberIn(s, 1, 12):
 		c, strong, ok = p.readSpelledClock(start, s)
 		return c, strong, ok, true
 	case k != tNum:
@@ -121,10 +121,10 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 // readSpelledClock reads an hour in words: "nine", "nine thirty", "nine
 // oh five", "twelve noon", "nine am", "nine o'clock".
 func (p *parser) readSpelledClock(start int, s string) (c clk, strong, ok bool) {
-	c = clk{h: number(s)}
+	c = clk{h: valueOf(s)} // one to twelve, in words
 	p.i++
 	switch {
-	case number(p.s(0)) >= 10 && number(p.s(0)) <= 59 && p.tk(0).kind == tWord:
+	case numberIn(p.s(0), 10, 59) && p.tk(0).kind == tWord:
 		// "nine thirty", "seven forty-five"
 		m, _ := p.readNumber(false)
 		if m > 59 {
@@ -132,9 +132,9 @@ func (p *parser) readSpelledClock(start int, s string) (c clk, strong, ok bool) 
 			return clk{}, false, false
 		}
 		c.m, strong = m, true
-	case p.is(0, "oh", "o") && number(p.s(1)) >= 1 && number(p.s(1)) <= 9 && p.tk(1).kind == tWord:
+	case p.is(0, "oh", "o") && numberIn(p.s(1), 1, 9) && p.tk(1).kind == tWord:
 		// "nine oh five"
-		c.m, strong = number(p.s(1)), true
+		c.m, strong = valueOf(p.s(1)), true
 		p.i += 2
 	case s == "twelve" && p.is(0, "noon", "midday"):
 		p.i++
@@ -176,8 +176,9 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 			sep = "."
 		}
 		a, b, _ := strings.Cut(body, sep)
-		h, m := number(a), number(b)
-		if len(b) != 2 || h < 0 || m < 0 {
+		h, okH := number(a)
+		m, okM := number(b)
+		if len(b) != 2 || !okH || !okM {
 			return clk{}, false, false
 		}
 		if h > 23 || m > 59 {
@@ -188,19 +189,19 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 		strong = sep == ":" // "9.30" is a time only where a time is expected
 	case strings.HasPrefix(suffix, "h") && len(suffix) > 1 && suffix != "hr" && suffix != "hrs":
 		// 17h30 (the digits after h are in s)
-		h, m := number(body), number(s[len(body)+1:])
-		if h < 0 || h > 23 || m < 0 || m > 59 {
+		if !numberIn(body, 0, 23) || !numberIn(s[len(body)+1:], 0, 59) {
 			return clk{}, false, false
 		}
 		p.i++
-		return clk{h: h, m: m, zero: true}, true, true
-	case suffix == "h" && number(body) <= 23 && p.s(-1) == "at":
+		return clk{h: valueOf(body), m: valueOf(s[len(body)+1:]), zero: true}, true, true
+	case suffix == "h" && valueOf(body) <= 23 && p.s(-1) == "at":
 		p.i++
-		return clk{h: number(body), zero: true}, true, true
+		return clk{h: valueOf(body), zero: true}, true, true
 	case len(body) == 4 || len(body) == 3 && suffix != "":
 		// 0930, 1100, 930am
-		h, m := number(body[:len(body)-2]), number(body[len(body)-2:])
-		if h > 23 || m > 59 || h < 0 || m < 0 {
+		h, okH := number(body[:len(body)-2])
+		m, okM := number(body[len(body)-2:])
+		if h > 23 || m > 59 || !okH || !okM {
 			return clk{}, false, false
 		}
 		c = clk{h: h, m: m, zero: len(body) == 4}
@@ -209,8 +210,8 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 			return clk{}, false, false
 		}
 	case len(body) <= 2:
-		h := number(body)
-		if h < 0 || h > 24 {
+		h, ok := number(body)
+		if !ok || h > 24 {
 			return clk{}, false, false
 		}
 		c = clk{h: h, zero: len(body) == 2 && body[0] == '0'}

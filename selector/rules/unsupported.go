@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ func (p *parser) pUnsupported() bool {
 		p.why = refusal("That is in the past. When should it be instead?")
 	case p.is(0, "sunrise", "sunset", "dawn", "dusk", "sundown", "sunup"):
 		p.why = refusal("I can't schedule by sunrise or sunset. I can use a fixed time of day in your timezone.")
-	case p.is(0, "iso") && p.is(1, "week") || p.is(0, "week") && p.is(1, "number") || p.is(0, "week") && number(p.s(1)) > 0 || p.is(0, "odd", "even") && p.is(1, "weeks", "week"):
+	case p.is(0, "iso") && p.is(1, "week") || p.is(0, "week") && p.is(1, "number") || p.is(0, "week") && numberIn(p.s(1), 1, math.MaxInt) || p.is(0, "odd", "even") && p.is(1, "weeks", "week"):
 		p.why = refusal("I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday.")
 	case p.is(0, "every", "each") && (p.is(1, "few", "couple", "several") || p.is(1, "now") && p.is(2, "and")):
 		p.why = refusal("How often exactly? Give a number, such as “every 3 days at 9am”.")

@@ -260,7 +260,7 @@ func oldTimes(typ string, s store.Schedule, loc *time.Location) [][2]int {
 		var out [][2]int
 		for _, h := range strings.Split(f[1], ",") {
 			for _, m := range strings.Split(f[0], ",") {
-				out = append(out, [2]int{number(h), number(m)})
+				out = append(out, [2]int{valueOf(h), valueOf(m)})
 			}
 		}
 		return out
@@ -277,7 +277,7 @@ func oldTimes(typ string, s store.Schedule, loc *time.Location) [][2]int {
 		var out [][2]int
 		for _, h := range hs {
 			for _, m := range ms {
-				out = append(out, [2]int{number(h), number(m)})
+				out = append(out, [2]int{valueOf(h), valueOf(m)})
 			}
 		}
 		return out

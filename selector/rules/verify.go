@@ -195,7 +195,7 @@ func readNames(blocks [][]tok, body string) names {
 						n.hasAmbiguousClock = true
 					}
 					skipTo = p.i
-					if t.kind == tNum && ordinal(s) < 0 {
+					if _, isOrdinal := ordinal(s); t.kind == tNum && !isOrdinal {
 						continue
 					}
 				}
@@ -242,7 +242,7 @@ func readNames(blocks [][]tok, body string) names {
 				}
 			}
 			if t.kind == tNum {
-				if d := ordinal(s); d >= 1 && d <= 31 && !isBoundWord(b, k) && !isNth(b, k) {
+				if d, ok := ordinal(s); ok && d >= 1 && d <= 31 && !isBoundWord(b, k) && !isNth(b, k) {
 					n.doms = append(n.doms, d)
 					n.say("dom", d, body, t)
 					if k+1 < len(b) && listWords[b[k+1].s] && b[k+1].s != "and" && b[k+1].s != "," && b[k+1].s != "&" && b[k+1].s != "/" && b[k+1].s != "or" {
@@ -287,7 +287,7 @@ func isBoundWord(b []tok, k int) bool {
 // Monday" does not name day 1.
 func isNth(b []tok, k int) bool {
 	// "2nd and 4th Tuesday": past the list of ordinals
-	for k+2 < len(b) && (b[k+1].s == "and" || b[k+1].s == "," || b[k+1].s == "&") && (ordinal(b[k+2].s) > 0 || b[k+2].s == "last") {
+	for k+2 < len(b) && (b[k+1].s == "and" || b[k+1].s == "," || b[k+1].s == "&") && (ordinalIn(b[k+2].s, 1, 99) || b[k+2].s == "last") {
 		k += 2
 	}
 	// "2nd to last day", "4th last Friday": counted from the end

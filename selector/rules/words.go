@@ -172,23 +172,35 @@ var numberWords = map[string]int{
 	"sixty": 60, "ninety": 90,
 }
 
-// number reads "12" or "twelve"; -1 when s is not a whole number.
-func number(s string) int {
+// number reads "12" or "twelve"; ok is false when s is not a whole number.
+func number(s string) (n int, ok bool) {
 	if n, ok := numberWords[s]; ok {
-		return n
+		return n, true
 	}
 	if s == "" || len(s) > 7 {
-		return -1
+		return 0, false
 	}
-	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
-			return -1
+			return 0, false
 		}
 		n = n*10 + int(c-'0')
 	}
+	return n, true
+}
+
+// valueOf is the value of s, a number the caller has matched already (a
+// date's digits); 0 when it is not one, which no date or time takes.
+func valueOf(s string) int {
+	n, _ := number(s)
 	return n
+}
+
+// numberIn reports whether s reads as a whole number from lo to hi.
+func numberIn(s string, lo, hi int) bool {
+	n, ok := number(s)
+	return ok && n >= lo && n <= hi
 }
 
 var ordinalWords = map[string]int{
@@ -197,23 +209,29 @@ var ordinalWords = map[string]int{
 	"seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
 }
 
-// ordinal reads "15th", "1st", "fifteenth"; -1 when s is not one.
-func ordinal(s string) int {
+// ordinal reads "15th", "1st", "fifteenth" (up to 99th); ok is false when
+// s is not one.
+func ordinal(s string) (n int, ok bool) {
 	if n, ok := ordinalWords[s]; ok {
-		return n
+		return n, true
 	}
 	if len(s) < 3 {
-		return -1
+		return 0, false
 	}
 	suf := s[len(s)-2:]
 	if suf != "st" && suf != "nd" && suf != "rd" && suf != "th" {
-		return -1
+		return 0, false
 	}
-	n := number(s[:len(s)-2])
-	if n < 0 || n > 99 {
-		return -1
+	if n, ok = number(s[:len(s)-2]); !ok || n > 99 {
+		return 0, false
 	}
-	return n
+	return n, true
+}
+
+// ordinalIn reports whether s reads as an ordinal from lo to hi.
+func ordinalIn(s string, lo, hi int) bool {
+	n, ok := ordinal(s)
+	return ok && n >= lo && n <= hi
 }
 
 // unit reads a unit of time: "minute", "mins", "h", "hrs", "days", "wk".

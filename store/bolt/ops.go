@@ -38,8 +38,10 @@ func (s *Store) RecordDeliveries(ctx context.Context, r *store.LaneRecord, fn fu
 	return ops.RecordDeliveries(ctx, s, r, fn)
 }
 
-func (s *Store) Next(ctx context.Context, now time.Time) (store.Next, error) {
-	return ops.Next(ctx, s, now)
+func (s *Store) NextRun(ctx context.Context) (time.Time, error) { return ops.NextRun(ctx, s) }
+
+func (s *Store) NextItem(ctx context.Context, q store.QueueName, now time.Time) (time.Time, error) {
+	return ops.NextItem(ctx, s, q, now)
 }
 
 func (s *Store) Prune(ctx context.Context, p *store.PruneParams) (int, error) {

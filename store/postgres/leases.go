@@ -15,7 +15,7 @@ func (s *Store) currentKey() int32 { return s.key.Load() }
 
 // abandoned is the condition of a processing item (or lane) nobody live
 // holds: its lease ran out at $now, or its claimer's key is no longer
-// held. A row with no key (written before version 4) waits for its lease.
+// held. A row with no key waits for its lease.
 func abandoned(now, orchKey int) string {
 	return fmt.Sprintf(`(lease_until < $%d OR lease_key NOT IN %s)`, now, liveKeys(orchKey))
 }
@@ -92,27 +92,10 @@ func (t *tx) commitClaims() {
 	}
 }
 
-// whyNotWritten explains queue rows an update did not reach: claimed by
-// another live process since (ErrLeaseLost), or gone (ErrNotFound).
+// whyNotWritten explains the queue rows ids an update did not reach:
+// claimed by another live process since (ErrLeaseLost), or gone
+// (ErrNotFound).
 func (t *tx) whyNotWritten(ids []string) error {
-	if len(ids) > 1 {
-		// Of a batch, only the rows the update did not reach tell why: a
-		// row it wrote bears this transaction's id (xmin).
-		rows, err := t.tx.Query(t.ctx, `SELECT u.id FROM unnest($2::bytea[]) AS u(id)
-			LEFT JOIN schedbot_queue q ON q.orchestrator_id = $1 AND q.item_id = u.id
-			WHERE q.item_id IS NULL OR q.xmin::text <> (txid_current() % 4294967296)::text`, t.s.orch, bss(ids))
-		if err != nil {
-			return fmt.Errorf("put queue items: %w", err)
-		}
-		var missed []string
-		var id []byte
-		if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { missed = append(missed, string(id)); return nil }); err != nil {
-			return fmt.Errorf("put queue items: %w", err)
-		}
-		if len(missed) > 0 {
-			ids = missed
-		}
-	}
 	for _, id := range ids {
 		if t.claimOf(id) != nil {
 			// A claimed item is not deleted while in processing: it was

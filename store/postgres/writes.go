@@ -338,7 +338,6 @@ func (t *tx) flush() error {
 				claims[i] = t.claimOf(id)
 				wrote = append(wrote, wroteItem{id, w.items[id]})
 			}
-			expect[b.Len()] = int64(len(upd))
 			itemUpdate, itemIDs = b.Len(), upd
 			// An item put anywhere but processing is nobody's any more; one
 			// another live process holds is not written (fenced).
@@ -347,7 +346,8 @@ func (t *tx) flush() error {
 				lease_until = CASE WHEN u.queue = 'processing' THEN q.lease_until END,
 				lease_key = CASE WHEN u.queue = 'processing' THEN q.lease_key END
 				FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bytea[], $9::bigint[]) AS u(item_id, queue, not_before_ns, updated_ns, body, claim_ns)
-				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id AND `+fenced("q.", "u.claim_ns", 7, 8),
+				WHERE q.orchestrator_id = $1 AND q.item_id = u.item_id AND `+fenced("q.", "u.claim_ns", 7, 8)+`
+				RETURNING q.item_id`,
 				t.s.orch, bss(upd), qs, nbs, ups, bodies, t.s.currentKey(), int64(orchKey(t.s.orch)), claims)
 		}
 	}
@@ -392,6 +392,27 @@ type wroteItem struct {
 
 // sendBatch sends b and checks that each update named in expect reached
 // all its rows.
+// notReturned reads the ids an UPDATE … RETURNING item_id wrote and
+// returns those of ids it did not.
+func notReturned(res pgx.BatchResults, ids []string) ([]string, error) {
+	rows, err := res.Query()
+	if err != nil {
+		return nil, err
+	}
+	wrote := make(map[string]bool, len(ids))
+	var id []byte
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { wrote[string(id)] = true; return nil }); err != nil {
+		return nil, err
+	}
+	var missed []string
+	for _, id := range ids {
+		if !wrote[id] {
+			missed = append(missed, id)
+		}
+	}
+	return missed, nil
+}
+
 func (t *tx) sendBatch(b *pgx.Batch, expect map[int]int64, itemUpdate int, itemIDs []string, wrote []wroteItem) error {
 	if b.Len() == 0 {
 		return nil
@@ -400,23 +421,28 @@ func (t *tx) sendBatch(b *pgx.Batch, expect map[int]int64, itemUpdate int, itemI
 	var errs []error
 	var missed []string
 	for i := range b.Len() {
+		if i == itemUpdate {
+			// The rows it wrote come back: the others tell why not.
+			var err error
+			if missed, err = notReturned(res, itemIDs); err != nil {
+				errs = append(errs, err)
+				break
+			}
+			continue
+		}
 		tag, err := res.Exec()
 		if err != nil {
 			errs = append(errs, err)
 			break
 		}
 		if want, ok := expect[i]; ok && tag.RowsAffected() != want {
-			if i == itemUpdate {
-				missed = itemIDs
-				continue
-			}
 			errs = append(errs, fmt.Errorf("%w: %d of %d rows written in this transaction are gone", store.ErrNotFound, want-tag.RowsAffected(), want))
 		}
 	}
 	if err := res.Close(); err != nil && len(errs) == 0 {
 		errs = append(errs, err)
 	}
-	if len(errs) == 0 && missed != nil {
+	if len(errs) == 0 && len(missed) > 0 {
 		errs = append(errs, t.whyNotWritten(missed))
 	}
 	if len(errs) == 0 {

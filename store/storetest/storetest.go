@@ -60,6 +60,7 @@ func Exercise(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"AuditPruneLeavesACheckpointedChain", testAuditPrune},
 		{"RunAndJobPruneKeepWhatTheySay", testRetention},
 	}
+	tests = append(tests, wholeOpsTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.fn(t, newStore(t))

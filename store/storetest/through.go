@@ -41,8 +41,10 @@ func (t through) RecordDeliveries(ctx context.Context, r *store.LaneRecord, fn f
 	return ops.RecordDeliveries(ctx, t.Store, r, fn)
 }
 
-func (t through) Next(ctx context.Context, now time.Time) (store.Next, error) {
-	return ops.Next(ctx, t.Store, now)
+func (t through) NextRun(ctx context.Context) (time.Time, error) { return ops.NextRun(ctx, t.Store) }
+
+func (t through) NextItem(ctx context.Context, q store.QueueName, now time.Time) (time.Time, error) {
+	return ops.NextItem(ctx, t.Store, q, now)
 }
 
 func (t through) Prune(ctx context.Context, p *store.PruneParams) (int, error) {

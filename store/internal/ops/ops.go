@@ -221,22 +221,26 @@ func Requeue(ctx context.Context, r Runner, now, notBefore time.Time) (n int, er
 	return n, err
 }
 
-// Next is store.Store.Next.
-func Next(ctx context.Context, r Runner, now time.Time) (next store.Next, err error) {
+// NextRun is store.Store.NextRun.
+func NextRun(ctx context.Context, r Runner) (next time.Time, err error) {
 	err = view(ctx, r, func(_ store.Tx, rows Rows) error {
-		if t, ok, err := rows.JobNextRunAt(); err != nil {
-			return err
-		} else if ok {
-			next.Job = t
+		t, ok, err := rows.JobNextRunAt()
+		if ok {
+			next = t
 		}
-		for q, at := range map[store.QueueName]*time.Time{store.QueueIncoming: &next.Incoming, store.QueueOutgoing: &next.Outgoing} {
-			if t, ok, err := rows.QueueNextAt(q, now); err != nil {
-				return err
-			} else if ok {
-				*at = t
-			}
+		return err
+	})
+	return next, err
+}
+
+// NextItem is store.Store.NextItem.
+func NextItem(ctx context.Context, r Runner, q store.QueueName, now time.Time) (next time.Time, err error) {
+	err = view(ctx, r, func(_ store.Tx, rows Rows) error {
+		t, ok, err := rows.QueueNextAt(q, now)
+		if ok {
+			next = t
 		}
-		return nil
+		return err
 	})
 	return next, err
 }
