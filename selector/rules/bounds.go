@@ -248,6 +248,62 @@ func (p *parser) pUntil() bool {
 	return p.setUntil(t, true)
 }
 
+// readNamedBound reads a bound said in words: the end of the year,
+// today, tomorrow, next week, next month, next year, Christmas. matched
+// is false when none is there; start is where the bound began.
+func (p *parser) readNamedBound(today time.Time, start int) (t time.Time, kind string, ok, matched bool) {
+	loc := p.now.Location()
+	switch {
+	case p.is(0, "year", "month", "week") && p.s(-1) == "of":
+		p.i++
+		return endOf(p.now, p.s(-1)), "end", true, true
+	case p.is(0, "the") && p.is(1, "year", "month", "week") || p.is(0, "this") && p.is(1, "year", "month", "week"):
+		u := p.s(1)
+		p.i += 2
+		if p.s(-2) == "the" && p.s(-3) != "of" {
+			p.i = start
+			return time.Time{}, "", false, true
+		}
+		return endOf(p.now, u), "end", true, true
+	case p.is(0, "year") && p.is(1, "end") || p.is(0, "eoy"):
+		p.i++
+		if p.s(-1) == "year" {
+			p.i++
+		}
+		return endOf(p.now, "year"), "end", true, true
+	case p.is(0, "now"):
+		p.i++
+		return p.now, "now", true, true
+	case p.is(0, "today"):
+		p.i++
+		return today, "day", true, true
+	case p.is(0, "tomorrow", "tmr", "tmrw"):
+		p.i++
+		return today.AddDate(0, 0, 1), "day", true, true
+	case p.is(0, "next", "this") && p.is(1, "week"):
+		p.i += 2
+		days := (8 - int(p.now.Weekday())) % 7
+		if days == 0 {
+			days = 7
+		}
+		return today.AddDate(0, 0, days), "week", true, true
+	case p.is(0, "next") && p.is(1, "month"):
+		p.i += 2
+		return time.Date(p.now.Year(), p.now.Month()+1, 1, 0, 0, 0, 0, loc), "monthrel", true, true
+	case p.is(0, "next") && p.is(1, "year"):
+		p.i += 2
+		return time.Date(p.now.Year()+1, 1, 1, 0, 0, 0, 0, loc), "year", true, true
+	case p.is(0, "christmas", "xmas"):
+		p.i++
+		d := time.Date(p.now.Year(), 12, 25, 0, 0, 0, 0, loc)
+		if d.Before(today) {
+			d = d.AddDate(1, 0, 0)
+		}
+		return d, "day", true, true
+	}
+	return time.Time{}, "", false, false
+}
+
 // readBoundDate reads what "until" and "starting" take: a month (the
 // start of its next occurrence), a date, a weekday, tomorrow, next
 // week/month/year, the year. t is local midnight of its first day.
@@ -258,54 +314,8 @@ func (p *parser) readBoundDate() (t time.Time, kind string, ok bool) {
 	if p.is(0, "on", "in", "at", "from", "with") {
 		p.i++
 	}
-	switch {
-	case p.is(0, "year", "month", "week") && p.s(-1) == "of":
-		p.i++
-		return endOf(p.now, p.s(-1)), "end", true
-	case p.is(0, "the") && p.is(1, "year", "month", "week") || p.is(0, "this") && p.is(1, "year", "month", "week"):
-		u := p.s(1)
-		p.i += 2
-		if p.s(-2) == "the" && p.s(-3) != "of" {
-			p.i = start
-			return time.Time{}, "", false
-		}
-		t = endOf(p.now, u)
-		return t, "end", true
-	case p.is(0, "year") && p.is(1, "end") || p.is(0, "eoy"):
-		p.i++
-		if p.s(-1) == "year" {
-			p.i++
-		}
-		return endOf(p.now, "year"), "end", true
-	case p.is(0, "now"):
-		p.i++
-		return p.now, "now", true
-	case p.is(0, "today"):
-		p.i++
-		return today, "day", true
-	case p.is(0, "tomorrow", "tmr", "tmrw"):
-		p.i++
-		return today.AddDate(0, 0, 1), "day", true
-	case p.is(0, "next", "this") && p.is(1, "week"):
-		p.i += 2
-		days := (8 - int(p.now.Weekday())) % 7
-		if days == 0 {
-			days = 7
-		}
-		return today.AddDate(0, 0, days), "week", true
-	case p.is(0, "next") && p.is(1, "month"):
-		p.i += 2
-		return time.Date(p.now.Year(), p.now.Month()+1, 1, 0, 0, 0, 0, loc), "monthrel", true
-	case p.is(0, "next") && p.is(1, "year"):
-		p.i += 2
-		return time.Date(p.now.Year()+1, 1, 1, 0, 0, 0, 0, loc), "year", true
-	case p.is(0, "christmas", "xmas"):
-		p.i++
-		d := time.Date(p.now.Year(), 12, 25, 0, 0, 0, 0, loc)
-		if d.Before(today) {
-			d = d.AddDate(1, 0, 0)
-		}
-		return d, "day", true
+	if t, kind, ok, matched := p.readNamedBound(today, start); matched {
+		return t, kind, ok
 	}
 	if y, ok := p.readYear(); ok {
 		return time.Date(y, 1, 1, 0, 0, 0, 0, loc), "year", true

@@ -305,6 +305,14 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		}
 		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": step}}, now, zone)
 	}
+	return stepCron(w, n, u, step, now, zone)
+}
+
+// stepCron compiles a step pinned to days, months or hours ("every 15
+// minutes on weekdays", "every hour from 9 to 5") to a cron expression:
+// the step must divide the hour (minutes) or the day (hours) to be kept
+// evenly.
+func stepCron(w when, n int, u string, step int, now time.Time, zone string) outcome {
 	// days and months, less the ones excepted
 	dows, months, why := daysAndMonths(w)
 	if why != "" {

@@ -17,80 +17,105 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // "the 3rd of December", "2026-12-03", "7/13", "25.12". It does not take
 // "on". clock is set when the date carried one (ISO).
 func (p *parser) readDate() (d ymd, clock *clk, ok bool) {
-	start := p.i
-	t := p.tk(0)
-	if t.kind == tNum {
-		// ISO
-		if len(t.s) >= 10 && t.s[4] == '-' && t.s[7] == '-' {
-			y, m, dd := valueOf(t.s[:4]), valueOf(t.s[5:7]), valueOf(t.s[8:10])
-			p.i++
-			if len(t.s) >= 16 {
-				h, mi := valueOf(t.s[11:13]), valueOf(t.s[14:16])
-				if len(t.s) >= 19 && t.s[16] == ':' && t.s[17:19] != "00" {
-					p.why = refusal("I schedule to the minute; seconds in a time (like 9:00:30) aren't supported.")
-					p.i = start
-					return ymd{}, nil, false
-				}
-				if strings.HasSuffix(t.s, "z") {
-					p.w.zone = "UTC"
-				}
-				clock = &clk{h: h, m: mi, zero: true}
+	if t := p.tk(0); t.kind == tNum {
+		for _, read := range []func(t tok) (d ymd, clock *clk, ok, matched bool){p.readISODate, p.readSlashDate, p.readDotDate} {
+			if d, clock, ok, matched := read(t); matched {
+				return d, clock, ok
 			}
-			return ymd{y: y, m: m, d: dd}, clock, true
-		}
-		if strings.Count(t.s, "/") >= 1 && !strings.ContainsAny(t.s, ":.") && isDigitsSlash(t.s) {
-			parts := strings.Split(t.s, "/")
-			if len(parts) > 3 {
-				return ymd{}, nil, false
-			}
-			a, b := valueOf(parts[0]), valueOf(parts[1])
-			y := 0
-			if len(parts) == 3 {
-				y = valueOf(parts[2])
-				if y < 100 {
-					y += 2000
-				}
-			}
-			p.i++
-			switch {
-			case a == b && a >= 1 && a <= 12:
-				return ymd{y: y, m: a, d: b}, nil, true
-			case a > 12 && b >= 1 && b <= 12:
-				return ymd{y: y, m: b, d: a}, nil, true
-			case b > 12 && a >= 1 && a <= 12:
-				return ymd{y: y, m: a, d: b}, nil, true
-			case a >= 1 && a <= 12 && b >= 1 && b <= 12:
-				p.w.vague = parts[0] + "/" + parts[1]
-				p.w.vagueQ = "Is " + p.w.vague + " the " + dmText(a, b) + " or the " + dmText(b, a) + "? Write the month's name (" + time.Month(a).String()[:3] + " " + itoa(b) + ") or an ISO date."
-				return ymd{y: y, m: a, d: b}, nil, true
-			}
-			p.why = refusal("I couldn't read " + t.s + " as a date: neither part is a month. Try “Jul 13” or 2027-07-13.")
-			p.i = start
-			return ymd{}, nil, false
-		}
-		if strings.Count(t.s, ".") >= 1 && isDigitsDot(t.s) && (p.s(-1) == "on" || strings.Count(t.s, ".") == 2 || dotDayFirst(t.s)) {
-			parts := strings.Split(t.s, ".")
-			dd, m := valueOf(parts[0]), valueOf(parts[1])
-			y := 0
-			if len(parts) == 3 {
-				y = valueOf(parts[2])
-				if y < 100 {
-					y += 2000
-				}
-			}
-			switch {
-			case m < 1 || m > 12 || dd < 1:
-				return ymd{}, nil, false
-			case dd <= 12 && dd != m:
-				p.i++
-				p.w.vague = parts[0] + "." + parts[1]
-				p.w.vagueQ = "Is " + p.w.vague + " the " + dmText(dd, m) + " or the " + dmText(m, dd) + "? Write the month's name or an ISO date."
-				return ymd{y: y, m: m, d: dd}, nil, true
-			}
-			p.i++
-			return ymd{y: y, m: m, d: dd}, nil, true
 		}
 	}
+	return p.readWordDate()
+}
+
+// readISODate reads 2027-07-13, with a time (2027-07-13T09:00Z) or not;
+// matched says whether t has the form at all.
+func (p *parser) readISODate(t tok) (d ymd, clock *clk, ok, matched bool) {
+	if len(t.s) < 10 || t.s[4] != '-' || t.s[7] != '-' {
+		return ymd{}, nil, false, false
+	}
+	y, m, dd := valueOf(t.s[:4]), valueOf(t.s[5:7]), valueOf(t.s[8:10])
+	if len(t.s) >= 16 {
+		h, mi := valueOf(t.s[11:13]), valueOf(t.s[14:16])
+		if len(t.s) >= 19 && t.s[16] == ':' && t.s[17:19] != "00" {
+			p.why = refusal("I schedule to the minute; seconds in a time (like 9:00:30) aren't supported.")
+			return ymd{}, nil, false, true
+		}
+		if strings.HasSuffix(t.s, "z") {
+			p.w.zone = "UTC"
+		}
+		clock = &clk{h: h, m: mi, zero: true}
+	}
+	p.i++
+	return ymd{y: y, m: m, d: dd}, clock, true, true
+}
+
+// readSlashDate reads 7/13, 13/7 and 7/13/27; a date either way round
+// (7/8) is read month first, and asked about.
+func (p *parser) readSlashDate(t tok) (d ymd, clock *clk, ok, matched bool) {
+	if strings.Count(t.s, "/") < 1 || strings.ContainsAny(t.s, ":.") || !isDigitsSlash(t.s) {
+		return ymd{}, nil, false, false
+	}
+	parts := strings.Split(t.s, "/")
+	if len(parts) > 3 {
+		return ymd{}, nil, false, true
+	}
+	a, b := valueOf(parts[0]), valueOf(parts[1])
+	y := 0
+	if len(parts) == 3 {
+		y = valueOf(parts[2])
+		if y < 100 {
+			y += 2000
+		}
+	}
+	switch {
+	case a == b && a >= 1 && a <= 12:
+		d = ymd{y: y, m: a, d: b}
+	case a > 12 && b >= 1 && b <= 12:
+		d = ymd{y: y, m: b, d: a}
+	case b > 12 && a >= 1 && a <= 12:
+		d = ymd{y: y, m: a, d: b}
+	case a >= 1 && a <= 12 && b >= 1 && b <= 12:
+		p.w.vague = parts[0] + "/" + parts[1]
+		p.w.vagueQ = "Is " + p.w.vague + " the " + dmText(a, b) + " or the " + dmText(b, a) + "? Write the month's name (" + time.Month(a).String()[:3] + " " + itoa(b) + ") or an ISO date."
+		d = ymd{y: y, m: a, d: b}
+	default:
+		p.why = refusal("I couldn't read " + t.s + " as a date: neither part is a month. Try “Jul 13” or 2027-07-13.")
+		return ymd{}, nil, false, true
+	}
+	p.i++
+	return d, nil, true, true
+}
+
+// readDotDate reads 13.7 and 13.07.2027, day first, where a date is
+// meant ("on 13.7", two dots, or a first part past 12).
+func (p *parser) readDotDate(t tok) (d ymd, clock *clk, ok, matched bool) {
+	if strings.Count(t.s, ".") < 1 || !isDigitsDot(t.s) || !(p.s(-1) == "on" || strings.Count(t.s, ".") == 2 || dotDayFirst(t.s)) {
+		return ymd{}, nil, false, false
+	}
+	parts := strings.Split(t.s, ".")
+	dd, m := valueOf(parts[0]), valueOf(parts[1])
+	y := 0
+	if len(parts) == 3 {
+		y = valueOf(parts[2])
+		if y < 100 {
+			y += 2000
+		}
+	}
+	if m < 1 || m > 12 || dd < 1 {
+		return ymd{}, nil, false, true
+	}
+	if dd <= 12 && dd != m {
+		p.w.vague = parts[0] + "." + parts[1]
+		p.w.vagueQ = "Is " + p.w.vague + " the " + dmText(dd, m) + " or the " + dmText(m, dd) + "? Write the month's name or an ISO date."
+	}
+	p.i++
+	return ymd{y: y, m: m, d: dd}, nil, true, true
+}
+
+// readWordDate reads a date with its month in words: Dec 3, December 3rd
+// 2027, the 3rd of December.
+func (p *parser) readWordDate() (d ymd, clock *clk, ok bool) {
+	start := p.i
 	// month first: Dec 3, December 3rd 2027, December the 3rd
 	if m, ok := p.readMonth(); ok {
 		if p.is(0, "the") && ordinalIn(p.s(1), 1, 99) {

@@ -33,18 +33,13 @@ func (p *parser) pDayRange() bool {
 	return p.addDows(days, true)
 }
 
-// pDays: "on Monday", "Mondays", "on mon, wed and fri", "every weekday" is
-// in pEvery; "next Friday", "this Friday", "weekdays", "on weekends".
-func (p *parser) pDays() bool {
-	start := p.i
-	next := false
-	if p.is(0, "on") && p.is(1, "next", "this", "coming", "upcoming") {
-		p.i++ // "on this coming Monday"
-	}
+// pNextWeekday reads "next Monday", "this coming Friday": one day, the
+// coming one. matched is false when it is not there.
+func (p *parser) pNextWeekday(start int) (ok, matched bool) {
 	switch {
 	case p.is(0, "next", "this", "coming", "upcoming") || p.is(0, "this") && p.is(1, "coming"):
 		if _, _, ok := weekday(p.s(1)); ok || p.is(1, "coming") {
-			next = p.is(0, "next")
+			next := p.is(0, "next")
 			p.i++
 			if p.is(0, "coming") {
 				p.i++
@@ -52,16 +47,69 @@ func (p *parser) pDays() bool {
 			d, plural, ok := p.readWeekday()
 			if !ok || plural {
 				p.i = start
-				return false
+				return false, true
 			}
 			if p.w.dateAny || p.w.hasDay {
-				return false
+				return false, true
 			}
 			p.w.dows = append(slices.Clip(p.w.dows), d)
 			p.w.wdOnce, p.w.wdNext, p.w.dateAny = true, next, true
 			p.dayPartAfterDay()
-			return true
+			return true, true
 		}
+	}
+	return false, false
+}
+
+// pDayGroup reads the named groups of days: weekdays, business days,
+// weekends, weekday mornings. on says "on", "every" or "each" came before.
+func (p *parser) pDayGroup(on bool) (ok, matched bool) {
+	switch {
+	case p.is(0, "weekdays") && p.is(1, "only"):
+		p.i += 2
+		return p.addDows([]int{1, 2, 3, 4, 5}, true), true
+	case p.is(0, "weekdays") || p.is(0, "business", "working", "work") && p.is(1, "days") || p.is(0, "workdays"):
+		p.i++
+		if p.s(-1) != "weekdays" && p.s(-1) != "workdays" {
+			p.i++
+		}
+		ok := p.addDows([]int{1, 2, 3, 4, 5}, true)
+		p.dayPartAfterDay()
+		return ok, true
+	case p.is(0, "weekends"):
+		p.i++
+		ok := p.addDows([]int{0, 6}, true)
+		p.dayPartAfterDay()
+		return ok, true
+	case p.is(0, "weekday", "weekend") && p.is(1, "mornings", "afternoons", "evenings", "nights"):
+		// "weekday mornings at 8"
+		days := []int{1, 2, 3, 4, 5}
+		if p.is(0, "weekend") {
+			days = []int{0, 6}
+		}
+		p.i++
+		ok := p.addDows(days, true)
+		p.dayPartAfterDay()
+		return ok, true
+	case on && p.is(0, "weekdays", "weekday"):
+		p.i++
+		return p.addDows([]int{1, 2, 3, 4, 5}, true), true
+	case on && p.is(0, "weekend") && p.s(-1) != "the":
+		p.i++
+		return p.addDows([]int{0, 6}, true), true
+	}
+	return false, false
+}
+
+// pDays: "on Monday", "Mondays", "on mon, wed and fri", "every weekday" is
+// in pEvery; "next Friday", "this Friday", "weekdays", "on weekends".
+func (p *parser) pDays() bool {
+	start := p.i
+	if p.is(0, "on") && p.is(1, "next", "this", "coming", "upcoming") {
+		p.i++ // "on this coming Monday"
+	}
+	if ok, matched := p.pNextWeekday(start); matched {
+		return ok
 	}
 	on := false
 	if p.is(0, "on", "every", "each") {
@@ -84,39 +132,8 @@ func (p *parser) pDays() bool {
 	if p.is(0, "the") && p.is(1, "weekend", "weekends") {
 		p.i++
 	}
-	switch {
-	case p.is(0, "weekdays") && p.is(1, "only"):
-		p.i += 2
-		return p.addDows([]int{1, 2, 3, 4, 5}, true)
-	case p.is(0, "weekdays") || p.is(0, "business", "working", "work") && p.is(1, "days") || p.is(0, "workdays"):
-		p.i++
-		if p.s(-1) != "weekdays" && p.s(-1) != "workdays" {
-			p.i++
-		}
-		ok := p.addDows([]int{1, 2, 3, 4, 5}, true)
-		p.dayPartAfterDay()
+	if ok, matched := p.pDayGroup(on); matched {
 		return ok
-	case p.is(0, "weekends"):
-		p.i++
-		ok := p.addDows([]int{0, 6}, true)
-		p.dayPartAfterDay()
-		return ok
-	case p.is(0, "weekday", "weekend") && p.is(1, "mornings", "afternoons", "evenings", "nights"):
-		// "weekday mornings at 8"
-		days := []int{1, 2, 3, 4, 5}
-		if p.is(0, "weekend") {
-			days = []int{0, 6}
-		}
-		p.i++
-		ok := p.addDows(days, true)
-		p.dayPartAfterDay()
-		return ok
-	case on && p.is(0, "weekdays", "weekday"):
-		p.i++
-		return p.addDows([]int{1, 2, 3, 4, 5}, true)
-	case on && p.is(0, "weekend") && p.s(-1) != "the":
-		p.i++
-		return p.addDows([]int{0, 6}, true)
 	}
 	days, plural, ok := p.readDayList()
 	if !ok {

@@ -65,29 +65,9 @@ func lex(s string) []tok {
 			out = append(out, tok{s: "@", i: i, j: i + 1, kind: tPunct})
 			i++
 		case r == '#' || r == '@':
-			j := i + 1
-			// Slack channel names are letters, digits, - and _; a person's
-			// name may also hold dots
-			for j < len(s) && (isASCIIAlnum(s[j]) || s[j] == '-' || s[j] == '_' || s[j] == '.' && r == '@') {
-				j++
-			}
-			for j > i+1 && s[j-1] == '.' {
-				j--
-			}
-			if j == i+1 {
-				out = append(out, tok{s: s[i : i+1], i: i, j: i + 1, kind: tPunct})
-				i++
-				continue
-			}
-			k := tChannel
-			if r == '@' {
-				k = tUser
-			}
-			if r == '#' && strings.Trim(s[i+1:j], "0123456789") == "" {
-				k = tNum // "PR #42", "ticket #4521": a number, not a channel
-			}
-			out = append(out, tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: k})
-			i = j
+			t := lexMention(s, i, r)
+			out = append(out, t)
+			i = t.j
 		case r == '"' || r == '“' || r == '‘' || r == '«' || r == '„' || r == '\'' && (i == 0 || !isASCIIAlnum(s[i-1])):
 			closer := map[rune]string{'"': `"`, '“': "”", '‘': "’", '\'': "'", '«': "»", '„': "“"}[r]
 			k := closingQuote(s[i+n:], closer, r == '\'' || r == '‘')
@@ -119,31 +99,9 @@ func lex(s string) []tok {
 			out = append(out, tok{s: strings.NewReplacer(".m.", "m", ".m", "m").Replace(strings.ToLower(s[i:j])), i: i, j: j, kind: tNum})
 			i = j
 		case unicode.IsLetter(r):
-			j := i
-			for j < len(s) {
-				r2, n2 := utf8.DecodeRuneInString(s[j:])
-				if unicode.IsLetter(r2) || unicode.IsDigit(r2) {
-					j += n2
-					continue
-				}
-				// o'clock, don't: an apostrophe inside a word.
-				if (r2 == '\'' || r2 == '’') && j+n2 < len(s) && isASCIILetter(s[j+n2]) {
-					j += n2
-					continue
-				}
-				break
-			}
-			w := strings.ToLower(s[i:j])
-			// a.m. and p.m.
-			if (w == "a" || w == "p") && strings.HasPrefix(strings.ToLower(s[j:]), ".m") {
-				j += 2
-				if j < len(s) && s[j] == '.' {
-					j++
-				}
-				w += "m"
-			}
-			out = append(out, tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord, cap: unicode.IsUpper(r)})
-			i = j
+			t := lexWord(s, i, r)
+			out = append(out, t)
+			i = t.j
 		case r == '-' && i+1 < len(s) && s[i+1] == '>':
 			out = append(out, tok{s: "->", i: i, j: i + 2, kind: tPunct})
 			i += 2
@@ -167,6 +125,60 @@ func lex(s string) []tok {
 		}
 	}
 	return out
+}
+
+// lexWord reads the word at s[i], whose first letter is r: letters and
+// digits, an apostrophe inside ("o'clock"), and "a.m."/"p.m." as am/pm.
+func lexWord(s string, i int, r rune) tok {
+	j := i
+	for j < len(s) {
+		r2, n2 := utf8.DecodeRuneInString(s[j:])
+		if unicode.IsLetter(r2) || unicode.IsDigit(r2) {
+			j += n2
+			continue
+		}
+		// o'clock, don't: an apostrophe inside a word.
+		if (r2 == '\'' || r2 == '’') && j+n2 < len(s) && isASCIILetter(s[j+n2]) {
+			j += n2
+			continue
+		}
+		break
+	}
+	w := strings.ToLower(s[i:j])
+	// a.m. and p.m.
+	if (w == "a" || w == "p") && strings.HasPrefix(strings.ToLower(s[j:]), ".m") {
+		j += 2
+		if j < len(s) && s[j] == '.' {
+			j++
+		}
+		w += "m"
+	}
+	return tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord, cap: unicode.IsUpper(r)}
+}
+
+// lexMention reads "#channel" or "@person" at s[i] (r is # or @): a lone
+// sign is punctuation, and "#42" a number.
+func lexMention(s string, i int, r rune) tok {
+	j := i + 1
+	// Slack channel names are letters, digits, - and _; a person's
+	// name may also hold dots
+	for j < len(s) && (isASCIIAlnum(s[j]) || s[j] == '-' || s[j] == '_' || s[j] == '.' && r == '@') {
+		j++
+	}
+	for j > i+1 && s[j-1] == '.' {
+		j--
+	}
+	if j == i+1 {
+		return tok{s: s[i : i+1], i: i, j: i + 1, kind: tPunct}
+	}
+	k := tChannel
+	if r == '@' {
+		k = tUser
+	}
+	if r == '#' && strings.Trim(s[i+1:j], "0123456789") == "" {
+		k = tNum // "PR #42", "ticket #4521": a number, not a channel
+	}
+	return tok{s: strings.ToLower(s[i:j]), i: i, j: j, kind: k}
 }
 
 // closingQuote is the index in s of the mark that closes a quotation, or

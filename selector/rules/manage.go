@@ -31,6 +31,58 @@ var (
 	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|s)\b`)
 )
 
+// listing decides a request to list jobs (rest is what follows the
+// listing words): schedule.list with its filters (paused, mine, a
+// channel), or schedule.show when it names one job.
+func listing(in selector.Input, text, body, lower, rest string) selector.Decision {
+	args := map[string]any{}
+	rest = strings.TrimSpace(rest)
+	// "show schedule standup", "show the schedule for the dentist": one job
+	if singularNounRe.MatchString(lower) && rest != "" && namesJob(in, rest) {
+		id, d, ok := pickJob(in, text, rest)
+		if !ok {
+			return d
+		}
+		return call("schedule.show", map[string]any{"jobId": id})
+	}
+	if strings.Contains(lower, "paused") {
+		args["state"] = "paused"
+	}
+	if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") || mineRe.MatchString(lower) {
+		if in.SenderID != "" {
+			args["createdBy"] = in.SenderID
+		}
+	}
+	// "what's scheduled in #ops": jobs that post there.
+	for _, t := range lex(body) {
+		if t.kind != tChannel {
+			continue
+		}
+		if strings.HasPrefix(t.s, "<#") {
+			id, _, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(t.s, "<#"), ">"), "|")
+			if slackIDRe.MatchString(id) {
+				args["channelId"] = id
+			}
+		} else {
+			args["channelId"] = t.s
+		}
+		break
+	}
+	// "show me the job in #exec": one job, when only one posts there
+	if ch, ok := args["channelId"].(string); ok && singularJobRe.MatchString(lower) {
+		var ids []string
+		for _, j := range in.Jobs {
+			if j.State != "deleted" && strings.EqualFold(j.ChannelID, ch) {
+				ids = append(ids, j.JobID)
+			}
+		}
+		if len(ids) == 1 {
+			return call("schedule.show", map[string]any{"jobId": ids[0]})
+		}
+	}
+	return call("schedule.list", args)
+}
+
 // manage recognises list/show/update/pause/resume/delete/run-now.
 func manage(in selector.Input, text string) (selector.Decision, bool) {
 	if d, ok := life(in, text); ok { // skip, unskip, snooze, done: life.go
@@ -52,52 +104,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
 	lower = manageSynonyms(in, lower)
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
-		args := map[string]any{}
-		rest := strings.TrimSpace(m[1])
-		// "show schedule standup", "show the schedule for the dentist": one job
-		if singularNounRe.MatchString(lower) && rest != "" && namesJob(in, rest) {
-			if id, d, ok := pickJob(in, text, rest); ok {
-				return call("schedule.show", map[string]any{"jobId": id}), true
-			} else {
-				return d, true
-			}
-		}
-		if strings.Contains(lower, "paused") {
-			args["state"] = "paused"
-		}
-		if strings.Contains(rest, "mine") || strings.HasPrefix(lower, "my ") || strings.Contains(lower, " my ") || mineRe.MatchString(lower) {
-			if in.SenderID != "" {
-				args["createdBy"] = in.SenderID
-			}
-		}
-		// "what's scheduled in #ops": jobs that post there.
-		for _, t := range lex(body) {
-			if t.kind != tChannel {
-				continue
-			}
-			if strings.HasPrefix(t.s, "<#") {
-				id, _, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(t.s, "<#"), ">"), "|")
-				if slackIDRe.MatchString(id) {
-					args["channelId"] = id
-				}
-			} else {
-				args["channelId"] = t.s
-			}
-			break
-		}
-		// "show me the job in #exec": one job, when only one posts there
-		if ch, ok := args["channelId"].(string); ok && singularJobRe.MatchString(lower) {
-			var ids []string
-			for _, j := range in.Jobs {
-				if j.State != "deleted" && strings.EqualFold(j.ChannelID, ch) {
-					ids = append(ids, j.JobID)
-				}
-			}
-			if len(ids) == 1 {
-				return call("schedule.show", map[string]any{"jobId": ids[0]}), true
-			}
-		}
-		return call("schedule.list", args), true
+		return listing(in, text, body, lower, m[1]), true
 	}
 	for _, v := range verbs {
 		m := v.re.FindStringSubmatch(lower)

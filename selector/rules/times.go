@@ -219,6 +219,14 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 		return clk{}, false, false
 	}
 	p.i++
+	return p.clockAfterDigits(c, strong, suffix, start)
+}
+
+// clockAfterDigits reads what a clock's digits carry and what follows
+// them: am or pm ("9am", "9 pm"), noon or midnight after 12, o'clock,
+// "hours" after 0900; and checks the hour against it. start is where the
+// clock began, for a failure to go back to.
+func (p *parser) clockAfterDigits(c clk, strong bool, suffix string, start int) (clk, bool, bool) {
 	switch suffix {
 	case "":
 	case "am", "a":

@@ -5,7 +5,46 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/schedbot/schedbot/scheduler"
 )
+
+// sampled is what a schedule's fires fell on, sampled by sampleFires.
+type sampled struct {
+	dow, mon, dom [32]bool        // weekdays, months, days of the month
+	hm            map[[2]int]bool // times of day
+	n             int             // fires sampled; 0: it never fires
+}
+
+// sampleFires samples a schedule's fires from its start: every fire for a
+// while (the times of day), then the first fire of each day for six weeks
+// (the days), then of each month (the months), for a year.
+func sampleFires(sp *scheduler.Spec, c *compiled, now time.Time) sampled {
+	f := sampled{hm: map[[2]int]bool{}}
+	from := now
+	if !c.startAt.IsZero() {
+		from = c.startAt.Add(-time.Second)
+	}
+	horizon := now.AddDate(1, 0, 1)
+	if !c.startAt.IsZero() {
+		horizon = c.startAt.AddDate(1, 0, 1)
+	}
+	loc := now.Location()
+	daily := from.AddDate(0, 0, 45)
+	for t, ok := sp.Next(from); ok && (f.n == 0 || !t.After(horizon)) && f.n < 600; t, ok = sp.Next(t) {
+		l := t.In(loc)
+		f.dow[l.Weekday()], f.mon[l.Month()], f.dom[l.Day()] = true, true, true
+		f.hm[[2]int{l.Hour(), l.Minute()}] = true
+		f.n++
+		switch {
+		case f.n > 60 && t.After(daily):
+			t = time.Date(l.Year(), l.Month()+1, 1, 0, 0, 0, 0, loc).Add(-time.Minute)
+		case f.n > 60:
+			t = time.Date(l.Year(), l.Month(), l.Day(), 23, 59, 0, 0, loc)
+		}
+	}
+	return f
+}
 
 // verify re-reads every weekday, month, day of the month and time of day
 // the when blocks name, straight from their tokens, and checks that the
@@ -17,35 +56,9 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 	if err != nil {
 		return "I couldn't build that schedule: " + err.Error()
 	}
-	from := now
-	if !c.startAt.IsZero() {
-		from = c.startAt.Add(-time.Second)
-	}
-	horizon := now.AddDate(1, 0, 1)
-	if !c.startAt.IsZero() {
-		horizon = c.startAt.AddDate(1, 0, 1)
-	}
-	loc := now.Location()
-	var gotDow, gotMon, gotDom [32]bool
-	gotHM := map[[2]int]bool{}
-	// Every fire for a while (the times of day), then the first fire of
-	// each day for six weeks (the days), then of each month (the months),
-	// for a year.
-	n := 0
-	daily := from.AddDate(0, 0, 45)
-	for t, ok := sp.Next(from); ok && (n == 0 || !t.After(horizon)) && n < 600; t, ok = sp.Next(t) {
-		l := t.In(loc)
-		gotDow[l.Weekday()], gotMon[l.Month()], gotDom[l.Day()] = true, true, true
-		gotHM[[2]int{l.Hour(), l.Minute()}] = true
-		n++
-		switch {
-		case n > 60 && t.After(daily):
-			t = time.Date(l.Year(), l.Month()+1, 1, 0, 0, 0, 0, loc).Add(-time.Minute)
-		case n > 60:
-			t = time.Date(l.Year(), l.Month(), l.Day(), 23, 59, 0, 0, loc)
-		}
-	}
-	if n == 0 {
+	f := sampleFires(sp, c, now)
+	gotDow, gotMon, gotDom, gotHM := f.dow, f.mon, f.dom, f.hm
+	if f.n == 0 {
 		return "That schedule would never fire. When should it run?"
 	}
 	named := readNames(s.blocks, s.body)
