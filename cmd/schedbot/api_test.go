@@ -2,89 +2,22 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	bin "encoding/binary"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/daemon"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/localapi"
 )
-
-// inotifyEvents returns the masks of the events queued on fd, by name.
-func inotifyEvents(t *testing.T, fd int) map[string][]uint32 {
-	t.Helper()
-	out := map[string][]uint32{}
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := syscall.Read(fd, buf)
-		if errors.Is(err, syscall.EAGAIN) || n <= 0 {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
-			mask := bin.NativeEndian.Uint32(buf[off+4:])
-			l := int(bin.NativeEndian.Uint32(buf[off+12:]))
-			name := string(bytes.TrimRight(buf[off+syscall.SizeofInotifyEvent:off+syscall.SizeofInotifyEvent+l], "\x00"))
-			out[name] = append(out[name], mask)
-			off += syscall.SizeofInotifyEvent + l
-		}
-	}
-}
-
-// TestListenSocket_PrivateFromTheStart watches the socket's directory: the
-// socket must appear at its path already 0600, never be created there with
-// the umask's mode and chmodded after (a window in which anyone could
-// connect).
-func TestListenSocket_PrivateFromTheStart(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "schedbot.sock")
-	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fd)
-	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_CREATE|syscall.IN_ATTRIB|syscall.IN_MOVED_TO); err != nil {
-		t.Fatal(err)
-	}
-	l, err := listenSocket(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	events := inotifyEvents(t, fd)
-	masks := events[filepath.Base(path)]
-	if len(masks) == 0 {
-		t.Fatalf("no event for the socket: %v", events)
-	}
-	for _, m := range masks {
-		if m&syscall.IN_ATTRIB != 0 {
-			t.Errorf("the socket's mode changed after it appeared at %s (events %#x)", path, masks)
-		}
-	}
-	fi, err := os.Lstat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
-		t.Errorf("socket mode %v, want a socket of mode 0600", fi.Mode())
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("left in the socket's directory: %v", ents)
-	}
-}
 
 // startInProcess runs the daemon's parts in this process on c's data.
 func startInProcess(t *testing.T, c *cli) *config.Config {
@@ -94,13 +27,13 @@ func startInProcess(t *testing.T, c *cli) *config.Config {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	_, wait, err := startDaemon(ctx, cfg, discardLogger(), io.Discard, "")
+	d, err := daemon.Start(ctx, cfg, daemon.Options{Logger: discardLogger(), Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		cancel()
-		if err := wait(); err != nil {
+		if err := d.Wait(); err != nil {
 			t.Errorf("daemon: %v", err)
 		}
 	})
@@ -108,7 +41,7 @@ func startInProcess(t *testing.T, c *cli) *config.Config {
 }
 
 // rawPost posts body to the local API at sock with no client-side checks.
-func rawPost(t *testing.T, sock, path, body string) (int, apiResponse) {
+func rawPost(t *testing.T, sock, path, body string) (int, localapi.Response) {
 	t.Helper()
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -119,7 +52,7 @@ func rawPost(t *testing.T, sock, path, body string) (int, apiResponse) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var r apiResponse
+	var r localapi.Response
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +60,8 @@ func rawPost(t *testing.T, sock, path, body string) (int, apiResponse) {
 }
 
 func playUID(t *testing.T, uid int) {
-	t.Cleanup(func() { localUID = os.Getuid })
-	localUID = func() int { return uid }
+	t.Cleanup(func() { localapi.LocalUID = os.Getuid })
+	localapi.LocalUID = func() int { return uid }
 }
 
 // TestLocalAPI_PeerCredentials: the daemon takes the caller from the
@@ -168,15 +101,13 @@ func TestLocalAPI_PeerCredentials(t *testing.T) {
 	})
 	t.Run("the CLI refuses a daemon of another user", func(t *testing.T) {
 		playUID(t, os.Getuid()+1)
-		_, err := dialPeer(t.Context(), cfg.Server.Socket, 0)
-		if !errors.Is(err, errForeignPeer) || !strings.Contains(err.Error(), "runs as uid "+me) {
-			t.Errorf("dial a daemon of uid %s as uid %d: %v", me, localUID(), err)
-		}
+		// (localapi's TestDialPeer_RefusesADaemonOfAnotherUser checks the
+		// kernel's word; here, the CLI's.)
 		if os.Getuid() != 0 {
 			return // only root can give the socket to another user
 		}
 		// The socket looks like the other user's own; the kernel says who serves it.
-		if err := os.Lchown(cfg.Server.Socket, localUID(), -1); err != nil {
+		if err := os.Lchown(cfg.Server.Socket, localapi.LocalUID(), -1); err != nil {
 			t.Fatal(err)
 		}
 		defer os.Lchown(cfg.Server.Socket, os.Getuid(), -1)
@@ -249,12 +180,12 @@ func TestCall_CutConnectionSaysRetryIsSafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := listenSocket(cfg.Server.Socket)
+	ln, err := localapi.Listen(cfg.Server.Socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	got := make(chan callRequest, 2)
+	got := make(chan localapi.CallRequest, 2)
 	done := make(chan struct{})
 	go func() { // a daemon that reads the call and dies before answering
 		defer close(done)
@@ -264,7 +195,7 @@ func TestCall_CutConnectionSaysRetryIsSafe(t *testing.T) {
 				return
 			}
 			if req, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
-				var cr callRequest
+				var cr localapi.CallRequest
 				json.NewDecoder(req.Body).Decode(&cr)
 				got <- cr
 			}
@@ -282,60 +213,4 @@ func TestCall_CutConnectionSaysRetryIsSafe(t *testing.T) {
 	}
 	ln.Close()
 	<-done
-}
-
-// socketDir is a directory under t.TempDir whose path is n bytes long.
-func socketDir(t *testing.T, n int) string {
-	t.Helper()
-	dir := t.TempDir()
-	if len(dir)+2 > n {
-		t.Skipf("the temporary directory %s is already longer than %d bytes", dir, n)
-	}
-	dir = filepath.Join(dir, strings.Repeat("d", n-len(dir)-1))
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// TestListenSocket_LongDataDirectory: a socket path that fits the 107
-// bytes of a unix socket is served, however long the temporary name it is
-// first bound under would be, and it answers there.
-func TestListenSocket_LongDataDirectory(t *testing.T) {
-	path := filepath.Join(socketDir(t, maxSocketPath-len("/schedbot.sock")), "schedbot.sock")
-	if len(path) != maxSocketPath {
-		t.Fatalf("test path is %d bytes, want %d", len(path), maxSocketPath)
-	}
-	l, err := listenSocket(path)
-	if err != nil {
-		t.Fatalf("listen on a %d-byte path: %v", len(path), err)
-	}
-	defer l.Close()
-	go func() {
-		if c, err := l.Accept(); err == nil {
-			c.Write([]byte("hi"))
-			c.Close()
-		}
-	}()
-	c, err := net.Dial("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if b, _ := io.ReadAll(c); string(b) != "hi" {
-		t.Errorf("read %q from the socket, want hi", b)
-	}
-	if fi, err := os.Lstat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("socket at %s: %v, %v; want mode 0600", path, fi, err)
-	}
-}
-
-// TestListenSocket_PathTooLong: a path past the limit is refused naming
-// the limit and server.socket, not with the kernel's "invalid argument".
-func TestListenSocket_PathTooLong(t *testing.T) {
-	path := filepath.Join(socketDir(t, maxSocketPath), "schedbot.sock")
-	_, err := listenSocket(path)
-	if err == nil || !strings.Contains(err.Error(), "server.socket") || !strings.Contains(err.Error(), "107") {
-		t.Fatalf("listen on a %d-byte path: %v; want an error naming server.socket and the 107-byte limit", len(path), err)
-	}
 }

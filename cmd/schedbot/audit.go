@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -37,7 +40,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usagef("audit takes no arguments (did you mean `audit verify`?), got %q", pos[0])
 	}
-	q := auditQuery{Orchestrator: *orchID, JobID: *jobID, Actor: *actor, Limit: *limit}
+	q := app.AuditQuery{Orchestrator: *orchID, JobID: *jobID, Actor: *actor, Limit: *limit}
 	if *since != "" {
 		if q.Since, err = parseSince(*since, time.Now()); err != nil {
 			return usagef("--since: %v", err)
@@ -51,14 +54,14 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var events []*store.AuditEvent
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/audit", q, &events)
+		err = c.Do(ctx, "/v1/audit", q, &events)
 	} else {
-		events, err = auditEvents(ctx, cfg, viewDirect, q)
+		events, err = app.AuditEvents(ctx, cfg, app.ViewDirect, q)
 	}
 	if err != nil {
 		return err
@@ -128,15 +131,15 @@ func runAuditVerify(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	var results []verifyResult
-	c, err := dialDaemon(cfg)
+	var results []app.VerifyResult
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/audit/verify", auditQuery{Orchestrator: *orchID, Head: *head}, &results)
+		err = c.Do(ctx, "/v1/audit/verify", app.AuditQuery{Orchestrator: *orchID, Head: *head}, &results)
 	} else {
-		results, err = verifyAudit(ctx, cfg, viewDirect, *orchID, *head)
+		results, err = app.VerifyAudit(ctx, cfg, app.ViewDirect, *orchID, *head)
 	}
 	if err != nil {
 		return err
@@ -176,4 +179,95 @@ func isHash(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil
+}
+
+// runAuditExport writes the audit records older than --until as JSON
+// lines and, with --prune, deletes them from the store in the same
+// transaction, appending a checkpoint that names the last one, so that
+// `audit verify` still passes on what is left.
+func runAuditExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("audit export", stderr)
+	var common commonFlags
+	common.register(fs)
+	orchID := fs.String("orchestrator", "", "the orchestrator whose log to export (default: the only one, or default)")
+	until := fs.String("until", "", "export records before this instant: RFC 3339, a date (2026-01-31, UTC midnight), or an age (90d)")
+	out := fs.String("out", "", "write to this file (created, never overwritten) rather than standard output")
+	prune := fs.Bool("prune", false, "then delete the records exported, leaving a checkpoint (serve stopped, for a bolt store)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("audit export takes no arguments, got %q", pos[0])
+	}
+	if *until == "" {
+		return usagef("--until is required: the records before it are exported")
+	}
+	end, err := parseUntil(*until, time.Now())
+	if err != nil {
+		return usagef("--until: %v", err)
+	}
+	cfg, err := loadConfig(common)
+	if err != nil {
+		return err
+	}
+	o, err := cfg.DefaultOrchestrator()
+	if *orchID != "" {
+		o, err = cfg.Orchestrator(*orchID)
+	}
+	if err != nil {
+		return err
+	}
+	if !app.StoreExists(o) {
+		return fmt.Errorf("orchestrator %s has no store yet: nothing to export", o.ID)
+	}
+	w := stdout
+	var f *os.File
+	if *out != "" {
+		if f, err = os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	evs, sealed, err := app.ArchiveAudit(ctx, o, w, f, end)
+	if err != nil {
+		if f != nil {
+			os.Remove(*out) // an archive of a log that did not verify
+		}
+		return err
+	}
+	n, pruned := len(evs), 0
+	var through uint64
+	if *prune && n > 0 {
+		through = evs[n-1].Seq
+		st, err := app.OpenStore(o)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		pruned, err = app.PruneAudit(ctx, st, o.ID, evs, end)
+		if err != nil {
+			return fmt.Errorf("prune: %w (the archive is written)", err)
+		}
+	}
+	if !sealed {
+		fmt.Fprintf(stderr, "%s: records were written without the audit key; the archive holds the first of them on, checked by their hashes alone\n", o.ID)
+	}
+	switch {
+	case *prune && pruned > 0:
+		fmt.Fprintf(stderr, "%s: %d records exported; records up to %d pruned, a checkpoint appended\n", o.ID, n, through)
+	default:
+		fmt.Fprintf(stderr, "%s: %d records exported\n", o.ID, n)
+	}
+	return nil
+}
+
+// parseUntil reads an RFC 3339 instant, a date (midnight UTC) or an age
+// before now ("90d", "48h").
+func parseUntil(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return parseSince(s, now)
 }

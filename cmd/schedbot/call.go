@@ -11,7 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/functions"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -48,38 +50,38 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if *requestID == "" {
-		*requestID = newRequestID()
-	} else if err := checkRequestID(*requestID); err != nil {
+		*requestID = app.NewRequestID()
+	} else if err := app.CheckRequestID(*requestID); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(common)
 	if err != nil {
 		return err
 	}
-	o, _, err := pickOrchestrator(cfg, *orchID, *profileID)
+	o, _, err := app.PickOrchestrator(cfg, *orchID, *profileID)
 	if err != nil {
 		return err
 	}
-	res := resultFor(pos[0])
-	c, err := dialDaemon(cfg)
+	res := app.ResultFor(pos[0])
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
 		// serve holds the store: go through it, so its scheduler wakes too.
-		err = c.do(ctx, "/v1/call", callRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw), RequestID: *requestID}, res)
-		var cut *cutError
+		err = c.Do(ctx, "/v1/call", localapi.CallRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw), RequestID: *requestID}, res)
+		var cut *localapi.CutError
 		if errors.As(err, &cut) {
 			return fmt.Errorf("%w\nThe daemon may or may not have made the call. Retrying it with --request-id %s is safe: it returns the first result and never acts twice.", err, *requestID)
 		}
 	} else {
-		var oc *orch
-		if oc, err = openOrch(cfg, o, discardLogger(), nil); err != nil {
+		var oc *app.Orch
+		if oc, err = app.OpenOrch(cfg, o, discardLogger(), nil); err != nil {
 			return err
 		}
 		defer oc.Close()
 		var out json.RawMessage
-		if out, err = callOnce(ctx, oc, *profileID, functions.Request{Function: pos[0], Args: raw, Actor: cliActor(*profileID)}, *requestID); err == nil {
+		if out, err = app.CallOnce(ctx, oc, *profileID, functions.Request{Function: pos[0], Args: raw, Actor: app.CLIActor(*profileID)}, *requestID); err == nil {
 			err = json.Unmarshal(out, res)
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/daemon"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -39,7 +41,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	pid := *profileID
 	if pid == "" {
-		pid = defaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
+		pid = app.DefaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
 	}
 	prof, err := cfg.Profile(pid)
 	if err != nil {
@@ -48,7 +50,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if prof.Channel != config.ChannelTerminal {
 		return usagef("--profile %s is a %s profile; chat talks through a terminal profile", pid, prof.Channel)
 	}
-	if c, err := dialDaemon(cfg); err != nil {
+	if c, err := localapi.Dial(cfg); err != nil {
 		return err
 	} else if c != nil {
 		return chatThroughServe(ctx, c, cfg, pid, stdin, stdout, stderr)
@@ -56,15 +58,15 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	level := slog.LevelWarn // the conversation is the output; logs only when something is wrong
-	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, level), stdout, "")
+	d, err := daemon.Start(ctx, cfg, daemon.Options{Logger: newLogger(stderr, level), Stdout: stdout})
 	if err != nil {
 		return err
 	}
-	oc := d.orchs[prof.OrchestratorID]
+	oc := d.Orchestrator(prof.OrchestratorID)
 	sender, senderID := chatUser()
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s. Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
-		oc.cfg.ID, zoneFor(prof, oc.cfg))
-	fmt.Fprintf(stdout, "Data: %s (--data DIR to keep it elsewhere).\n", dataWhere(cfg))
+		oc.Cfg.ID, zoneFor(prof, oc.Cfg))
+	fmt.Fprintf(stdout, "Data: %s (--data DIR to keep it elsewhere).\n", app.DataWhere(cfg))
 	fmt.Fprintln(stdout, "No schedbot serve is running: reminders fire only while this chat runs. For jobs that keep firing, start `schedbot serve` and chat with it.")
 	if note := oldDataNote(common, cfg); note != "" {
 		fmt.Fprintln(stderr, note)
@@ -83,22 +85,17 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			payload, _ := json.Marshal(orchestrator.Message{Text: line, SenderID: senderID, Sender: sender,
+			err := d.Say(ctx, pid, orchestrator.Message{Text: line, SenderID: senderID, Sender: sender,
 				ChannelID: session, Via: store.ViaCLI})
-			err := oc.store.Update(ctx, func(tx store.Tx) error {
-				return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: oc.cfg.ID, ChannelProfileID: pid, Payload: payload})
-			})
 			if err != nil {
 				fmt.Fprintln(stderr, "schedbot: "+err.Error())
-				continue
 			}
-			oc.worker.Wake()
 		}
 	}
 	// Let the answers to what was typed arrive before leaving.
-	drain(oc.store, 10*time.Second)
+	d.Drain(oc.Cfg.ID, 10*time.Second)
 	cancel()
-	return wait()
+	return d.Wait()
 }
 
 // readLines sends the lines of r, then closes.
@@ -118,12 +115,12 @@ func readLines(r io.Reader) <-chan string {
 // chatThroughServe is chat while a serve runs: each line goes to its local
 // API, which answers with the reply. The jobs live in the daemon, so they
 // keep firing after chat ends, and their posts are printed where it runs.
-func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid string, stdin io.Reader, stdout, stderr io.Writer) error {
+func chatThroughServe(ctx context.Context, c *localapi.Client, cfg *config.Config, pid string, stdin io.Reader, stdout, stderr io.Writer) error {
 	prof, _ := cfg.Profile(pid)
 	o := cfg.Orchestrators[prof.OrchestratorID]
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s, through the running schedbot serve (%s). Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
 		o.ID, zoneFor(prof, o), cfg.Server.Socket)
-	fmt.Fprintf(stdout, "Data: %s. Your jobs keep firing after chat ends; serve prints their posts.\n", dataWhere(cfg))
+	fmt.Fprintf(stdout, "Data: %s. Your jobs keep firing after chat ends; serve prints their posts.\n", app.DataWhere(cfg))
 	session := "terminal-" + strconv.Itoa(os.Getpid())
 	for line := range readLines(stdin) {
 		if ctx.Err() != nil {
@@ -132,8 +129,8 @@ func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var r chatReply
-		if err := c.do(ctx, "/v1/chat", chatRequest{Profile: pid, Session: session, Text: line}, &r); err != nil {
+		var r localapi.ChatReply
+		if err := c.Do(ctx, "/v1/chat", localapi.ChatRequest{Profile: pid, Session: session, Text: line}, &r); err != nil {
 			fmt.Fprintln(stderr, "schedbot: "+err.Error())
 			continue
 		}
@@ -145,19 +142,6 @@ func chatThroughServe(ctx context.Context, c *apiClient, cfg *config.Config, pid
 		}
 	}
 	return nil
-}
-
-// drain waits, at most limit, until nothing is left in the queue's
-// incoming, processing or outgoing stages.
-func drain(st store.Store, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		c, err := st.Count(context.Background())
-		if err == nil && c.Queues[store.QueueIncoming]+c.Queues[store.QueueProcessing]+c.Queues[store.QueueOutgoing] == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func chatUser() (name, id string) {

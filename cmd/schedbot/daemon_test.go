@@ -19,6 +19,7 @@ import (
 	"time"
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
@@ -192,7 +193,7 @@ func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 		t.Errorf("show after the run: %+v", shown)
 	}
 	// The post is printed before its item is moved to done: wait for it.
-	var reports []queueReport
+	var reports []app.QueueReport
 	waitFor(t, 10*time.Second, "both items done", func() bool {
 		reports = nil
 		json.Unmarshal([]byte(c.mustRun("queue", "--json", "--queue", "done")), &reports)

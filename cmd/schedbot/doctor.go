@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -31,17 +32,17 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	orchs, err := selectOrchestrators(cfg, *orchID)
+	orchs, err := app.SelectOrchestrators(cfg, *orchID)
 	if err != nil {
 		return err
 	}
 	left := 0
 	for _, o := range orchs {
-		if !storeExists(o) {
+		if !app.StoreExists(o) {
 			fmt.Fprintf(stdout, "%s: no store yet\n", o.ID)
 			continue
 		}
-		problems, err := doctorStore(ctx, o.ID, func() (store.Store, error) { return openStore(o) }, *repair)
+		problems, err := app.Doctor(ctx, o.ID, func() (store.Store, error) { return app.OpenStore(o) }, *repair)
 		if err != nil {
 			return fmt.Errorf("orchestrator %s: %w", o.ID, err)
 		}
@@ -66,40 +67,6 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%d record(s) do not read; `schedbot doctor --repair` fixes or removes them", left)
 	}
 	return nil
-}
-
-// doctorStore checks (and repairs) one store, auditing each repair.
-func doctorStore(ctx context.Context, orchID string, open func() (store.Store, error), repair bool) ([]store.Problem, error) {
-	st, err := open()
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	d, ok := st.(store.Doctor)
-	if !ok {
-		return nil, fmt.Errorf("this store cannot be checked")
-	}
-	problems, err := d.Check(ctx, repair)
-	if err != nil || !repair || len(problems) == 0 {
-		return problems, err
-	}
-	err = st.Update(ctx, func(tx store.Tx) error {
-		for _, p := range problems {
-			ev := &store.AuditEvent{OrchestratorID: orchID, Actor: cliActor(""), Action: store.AuditStoreRepaired,
-				Detail: fmt.Sprintf("%s %q: %s: %s", p.Kind, p.ID, p.Error, p.Repair)}
-			if p.Kind == "job" {
-				ev.JobID = p.ID
-			}
-			if err := tx.AuditAppend(ev); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return problems, fmt.Errorf("repaired, but the audit of it failed: %w", err)
-	}
-	return problems, nil
 }
 
 func printProblems(w io.Writer, orchID string, problems []store.Problem, repaired bool) {

@@ -14,17 +14,9 @@ import (
 	"github.com/schedbot/schedbot/store/bolt"
 )
 
-// String is all that was written (chat's stdout, read while chat writes
-// it); syncBuffer is in housekeeping_test.go.
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitChat waits until out holds want n times (chat answers as the worker
 // gets to each line).
-func waitChat(t *testing.T, out *syncBuffer, want string, n int) {
+func waitChat(t *testing.T, out *syncBuf, want string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for strings.Count(out.String(), want) < n {
@@ -49,7 +41,7 @@ func TestChat_SkipSnoozeDoneAndCount(t *testing.T) {
 	r, w := io.Pipe()
 	stdin = r
 	t.Cleanup(func() { stdin = strings.NewReader("") })
-	chatOut := &syncBuffer{}
+	chatOut := &syncBuf{}
 	var errb bytes.Buffer
 	done := make(chan error, 1)
 	ctx, cancel := context.WithCancel(t.Context())

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/schedbot/schedbot/app"
 )
 
 func main() {
@@ -35,11 +37,9 @@ const (
 )
 
 // usageError is a mistake in how schedbot was called.
-type usageError struct{ msg string }
+type usageError = app.UsageError
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return app.Usagef(format, args...) }
 
 // stdin is what chat reads; tests replace it.
 var stdin io.Reader = strings.NewReader("")

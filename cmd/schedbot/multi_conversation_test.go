@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedbot/schedbot/adapters/slack/slacktest"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres"
@@ -56,7 +57,7 @@ server: {socket: ./schedbot.sock}
 // instance, signed as Slack signs it, and waits for its 200.
 func (in *slackHTTPInstance) event(t *testing.T, user, id, text, ts, thread string) {
 	t.Helper()
-	ev := mention(id, user, text, ts, 0)["payload"].(map[string]any)
+	ev := slacktest.Mention(id, user, text, ts, 0)["payload"].(map[string]any)
 	if thread != "" {
 		ev["event"].(map[string]any)["thread_ts"] = thread
 	}
@@ -66,7 +67,7 @@ func (in *slackHTTPInstance) event(t *testing.T, user, id, text, ts, thread stri
 		now := time.Now().Unix()
 		req, _ := http.NewRequest(http.MethodPost, in.url, bytes.NewReader(body))
 		req.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(now, 10))
-		req.Header.Set("X-Slack-Signature", sign("s3cret", now, body))
+		req.Header.Set("X-Slack-Signature", slacktest.Sign("s3cret", now, body))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return false // not listening yet
@@ -89,11 +90,11 @@ func (in *slackHTTPInstance) event(t *testing.T, user, id, text, ts, thread stri
 // least one of them nearly always.
 func TestServe_PostgresQuestionThroughAAnsweredThroughB(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	f := newFakeSlack(t)
+	f := slacktest.New(t)
 	t.Setenv("SCHEDBOT_DATABASE_URL", dsn)
 	t.Setenv("SLACK_BOT_TOKEN", "xoxb-test")
 	t.Setenv("SLACK_SIGNING_SECRET", "s3cret")
-	t.Setenv(config.EnvSlackAPIURL, f.srv.URL+"/api/")
+	t.Setenv(config.EnvSlackAPIURL, f.Server.URL+"/api/")
 	a, b := startSlackHTTPInstance(t), startSlackHTTPInstance(t)
 	st, err := postgres.Open(t.Context(), dsn, "default", nil)
 	if err != nil {
@@ -114,11 +115,11 @@ func TestServe_PostgresQuestionThroughAAnsweredThroughB(t *testing.T) {
 	reply := func(what string) string {
 		t.Helper()
 		posts++
-		waitFor(t, 20*time.Second, what, func() bool { return len(f.posts()) >= posts })
-		if got := len(f.posts()); got != posts {
+		waitFor(t, 20*time.Second, what, func() bool { return len(f.Posts()) >= posts })
+		if got := len(f.Posts()); got != posts {
 			t.Fatalf("%d posts, want %d", got, posts)
 		}
-		return f.posts()[posts-1].Form.Get("text")
+		return f.Posts()[posts-1].Form.Get("text")
 	}
 	for i, user := range []string{"U0ANA1234", "U0BOB1234", "U0CAR1234"} {
 		a, b := a, b

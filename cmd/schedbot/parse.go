@@ -9,8 +9,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/selector/rules"
 	"github.com/schedbot/schedbot/store"
@@ -75,14 +77,14 @@ func runParse(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // through the running daemon when it holds the store, else from the store
 // opened read-only (a store never created has no jobs).
 func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]selector.JobRef, error) {
-	c, err := dialDaemon(cfg)
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if c != nil {
 		args, _ := json.Marshal(map[string]any{"limit": store.MaxListLimit})
 		var page store.JobPage
-		if err := c.do(ctx, "/v1/call", callRequest{Orchestrator: orchID, Function: "schedule.list", Args: args}, &page); err != nil {
+		if err := c.Do(ctx, "/v1/call", localapi.CallRequest{Orchestrator: orchID, Function: "schedule.list", Args: args}, &page); err != nil {
 			return nil, err
 		}
 		var refs []selector.JobRef
@@ -95,10 +97,10 @@ func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]sel
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(storePath(o)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(app.StorePath(o)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	st, err := bolt.Open(storePath(o), &bolt.Options{ReadOnly: true, LockTimeout: time.Second})
+	st, err := bolt.Open(app.StorePath(o), &bolt.Options{ReadOnly: true, LockTimeout: time.Second})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +112,7 @@ func parseJobRefs(ctx context.Context, cfg *config.Config, orchID string) ([]sel
 // orchestrator's workflows and functions.
 func selectorInput(cfg *config.Config, profileID, tz string, now time.Time) (selector.Input, error) {
 	if profileID == "" {
-		profileID = defaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
+		profileID = app.DefaultTarget(cfg, firstOrchestrator(cfg)).ChannelProfileID
 	}
 	p, err := cfg.Profile(profileID)
 	if err != nil {
@@ -134,7 +136,7 @@ func selectorInput(cfg *config.Config, profileID, tz string, now time.Time) (sel
 	for id := range o.Workflows {
 		in.Workflows = append(in.Workflows, id)
 	}
-	for _, fn := range knownFunctions() {
+	for _, fn := range app.KnownFunctions() {
 		if config.MatchFunction(o.Functions, fn) {
 			in.Functions = append(in.Functions, fn)
 		}

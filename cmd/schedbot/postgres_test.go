@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	termcli "github.com/schedbot/schedbot/adapters/cli"
@@ -411,41 +409,5 @@ func TestServe_PostgresThreeInstancesKilledAtRandom(t *testing.T) {
 	}
 	if out := c.mustRun("audit", "verify", "--config", cfgs[0]); !strings.Contains(out, "hash chain intact") {
 		t.Errorf("audit verify: %s", out)
-	}
-}
-
-// TestHealthz_SaysWhenTheDatabaseDoesNotAnswer: /healthz is 503, naming
-// the orchestrator, while its database cannot be reached.
-func TestHealthz_SaysWhenTheDatabaseDoesNotAnswer(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	st, err := postgres.Open(t.Context(), dsn, "ops", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	d := &daemon{orchs: map[string]*orch{"ops": {store: st}}, metrics: newMetrics()}
-	d.alive.Store(2)
-	srv := httptest.NewServer(d.metricsHandler())
-	defer srv.Close()
-	if code, body := httpGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\ndatabase: reachable\n" {
-		t.Errorf("/healthz with the database up = %d %q", code, body)
-	}
-	// The database goes away under the running store, connections and all.
-	cc, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := cc.Database
-	cc.Database = "postgres"
-	conn, err := pgx.ConnectConfig(t.Context(), cc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(t.Context(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-		t.Fatal(err)
-	}
-	if code, body := httpGet(t, srv.URL+"/healthz"); code != 503 || !strings.Contains(body, "database unreachable (orchestrator ops)") {
-		t.Errorf("/healthz with the database gone = %d %q", code, body)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/store"
 )
 
@@ -33,15 +35,15 @@ func runQueue(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var reports []queueReport
-	c, err := dialDaemon(cfg)
+	var reports []app.QueueReport
+	c, err := localapi.Dial(cfg)
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		err = c.do(ctx, "/v1/queue", queueRequest{Orchestrator: *orchID, Queue: store.QueueName(*queue), Limit: *limit}, &reports)
+		err = c.Do(ctx, "/v1/queue", localapi.QueueRequest{Orchestrator: *orchID, Queue: store.QueueName(*queue), Limit: *limit}, &reports)
 	} else {
-		reports, err = queueItems(ctx, cfg, viewDirect, *orchID, store.QueueName(*queue), *limit)
+		reports, err = app.QueueItems(ctx, cfg, app.ViewDirect, *orchID, store.QueueName(*queue), *limit)
 	}
 	if err != nil {
 		return err

@@ -2,53 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"maps"
-	"net"
-	"net/http"
 	"os"
-	"slices"
 	"strings"
-	"sync/atomic"
-	"time"
 
-	"golang.org/x/sync/errgroup"
-
-	termcli "github.com/schedbot/schedbot/adapters/cli"
-	slackad "github.com/schedbot/schedbot/adapters/slack"
-	"github.com/schedbot/schedbot/config"
-	"github.com/schedbot/schedbot/conversation"
-	"github.com/schedbot/schedbot/orchestrator"
-	"github.com/schedbot/schedbot/scheduler"
-	"github.com/schedbot/schedbot/store"
-	"github.com/schedbot/schedbot/store/postgres"
+	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/daemon"
 )
 
-// daemon is what `schedbot serve` runs: every orchestrator's scheduler and
-// worker, the local API and the metrics endpoint, under one owner.
-type daemon struct {
-	cfg     *config.Config
-	log     *slog.Logger
-	orchs   map[string]*orch
-	metrics *metrics
-	alive   atomic.Int32 // loops running
-	probe   writeProbe   // /healthz's last write to the stores
-	chat    *chatHub     // replies awaited by chats through the local API
-	slack   *slackad.Adapter
-	stdout  io.Writer // serve's own output: the console's sign-in links
-}
-
-func (d *daemon) view(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error {
-	oc := d.orchs[o.ID]
-	if oc == nil {
-		return fmt.Errorf("orchestrator %q is not served", o.ID)
-	}
-	return fn(oc.store)
-}
-
+// runServe is `schedbot serve`: the daemon, until ctx is done.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
 	var common commonFlags
@@ -79,248 +42,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--http: %v", err)
 		}
 	}
-	if err := requireSlackEnv(cfg); err != nil {
+	if err := daemon.RequireSlackEnv(cfg); err != nil {
 		return err
 	}
-	d, wait, err := startDaemon(ctx, cfg, newLogger(stderr, slog.LevelInfo), stdout, *deliveryLog)
+	log := newLogger(stderr, slog.LevelInfo)
+	d, err := daemon.Start(ctx, cfg, daemon.Options{Logger: log, Stdout: stdout, DeliveryLog: *deliveryLog})
 	if err != nil {
 		return err
 	}
 	if note := oldDataNote(common, cfg); note != "" {
-		d.log.Warn(note)
+		log.Warn(note)
 	}
-	d.log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("data", dataWhere(cfg)), slog.String("socket", cfg.Server.Socket),
+	log.Info("schedbot serving", slog.String("config", cfg.Source), slog.String("data", app.DataWhere(cfg)), slog.String("socket", cfg.Server.Socket),
 		slog.String("orchestrators", strings.Join(cfg.OrchestratorIDs(), ",")))
-	err = wait()
-	d.log.Info("schedbot stopped")
+	err = d.Wait()
+	log.Info("schedbot stopped")
 	return err
-}
-
-// startDaemon opens every orchestrator and starts its scheduler and
-// worker, the local API and (when configured) the metrics endpoint, all
-// stopped by ctx. wait blocks until they have stopped and the stores are
-// closed.
-func startDaemon(ctx context.Context, cfg *config.Config, log *slog.Logger, stdout io.Writer, deliveryLog string) (d *daemon, wait func() error, err error) {
-	if cfg.Server.MetricsListen == "off" {
-		cfg.Server.MetricsListen = ""
-	}
-	dm := &daemon{cfg: cfg, log: log, orchs: map[string]*orch{}, metrics: newMetrics(), chat: newChatHub(), stdout: stdout}
-	var term *termcli.Terminal
-	cleanup := func() {
-		for _, oc := range dm.orchs {
-			if err := oc.Close(); err != nil {
-				log.Error("close store", slog.String("orchestrator", oc.cfg.ID), slog.Any("error", err))
-			}
-		}
-		if term != nil {
-			term.Close()
-		}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	g, gctx := errgroup.WithContext(ctx)
-	slackAd, err := newSlackAdapter(cfg, dm, log)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	dm.slack = slackAd
-	defer func() {
-		if err != nil { // stop what started before closing what it uses
-			cancel()
-			g.Wait()
-			cleanup()
-		}
-	}()
-	d = dm
-	// Every store is opened first (and, on a database, this process
-	// marked live), so that a failure starts nothing.
-	type loops struct {
-		sched  *scheduler.Scheduler
-		worker *orchestrator.Worker
-	}
-	orchLoops := map[string]*loops{}
-	for _, id := range cfg.OrchestratorIDs() {
-		l := &loops{}
-		orchLoops[id] = l
-		oc, err := openOrch(cfg, cfg.Orchestrators[id], log, func() {
-			l.sched.Wake()
-			l.worker.Wake()
-			if slackAd != nil {
-				slackAd.HomeChanged()
-			}
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
-		}
-		d.orchs[id] = oc
-		if err := joinLoops(ctx, oc.store); err != nil {
-			return nil, nil, fmt.Errorf("orchestrator %s: %w", id, err)
-		}
-	}
-	if term, err = termcli.NewTerminal(stdout, deliveryLog); err != nil {
-		return nil, nil, err
-	}
-	for _, id := range cfg.OrchestratorIDs() {
-		o, oc, l := cfg.Orchestrators[id], d.orchs[id], orchLoops[id]
-		var sched *scheduler.Scheduler
-		var worker *orchestrator.Worker
-		m := d.metrics
-		sched = scheduler.New(oc.store, &scheduler.Options{
-			OrchestratorID: id, Logger: log, RunTimeout: time.Duration(cfg.Runs.Timeout),
-			DispatchedFunc: func(_ *store.Job, _ *store.Run, late time.Duration) {
-				m.lateness.WithLabelValues(id).Observe(late.Seconds())
-				worker.Wake()
-			},
-			RecordedFunc: func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
-		})
-		conv := conversations(cfg, o, oc, log)
-		deliverers := map[string]orchestrator.Deliverer{config.ChannelTerminal: dm.chat.before(term)}
-		oc.conv = conv
-		var dead func(*store.QueueItem, error)
-		if slackAd != nil {
-			deliverers[config.ChannelSlack] = slackAd
-			conv.ResolveTarget = slackAd.Resolve
-			dead = func(it *store.QueueItem, cause error) {
-				// On the lane that failed, after its outcome is recorded.
-				tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				defer cancel()
-				d.tellOwner(tctx, oc, slackAd, it, cause)
-			}
-		}
-		worker = orchestrator.NewWorker(orchestrator.Options{
-			OrchestratorID: id, Store: oc.store, Registry: oc.reg, Workflows: o.Workflows,
-			Deliverers:      deliverers,
-			ProfileChannels: profileChannels(cfg),
-			DefaultTarget:   defaultTarget(cfg, id),
-			Messages:        conv.Decide,
-			Logger:          log,
-			RunFunc:         func(r *store.Run) { m.runs.WithLabelValues(id, string(r.Status)).Inc() },
-			DeliveryFailedFunc: func(ch string, dead bool) {
-				m.deliveriesFailed.WithLabelValues(id, ch, fmt.Sprint(dead)).Inc()
-			},
-			DeadFunc: dead,
-		})
-		oc.worker = worker
-		l.sched, l.worker = sched, worker
-		d.loop(g, gctx, "scheduler "+id, sched.Run)
-		d.loop(g, gctx, "worker "+id, worker.Run)
-		d.loop(g, gctx, "housekeeping "+id, (&housekeeper{id: id, st: oc.store, cfg: cfg, log: log}).Run)
-		if pg, ok := oc.store.(*postgres.Store); ok {
-			// Stop everything if the connection that marks this process
-			// live breaks: the other processes are taking its work over.
-			// A process that died leaves its claims to the others: look.
-			d.loop(g, gctx, "live "+id, func(ctx context.Context) error { return pg.Watch(ctx, worker.Wake) })
-			// A change committed by another process (a CLI on another host)
-			// wakes the loops at once, not at the next safety wake.
-			d.loop(g, gctx, "listen "+id, func(ctx context.Context) error {
-				return pg.Listen(ctx, func(w postgres.Wake) {
-					if w.Jobs {
-						sched.Wake()
-					}
-					if w.Queue {
-						worker.Wake()
-					}
-				})
-			})
-		}
-	}
-	if slackAd != nil {
-		if cfg.Slack.Mode == "http" {
-			dm.loop(g, gctx, "slack", func(ctx context.Context) error { return slackAd.RunHTTP(ctx, cfg.Slack.HTTPListen) })
-		} else {
-			dm.loop(g, gctx, "slack", slackAd.RunSocketMode)
-		}
-	}
-	ln, err := listenSocket(cfg.Server.Socket)
-	if err != nil {
-		return nil, nil, err
-	}
-	api := &http.Server{Handler: d.apiHandler(), ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}
-	d.serveHTTP(g, gctx, "local API", api, ln)
-	if addr := cfg.Server.MetricsListen; addr != "" {
-		mln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return nil, nil, fmt.Errorf("metrics listen on %s: %w", addr, err)
-		}
-		srv := newMetricsServer(d.metricsHandler())
-		d.serveHTTP(g, gctx, "metrics", srv, mln)
-		log.Info("metrics listening", slog.String("addr", mln.Addr().String()))
-	}
-	if err := d.serveHTTPAPI(g, gctx); err != nil {
-		return nil, nil, err
-	}
-	wait = func() error {
-		err := g.Wait()
-		cancel()
-		os.Remove(cfg.Server.Socket)
-		cleanup()
-		return err
-	}
-	return dm, wait, nil
-}
-
-// conversations is the message handling of one orchestrator: the rules
-// selector over its profiles, workflows and functions.
-func conversations(cfg *config.Config, o *config.Orchestrator, oc *orch, log *slog.Logger) *conversation.Conversations {
-	c := &conversation.Conversations{Selector: newSelector(cfg, oc.reg, log), Registry: oc.reg, Store: oc.store,
-		Profiles: map[string]conversation.Profile{}, Timezone: o.Timezone, Logger: log}
-	for id, p := range cfg.ChannelProfiles {
-		if p.OrchestratorID == o.ID {
-			c.Profiles[id] = conversation.Profile{ID: id, Channel: p.Channel, Timezone: p.Timezone}
-		}
-	}
-	for id := range o.Workflows {
-		c.Workflows = append(c.Workflows, id)
-	}
-	return c
-}
-
-// loop runs one long-lived part; it counts as alive for /healthz while it runs.
-func (d *daemon) loop(g *errgroup.Group, ctx context.Context, name string, run func(context.Context) error) {
-	g.Go(func() error {
-		d.alive.Add(1)
-		defer d.alive.Add(-1)
-		if err := run(ctx); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		return nil
-	})
-}
-
-func (d *daemon) serveHTTP(g *errgroup.Group, ctx context.Context, name string, srv *http.Server, ln net.Listener) {
-	g.Go(func() error {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		return nil
-	})
-	g.Go(func() error {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	})
-}
-
-func profileChannels(cfg *config.Config) map[string]string {
-	m := map[string]string{}
-	for id, p := range cfg.ChannelProfiles {
-		m[id] = p.Channel
-	}
-	return m
-}
-
-// defaultTarget is where an orchestrator's messages go when nothing says
-// where: its terminal profile (the embedded default's prints on serve's
-// standard output).
-func defaultTarget(cfg *config.Config, orchID string) store.TargetRef {
-	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
-		p := cfg.ChannelProfiles[id]
-		if p.OrchestratorID == orchID && p.Channel == config.ChannelTerminal {
-			return store.TargetRef{Channel: config.ChannelTerminal, ChannelProfileID: id}
-		}
-	}
-	return store.TargetRef{Channel: config.ChannelTerminal}
 }
 
 // newLogger writes text to a terminal and JSON otherwise; the level comes

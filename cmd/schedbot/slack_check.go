@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/deploy"
 )
@@ -48,19 +46,6 @@ func runSlack(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, "  - "+p)
 	}
 	return fmt.Errorf("slack check: %d problem(s)", len(problems))
-}
-
-// manifestScopes are the bot scopes deploy/slack-manifest.yaml asks for.
-func manifestScopes() []string {
-	var m struct {
-		OAuth struct {
-			Scopes struct {
-				Bot []string `yaml:"bot"`
-			} `yaml:"scopes"`
-		} `yaml:"oauth_config"`
-	}
-	yaml.Unmarshal(deploy.SlackManifest, &m)
-	return m.OAuth.Scopes.Bot
 }
 
 // slackAPI posts one Web API method with token and decodes its answer;
@@ -134,7 +119,7 @@ func checkSlack(ctx context.Context, cfg *config.Config, stdout io.Writer) []str
 			for _, s := range strings.Split(h.Get("X-OAuth-Scopes"), ",") {
 				granted[strings.TrimSpace(s)] = true
 			}
-			for _, s := range manifestScopes() {
+			for _, s := range deploy.SlackBotScopes() {
 				if !granted[s] {
 					problems = append(problems, "scope "+s+" is not granted — add it under OAuth & Permissions (or update the app from deploy/slack-manifest.yaml), then reinstall the app")
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
@@ -53,7 +54,7 @@ func snapshot(t *testing.T, cfgPath string) contents {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openStore(cfg.Orchestrators["default"])
+	st, err := app.OpenStore(cfg.Orchestrators["default"])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/schedbot/schedbot/app"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -48,16 +50,16 @@ func runFunctions(_ context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	o, _, err := pickOrchestrator(cfg, *orchID, "")
+	o, _, err := app.PickOrchestrator(cfg, *orchID, "")
 	if err != nil {
 		return err
 	}
-	oc, err := openOrch(cfg, o, discardLogger(), nil)
+	oc, err := app.OpenOrch(cfg, o, discardLogger(), nil)
 	if err != nil {
 		return err
 	}
 	defer oc.Close()
-	tools := oc.reg.Tools()
+	tools := oc.Reg.Tools()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -1,13 +1,19 @@
-package main
+// Package app holds the operations behind schedbot's commands: open an
+// orchestrator's store and function registry from the config, make a call
+// at most once per request id, read the audit log and the queue, change
+// the HTTP API's tokens; and, with serve stopped, archive and prune the
+// audit log, check and repair a store, copy one store into another. The
+// CLI runs them on stores it opens for the moment; `schedbot serve` runs
+// the first ones on the stores it holds, for the CLI's calls through its
+// local API.
+package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"os/user"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,33 +26,22 @@ import (
 	"github.com/schedbot/schedbot/store/bolt"
 )
 
-// orch is one orchestrator opened for a command: its config, store and
+// Orch is one orchestrator opened for a command: its config, store and
 // function registry.
-type orch struct {
-	cfg    *config.Orchestrator
-	store  store.Store
-	reg    *functions.Registry
-	worker *orchestrator.Worker // set while serve or chat runs it
-	conv   *conversation.Conversations
+type Orch struct {
+	Cfg    *config.Orchestrator
+	Store  store.Store
+	Reg    *functions.Registry
+	Worker *orchestrator.Worker // set while serve or chat runs it
+	Conv   *conversation.Conversations
 }
 
-func (o *orch) Close() error { return o.store.Close() }
+func (o *Orch) Close() error { return o.Store.Close() }
 
-func loadConfig(c commonFlags) (*config.Config, error) {
-	cfg, err := config.Find(c.config, c.data)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFunctions(cfg); err != nil {
-		return nil, err
-	}
-	return cfg, nil
-}
-
-// checkFunctions rejects an allowlist entry or workflow step that names a
+// CheckFunctions rejects an allowlist entry or workflow step that names a
 // function schedbot does not have; config cannot know the registry.
-func checkFunctions(cfg *config.Config) error {
-	known := knownFunctions()
+func CheckFunctions(cfg *config.Config) error {
+	known := KnownFunctions()
 	var errs []string
 	for _, id := range cfg.OrchestratorIDs() {
 		o := cfg.Orchestrators[id]
@@ -71,8 +66,8 @@ func checkFunctions(cfg *config.Config) error {
 	return nil
 }
 
-// knownFunctions lists every function schedbot has.
-func knownFunctions() []string { return functions.NewRegistry(functions.Deps{}).IDs() }
+// KnownFunctions lists every function schedbot has.
+func KnownFunctions() []string { return functions.NewRegistry(functions.Deps{}).IDs() }
 
 func matchesAny(pattern string, ids []string) bool {
 	for _, id := range ids {
@@ -83,25 +78,25 @@ func matchesAny(pattern string, ids []string) bool {
 	return false
 }
 
-// pickOrchestrator resolves --orchestrator and --profile: a profile names
+// PickOrchestrator resolves --orchestrator and --profile: a profile names
 // its orchestrator, and naming another one as well is a usage error.
-func pickOrchestrator(cfg *config.Config, orchID, profileID string) (*config.Orchestrator, *config.ChannelProfile, error) {
+func PickOrchestrator(cfg *config.Config, orchID, profileID string) (*config.Orchestrator, *config.ChannelProfile, error) {
 	var prof *config.ChannelProfile
 	if profileID != "" {
 		p, err := cfg.Profile(profileID)
 		if err != nil {
-			return nil, nil, usagef("--profile: %v", err)
+			return nil, nil, Usagef("--profile: %v", err)
 		}
 		prof = p
 		if orchID != "" && orchID != p.OrchestratorID {
-			return nil, nil, usagef("--orchestrator %q conflicts with profile %q, which belongs to %q", orchID, profileID, p.OrchestratorID)
+			return nil, nil, Usagef("--orchestrator %q conflicts with profile %q, which belongs to %q", orchID, profileID, p.OrchestratorID)
 		}
 		orchID = p.OrchestratorID
 	}
 	if orchID == "" {
 		o, err := cfg.DefaultOrchestrator()
 		if err != nil {
-			return nil, nil, usagef("%v", err)
+			return nil, nil, Usagef("%v", err)
 		}
 		return o, prof, nil
 	}
@@ -112,16 +107,16 @@ func pickOrchestrator(cfg *config.Config, orchID, profileID string) (*config.Orc
 	return o, prof, nil
 }
 
-func storePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) }
+func StorePath(o *config.Orchestrator) string { return bolt.Path(o.RuntimeRoot) }
 
-// dataWhere says where cfg's data is, for a person to find it again: each
+// DataWhere says where cfg's data is, for a person to find it again: each
 // orchestrator's store file, or its database.
-func dataWhere(cfg *config.Config) string {
+func DataWhere(cfg *config.Config) string {
 	var parts []string
 	for _, id := range cfg.OrchestratorIDs() {
 		o := cfg.Orchestrators[id]
-		where := storePath(o)
-		if isPostgres(o) {
+		where := StorePath(o)
+		if IsPostgres(o) {
 			where = "the PostgreSQL database in $" + o.Store.DSNEnv
 		}
 		if len(cfg.Orchestrators) > 1 {
@@ -132,28 +127,10 @@ func dataWhere(cfg *config.Config) string {
 	return strings.Join(parts, "; ")
 }
 
-// oldDataNote points at ./.schedbot when it holds a store of an older
-// schedbot, which kept its data in the current directory, and the
-// embedded default now looks elsewhere ("" otherwise).
-func oldDataNote(c commonFlags, cfg *config.Config) string {
-	if c.data != "" || cfg.Source != "embedded default" {
-		return ""
-	}
-	old, err := filepath.Abs(".schedbot")
-	if err != nil || old == config.DefaultDataDir() {
-		return ""
-	}
-	if _, err := os.Stat(filepath.Join(old, "default", "automation", "automation.db")); err != nil {
-		return ""
-	}
-	return fmt.Sprintf("note: %s holds the data of an older schedbot, which kept it in the current directory; "+
-		"run with --data %s to use it", old, old)
-}
-
-// openOrch opens an orchestrator's store and builds its registry; changed
+// OpenOrch opens an orchestrator's store and builds its registry; changed
 // is called after each committed job change (nil: nothing to wake).
-func openOrch(cfg *config.Config, o *config.Orchestrator, log *slog.Logger, changed func()) (*orch, error) {
-	st, err := openStore(o)
+func OpenOrch(cfg *config.Config, o *config.Orchestrator, log *slog.Logger, changed func()) (*Orch, error) {
+	st, err := OpenStore(o)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +148,7 @@ func openOrch(cfg *config.Config, o *config.Orchestrator, log *slog.Logger, chan
 		Logger:      log,
 		ChangedFunc: changed,
 	})
-	return &orch{cfg: o, store: st, reg: reg}, nil
+	return &Orch{Cfg: o, Store: st, Reg: reg}, nil
 }
 
 // functionProfiles are an orchestrator's channel profiles as its functions
@@ -191,8 +168,8 @@ func functionProfiles(cfg *config.Config, orchID string) map[string]functions.Pr
 	return out
 }
 
-// cliActor is the person at the terminal: the OS user, via cli.
-func cliActor(profileID string) store.Actor {
+// CLIActor is the person at the terminal: the OS user, via cli.
+func CLIActor(profileID string) store.Actor {
 	a := store.Actor{ChannelProfileID: profileID, Via: store.ViaCLI, SenderID: fmt.Sprint(os.Getuid())}
 	if u, err := user.Current(); err == nil {
 		a.Sender = u.Username
@@ -202,6 +179,15 @@ func cliActor(profileID string) store.Actor {
 	return a
 }
 
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+// DefaultTarget is where an orchestrator's messages go when nothing says
+// where: its terminal profile (the embedded default's prints on serve's
+// standard output).
+func DefaultTarget(cfg *config.Config, orchID string) store.TargetRef {
+	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
+		p := cfg.ChannelProfiles[id]
+		if p.OrchestratorID == orchID && p.Channel == config.ChannelTerminal {
+			return store.TargetRef{Channel: config.ChannelTerminal, ChannelProfileID: id}
+		}
+	}
+	return store.TargetRef{Channel: config.ChannelTerminal}
+}

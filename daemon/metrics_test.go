@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bufio"
@@ -16,8 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
+	"github.com/schedbot/schedbot/store/postgres"
+	"github.com/schedbot/schedbot/store/postgres/pgtest"
 )
 
 // TestMetricsServer_Timeouts: a client that leaves its connection idle,
@@ -103,9 +107,9 @@ func TestHealthz_NotReadyWhenAStoreCannotBeWritten(t *testing.T) {
 	}
 	defer st.Close()
 	disk := &fullDisk{Store: st}
-	d := &daemon{orchs: map[string]*orch{"ops": {store: disk}}, metrics: newMetrics()}
+	d := &Daemon{orchs: map[string]*app.Orch{"ops": {Store: disk}}, metrics: newMetrics()}
 	d.alive.Store(2)
-	srv := httptest.NewServer(d.metricsHandler())
+	srv := httptest.NewServer(d.MetricsHandler())
 	defer srv.Close()
 	if code, body := httpGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("/healthz with writes working = %d %q", code, body)
@@ -126,4 +130,51 @@ func TestHealthz_NotReadyWhenAStoreCannotBeWritten(t *testing.T) {
 	if code, _ := httpGet(t, srv.URL+"/healthz"); code != 200 {
 		t.Errorf("/healthz once writes work again = %d, want 200", code)
 	}
+}
+
+// TestHealthz_SaysWhenTheDatabaseDoesNotAnswer: /healthz is 503, naming
+// the orchestrator, while its database cannot be reached.
+func TestHealthz_SaysWhenTheDatabaseDoesNotAnswer(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	st, err := postgres.Open(t.Context(), dsn, "ops", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d := &Daemon{orchs: map[string]*app.Orch{"ops": {Store: st}}, metrics: newMetrics()}
+	d.alive.Store(2)
+	srv := httptest.NewServer(d.MetricsHandler())
+	defer srv.Close()
+	if code, body := httpGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\ndatabase: reachable\n" {
+		t.Errorf("/healthz with the database up = %d %q", code, body)
+	}
+	// The database goes away under the running store, connections and all.
+	cc, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := cc.Database
+	cc.Database = "postgres"
+	conn, err := pgx.ConnectConfig(t.Context(), cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := httpGet(t, srv.URL+"/healthz"); code != 503 || !strings.Contains(body, "database unreachable (orchestrator ops)") {
+		t.Errorf("/healthz with the database gone = %d %q", code, body)
+	}
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -16,21 +16,21 @@ import (
 // openTimeout bounds connecting to (and migrating) a database at start.
 const openTimeout = 30 * time.Second
 
-// isPostgres reports whether o's records live in PostgreSQL.
-func isPostgres(o *config.Orchestrator) bool {
+// IsPostgres reports whether o's records live in PostgreSQL.
+func IsPostgres(o *config.Orchestrator) bool {
 	return o.Store != nil && o.Store.Driver == config.DriverPostgres
 }
 
-// openStore opens o's store as its config says: its bolt file, or its
+// OpenStore opens o's store as its config says: its bolt file, or its
 // scope of the database whose DSN the store's dsn_env variable holds.
 // Audit records are sealed with the audit key when one is configured.
-func openStore(o *config.Orchestrator) (store.Store, error) {
+func OpenStore(o *config.Orchestrator) (store.Store, error) {
 	key, err := o.Audit.AuditKey()
 	if err != nil {
 		return nil, err
 	}
-	if !isPostgres(o) {
-		return bolt.Open(storePath(o), &bolt.Options{LockTimeout: time.Second, AuditKey: key})
+	if !IsPostgres(o) {
+		return bolt.Open(StorePath(o), &bolt.Options{LockTimeout: time.Second, AuditKey: key})
 	}
 	dsn, err := o.Store.DSN()
 	if err != nil {
@@ -45,22 +45,22 @@ func openStore(o *config.Orchestrator) (store.Store, error) {
 	return st, nil
 }
 
-// storeExists reports whether o's store may hold anything: a bolt file
+// StoreExists reports whether o's store may hold anything: a bolt file
 // that was never created reads as empty rather than being created by a
 // read; a database is always asked.
-func storeExists(o *config.Orchestrator) bool {
-	if isPostgres(o) {
+func StoreExists(o *config.Orchestrator) bool {
+	if IsPostgres(o) {
 		return true
 	}
-	_, err := os.Stat(storePath(o))
+	_, err := os.Stat(StorePath(o))
 	return !errors.Is(err, os.ErrNotExist)
 }
 
-// joinLoops marks this process as one that runs st's scheduler and
+// JoinLoops marks this process as one that runs st's scheduler and
 // worker. A bolt store needs nothing: its file lock, held from Open, makes
 // it the only one. On a database every process serving an orchestrator is
 // active, and each marks itself live (see postgres.Store.Join).
-func joinLoops(ctx context.Context, st store.Store) error {
+func JoinLoops(ctx context.Context, st store.Store) error {
 	pg, ok := st.(*postgres.Store)
 	if !ok {
 		return nil
@@ -70,9 +70,9 @@ func joinLoops(ctx context.Context, st store.Store) error {
 	return pg.Join(ctx)
 }
 
-// refuseServed fails when a process serves st's orchestrator on a
+// RefuseServed fails when a process serves st's orchestrator on a
 // database (a bolt file is already held by its server).
-func refuseServed(ctx context.Context, st store.Store, id string) error {
+func RefuseServed(ctx context.Context, st store.Store, id string) error {
 	pg, ok := st.(*postgres.Store)
 	if !ok {
 		return nil

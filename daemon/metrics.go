@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -58,7 +58,7 @@ var (
 )
 
 // storeCollector reads job and queue counts from the stores at scrape time.
-type storeCollector struct{ d *daemon }
+type storeCollector struct{ d *Daemon }
 
 func (c storeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{jobsDesc, queueDesc, auditHeadDesc, dueClaimedDesc, itemsDesc, leasesDesc, wakeupsDesc} {
@@ -70,14 +70,14 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for id, oc := range c.d.orchs {
-		if pg, ok := oc.store.(*postgres.Store); ok {
+		if pg, ok := oc.Store.(*postgres.Store); ok {
 			st := pg.Stats()
 			for d, v := range map[*prometheus.Desc]int64{dueClaimedDesc: st.DueClaimed, itemsDesc: st.ItemsClaimed,
 				leasesDesc: st.LeasesTaken, wakeupsDesc: st.Wakeups} {
 				ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), id)
 			}
 		}
-		c, err := oc.store.Count(ctx)
+		c, err := oc.Store.Count(ctx)
 		if err != nil {
 			continue // a store that cannot be read reports no gauges; /healthz says why
 		}
@@ -91,7 +91,9 @@ func (c storeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (d *daemon) metricsHandler() http.Handler {
+// MetricsHandler serves /metrics and /healthz (server.metrics_listen). It
+// registers the collector that reads the stores, so call it once.
+func (d *Daemon) MetricsHandler() http.Handler {
 	d.metrics.reg.MustRegister(storeCollector{d})
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(d.metrics.reg, promhttp.HandlerOpts{}))
@@ -148,7 +150,7 @@ const probeKey = "schedbot:healthz-probe"
 // probeWrites checks that every store can still commit a write (a full
 // disk, a read-only file system, a database in recovery say no): a
 // record written and deleted in one transaction.
-func (d *daemon) probeWrites(ctx context.Context) error {
+func (d *Daemon) probeWrites(ctx context.Context) error {
 	d.probe.mu.Lock()
 	defer d.probe.mu.Unlock()
 	if !d.probe.at.IsZero() && time.Since(d.probe.at) < probeEvery {
@@ -158,7 +160,7 @@ func (d *daemon) probeWrites(ctx context.Context) error {
 	defer cancel()
 	var err error
 	for _, id := range slices.Sorted(maps.Keys(d.orchs)) {
-		werr := d.orchs[id].store.Update(ctx, func(tx store.Tx) error {
+		werr := d.orchs[id].Store.Update(ctx, func(tx store.Tx) error {
 			if err := tx.ConversationPut(&store.Conversation{Key: probeKey, UpdatedAt: time.Now().UTC()}); err != nil {
 				return err
 			}
@@ -180,12 +182,12 @@ type pinger interface {
 
 // pingDatabases asks every database-backed store whether its database
 // answers; it says "database: reachable" when one was asked and all did.
-func (d *daemon) pingDatabases(ctx context.Context) (string, error) {
+func (d *Daemon) pingDatabases(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	asked := false
 	for _, id := range slices.Sorted(maps.Keys(d.orchs)) {
-		p, ok := d.orchs[id].store.(pinger)
+		p, ok := d.orchs[id].Store.(pinger)
 		if !ok {
 			continue
 		}

@@ -1,53 +1,50 @@
-package main
+package daemon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/adapters/slack/slacktest"
 	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
 )
 
 func slashCmd(user, channel, text string) map[string]any {
-	envelopeN++
-	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "slash_commands", "accepts_response_payload": true,
+	n := slacktest.NextEnvelope()
+	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", n), "type": "slash_commands", "accepts_response_payload": true,
 		"payload": map[string]any{"token": "x", "team_id": "T1", "channel_id": channel, "user_id": user, "command": "/schedule",
-			"text": text, "trigger_id": fmt.Sprintf("tr%d", envelopeN), "response_url": fmt.Sprintf("RESPOND/slash-%d", envelopeN)}}
+			"text": text, "trigger_id": fmt.Sprintf("tr%d", n), "response_url": fmt.Sprintf("RESPOND/slash-%d", n)}}
 }
 
 // channelMsg is a message event in a channel (message.channels): in the
 // thread of threadTS when it is set.
 func channelMsg(eventID, user, text, ts, threadTS string) map[string]any {
-	envelopeN++
+	n := slacktest.NextEnvelope()
 	ev := map[string]any{"type": "message", "channel_type": "channel", "user": user, "text": text, "ts": ts, "channel": "C0TEAM", "event_ts": ts}
 	if threadTS != "" {
 		ev["thread_ts"] = threadTS
 	}
-	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "events_api", "payload": map[string]any{
+	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", n), "type": "events_api", "payload": map[string]any{
 		"token": "x", "team_id": "T1", "type": "event_callback", "event_id": eventID, "event_time": 1700000000, "event": ev}}
 }
 
 func interactive(payload map[string]any) map[string]any {
-	envelopeN++
+	n := slacktest.NextEnvelope()
 	payload["team"] = map[string]any{"id": "T1"}
-	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "interactive", "payload": payload}
+	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", n), "type": "interactive", "payload": payload}
 }
 
 func (e *slackEnv) ackPayload(t *testing.T, env map[string]any) map[string]any {
 	t.Helper()
 	id := env["envelope_id"].(string)
-	waitFor(t, 10*time.Second, "the ack of "+id, func() bool { return e.f.ack(id) != nil })
-	p, _ := e.f.ack(id)["payload"].(map[string]any)
+	waitFor(t, 10*time.Second, "the ack of "+id, func() bool { return e.f.Ack(id) != nil })
+	p, _ := e.f.Ack(id)["payload"].(map[string]any)
 	return p
 }
 
@@ -55,7 +52,7 @@ func (e *slackEnv) ackPayload(t *testing.T, env map[string]any) map[string]any {
 // of a job that will post in the channel stays public, in the thread.
 func TestSlack_AnswersMeantForTheAskerArePrivate(t *testing.T) {
 	e := startSlack(t)
-	e.f.send(t, mention("Ev1", "U1", "post hello in #team every day at 9am", "1700000000.000100", 0))
+	e.f.Send(t, slacktest.Mention("Ev1", "U1", "post hello in #team every day at 9am", "1700000000.000100", 0))
 	if p := e.waitPost(t, 1, "the confirmation"); p.Method != "chat.postMessage" || p.Form.Get("thread_ts") != "1700000000.000100" {
 		t.Errorf("confirmation: %s %v", p.Method, p.Form)
 	}
@@ -66,19 +63,19 @@ func TestSlack_AnswersMeantForTheAskerArePrivate(t *testing.T) {
 		{"U2", "pause job " + id, "only its creator"},
 	} {
 		ts := fmt.Sprintf("1700000000.00020%d", i)
-		e.f.send(t, mention(fmt.Sprintf("EvP%d", i), c.user, c.text, ts, 0))
+		e.f.Send(t, slacktest.Mention(fmt.Sprintf("EvP%d", i), c.user, c.text, ts, 0))
 		p := e.waitPost(t, i+2, c.text)
 		if p.Method != "chat.postEphemeral" || p.Form.Get("user") != c.user || p.Form.Get("thread_ts") != ts || !strings.Contains(p.Form.Get("text"), c.want) {
 			t.Errorf("%q: %s %v, want an ephemeral answer to %s saying %q", c.text, p.Method, p.Form, c.user, c.want)
 		}
 	}
 	// /schedule list answers through its response_url, like /remind list.
-	e.f.send(t, slashCmd("U1", "C0TEAM", "list"))
+	e.f.Send(t, slashCmd("U1", "C0TEAM", "list"))
 	r := e.waitResponse(t, 1, "the slash listing")
 	if r.Body["response_type"] != "ephemeral" || !strings.Contains(fmt.Sprint(r.Body["text"]), "1 schedule(s)") {
 		t.Errorf("slash list: %v", r.Body)
 	}
-	if n := len(e.f.posts()); n != 4 {
+	if n := len(e.f.Posts()); n != 4 {
 		t.Errorf("%d posts, want 4: the slash listing went through its response_url only", n)
 	}
 }
@@ -88,7 +85,7 @@ func TestSlack_AnswersMeantForTheAskerArePrivate(t *testing.T) {
 func TestSlack_NeverSilentWhereTheBotIsNot(t *testing.T) {
 	e := startSlack(t)
 	env := slashCmd("U1", "C0SECRET", "post psst every day at 9am")
-	e.f.send(t, env)
+	e.f.Send(t, env)
 	if ack := fmt.Sprint(e.ackPayload(t, env)["text"]); !strings.Contains(ack, "I'm not in <#C0SECRET>") || !strings.Contains(ack, "/invite @schedbot") {
 		t.Errorf("ack = %q, want the invite hint at once", ack)
 	}
@@ -98,7 +95,7 @@ func TestSlack_NeverSilentWhereTheBotIsNot(t *testing.T) {
 	}
 	// A job for #team asked in #secret: its public confirmation cannot
 	// be posted there (not_in_channel), so it comes through response_url.
-	e.f.send(t, slashCmd("U1", "C0SECRET", "post hi in #team every day at 9am"))
+	e.f.Send(t, slashCmd("U1", "C0SECRET", "post hi in #team every day at 9am"))
 	r = e.waitResponse(t, 2, "the confirmation")
 	if text := fmt.Sprint(r.Body["text"]); !strings.HasPrefix(text, "OK — I'll post “hi” in <#C0TEAM>") || !strings.Contains(text, "invite me with `/invite @schedbot`") {
 		t.Errorf("confirmation through response_url: %q", text)
@@ -112,13 +109,13 @@ func TestSlack_NeverSilentWhereTheBotIsNot(t *testing.T) {
 // mention; nothing else in a channel is read.
 func TestSlack_AReplyInTheThreadOfAQuestionNeedsNoMention(t *testing.T) {
 	e := startSlack(t)
-	e.f.send(t, mention("Ev1", "U0ANA1234", "remind me to stretch", "1700000000.000100", 0))
+	e.f.Send(t, slacktest.Mention("Ev1", "U0ANA1234", "remind me to stretch", "1700000000.000100", 0))
 	e.waitPost(t, 1, "the question")
-	e.f.send(t, channelMsg("Ev2", "U0ANA1234", "every day at 3pm", "1700000000.000200", ""))                   // not in a thread
-	e.f.send(t, channelMsg("Ev3", "U0ANA1234", "every day at 3pm", "1700000000.000300", "1700000000.000999"))  // another thread
-	e.f.send(t, channelMsg("Ev4", "U2", "every day at 4pm", "1700000000.000400", "1700000000.000100"))         // someone else
-	e.f.send(t, channelMsg("Ev5", "U0ANA1234", "<@UBOT> every day", "1700000000.000500", "1700000000.000100")) // a mention: app_mention's
-	e.f.send(t, channelMsg("Ev6", "U0ANA1234", "every day at 3pm", "1700000000.000600", "1700000000.000100"))
+	e.f.Send(t, channelMsg("Ev2", "U0ANA1234", "every day at 3pm", "1700000000.000200", ""))                   // not in a thread
+	e.f.Send(t, channelMsg("Ev3", "U0ANA1234", "every day at 3pm", "1700000000.000300", "1700000000.000999"))  // another thread
+	e.f.Send(t, channelMsg("Ev4", "U2", "every day at 4pm", "1700000000.000400", "1700000000.000100"))         // someone else
+	e.f.Send(t, channelMsg("Ev5", "U0ANA1234", "<@UBOT> every day", "1700000000.000500", "1700000000.000100")) // a mention: app_mention's
+	e.f.Send(t, channelMsg("Ev6", "U0ANA1234", "every day at 3pm", "1700000000.000600", "1700000000.000100"))
 	p := e.waitPost(t, 2, "the answer's confirmation")
 	if !strings.HasPrefix(p.Form.Get("text"), "OK — I'll post “stretch”") {
 		t.Errorf("answer: %q", p.Form.Get("text"))
@@ -126,8 +123,8 @@ func TestSlack_AReplyInTheThreadOfAQuestionNeedsNoMention(t *testing.T) {
 	// The messages before it were ignored, not answered: one reply each
 	// would have come before this one, in order.
 	jobs := e.jobs(t)
-	if len(jobs) != 1 || jobs[0].Schedule.Cron != "0 15 * * *" || len(e.f.posts()) != 2 {
-		t.Errorf("jobs %+v, %d posts", jobs, len(e.f.posts()))
+	if len(jobs) != 1 || jobs[0].Schedule.Cron != "0 15 * * *" || len(e.f.Posts()) != 2 {
+		t.Errorf("jobs %+v, %d posts", jobs, len(e.f.Posts()))
 	}
 }
 
@@ -136,9 +133,9 @@ func TestSlack_AReplyInTheThreadOfAQuestionNeedsNoMention(t *testing.T) {
 func TestSlack_HomeTabShowsYourSchedulesAndFollowsThem(t *testing.T) {
 	e := startSlack(t)
 	opened := func(user string) {
-		envelopeN++
-		e.f.send(t, map[string]any{"envelope_id": fmt.Sprintf("env-%d", envelopeN), "type": "events_api", "payload": map[string]any{
-			"token": "x", "team_id": "T1", "type": "event_callback", "event_id": fmt.Sprintf("EvH%d", envelopeN), "event_time": 1700000000,
+		n := slacktest.NextEnvelope()
+		e.f.Send(t, map[string]any{"envelope_id": fmt.Sprintf("env-%d", n), "type": "events_api", "payload": map[string]any{
+			"token": "x", "team_id": "T1", "type": "event_callback", "event_id": fmt.Sprintf("EvH%d", n), "event_time": 1700000000,
 			"event": map[string]any{"type": "app_home_opened", "user": user, "channel": "D0" + user, "tab": "home", "event_ts": "1700000000.1"}}})
 	}
 	opened("U1")
@@ -147,11 +144,11 @@ func TestSlack_HomeTabShowsYourSchedulesAndFollowsThem(t *testing.T) {
 		!strings.Contains(v.Form.Get("view"), "No schedules yet") {
 		t.Errorf("empty Home: %v", v.Form)
 	}
-	e.f.send(t, mention("Ev1", "U1", "post hello in #team every day at 9am", "1700000000.000100", 0))
+	e.f.Send(t, slacktest.Mention("Ev1", "U1", "post hello in #team every day at 9am", "1700000000.000100", 0))
 	e.waitPost(t, 1, "the confirmation")
 	id := e.jobs(t)[0].JobID
 	waitFor(t, 10*time.Second, "Home published again with the job", func() bool {
-		vs := e.f.viewCalls("views.publish")
+		vs := e.f.ViewCalls("views.publish")
 		last := vs[len(vs)-1].Form
 		return last.Get("user_id") == "U1" && strings.Contains(last.Get("view"), id) && strings.Contains(last.Get("view"), "schedbot_pause")
 	})
@@ -159,22 +156,22 @@ func TestSlack_HomeTabShowsYourSchedulesAndFollowsThem(t *testing.T) {
 	opened("UADMIN")
 	waitFor(t, 10*time.Second, "U2's and the admin's Home", func() bool {
 		seen := map[string]string{}
-		for _, c := range e.f.viewCalls("views.publish") {
+		for _, c := range e.f.ViewCalls("views.publish") {
 			seen[c.Form.Get("user_id")] = c.Form.Get("view")
 		}
 		return seen["U2"] != "" && seen["UADMIN"] != ""
 	})
-	for _, c := range e.f.viewCalls("views.publish") {
+	for _, c := range e.f.ViewCalls("views.publish") {
 		if has := strings.Contains(c.Form.Get("view"), id); c.Form.Get("user_id") == "U2" && has || c.Form.Get("user_id") == "UADMIN" && !has {
 			t.Errorf("%s's Home, job shown: %v", c.Form.Get("user_id"), has)
 		}
 	}
 }
 
-func (e *slackEnv) waitView(t *testing.T, method string, n int, what string) apiCall {
+func (e *slackEnv) waitView(t *testing.T, method string, n int, what string) slacktest.Call {
 	t.Helper()
-	waitFor(t, 10*time.Second, what, func() bool { return len(e.f.viewCalls(method)) >= n })
-	return e.f.viewCalls(method)[n-1]
+	waitFor(t, 10*time.Second, what, func() bool { return len(e.f.ViewCalls(method)) >= n })
+	return e.f.ViewCalls(method)[n-1]
 }
 
 // formView is the New schedule form as Slack sends it back: its text and
@@ -191,7 +188,7 @@ func formView(callback, text, channel string) map[string]any {
 // schedule.create, and what stops it shows under the text box.
 func TestSlack_NewScheduleFormPreviewsAndCreates(t *testing.T) {
 	e := startSlack(t)
-	e.f.send(t, interactive(map[string]any{"type": "shortcut", "callback_id": "schedbot_new", "trigger_id": "trS", "user": map[string]any{"id": "U1"}}))
+	e.f.Send(t, interactive(map[string]any{"type": "shortcut", "callback_id": "schedbot_new", "trigger_id": "trS", "user": map[string]any{"id": "U1"}}))
 	v := e.waitView(t, "views.open", 1, "the form")
 	var form struct {
 		Blocks []struct {
@@ -213,13 +210,13 @@ func TestSlack_NewScheduleFormPreviewsAndCreates(t *testing.T) {
 		!strings.Contains(v.Form.Get("view"), "on_character_entered") || !strings.Contains(v.Form.Get("view"), "conversations_select") {
 		t.Errorf("form: %v", v.Form)
 	}
-	e.f.send(t, slashCmd("U1", "C0TEAM", ""))
+	e.f.Send(t, slashCmd("U1", "C0TEAM", ""))
 	e.waitView(t, "views.open", 2, "the form from /schedule")
 	for i, c := range []struct{ text, want string }{
 		{"post standup every Friday at 9am", "I'll post “standup” in \\u003c#C0TEAM\\u003e every Friday at 9:00 AM (America/New_York). Next: "},
 		{"remind me to stretch", "❓ When should I post"},
 	} {
-		e.f.send(t, interactive(map[string]any{"type": "block_actions", "user": map[string]any{"id": "U1"}, "view": formView("schedbot_new", c.text, "C0TEAM"),
+		e.f.Send(t, interactive(map[string]any{"type": "block_actions", "user": map[string]any{"id": "U1"}, "view": formView("schedbot_new", c.text, "C0TEAM"),
 			"actions": []any{map[string]any{"action_id": "schedbot_draft", "block_id": "when", "type": "plain_text_input", "value": c.text}}}))
 		u := e.waitView(t, "views.update", i+1, "the preview of "+c.text)
 		if u.Form.Get("view_id") != "V1" || u.Form.Get("hash") != "h1" || !strings.Contains(u.Form.Get("view"), c.want) {
@@ -230,12 +227,12 @@ func TestSlack_NewScheduleFormPreviewsAndCreates(t *testing.T) {
 		t.Fatal("a preview created a job")
 	}
 	bad := interactive(map[string]any{"type": "view_submission", "user": map[string]any{"id": "U1"}, "view": formView("schedbot_new", "remind me to stretch", "C0TEAM")})
-	e.f.send(t, bad)
+	e.f.Send(t, bad)
 	if p := e.ackPayload(t, bad); p["response_action"] != "errors" || !strings.Contains(fmt.Sprint(p["errors"]), "when:When should I post") {
 		t.Errorf("submitting a question: %v", p)
 	}
 	good := interactive(map[string]any{"type": "view_submission", "user": map[string]any{"id": "U1"}, "view": formView("schedbot_new", "post standup every Friday at 9am", "C0TEAM")})
-	e.f.send(t, good)
+	e.f.Send(t, good)
 	if p := e.ackPayload(t, good); p != nil && p["response_action"] != nil {
 		t.Errorf("submitting: %v", p)
 	}
@@ -252,7 +249,7 @@ func TestSlack_NewScheduleFormPreviewsAndCreates(t *testing.T) {
 // time chosen or typed.
 func TestSlack_RemindMeAboutThisMessage(t *testing.T) {
 	e := startSlack(t)
-	e.f.send(t, interactive(map[string]any{"type": "message_action", "callback_id": "schedbot_remind", "trigger_id": "trR",
+	e.f.Send(t, interactive(map[string]any{"type": "message_action", "callback_id": "schedbot_remind", "trigger_id": "trR",
 		"user": map[string]any{"id": "U0ANA1234"}, "channel": map[string]any{"id": "C0TEAM"},
 		"message": map[string]any{"ts": "1700000000.000777", "text": "please review the doc"}}))
 	v := e.waitView(t, "views.open", 1, "the reminder form")
@@ -265,7 +262,7 @@ func TestSlack_RemindMeAboutThisMessage(t *testing.T) {
 	submit := func(values map[string]any) map[string]any {
 		env := interactive(map[string]any{"type": "view_submission", "user": map[string]any{"id": "U0ANA1234"},
 			"view": map[string]any{"id": "V2", "type": "modal", "callback_id": "schedbot_remind", "private_metadata": meta, "state": map[string]any{"values": values}}})
-		e.f.send(t, env)
+		e.f.Send(t, env)
 		return e.ackPayload(t, env)
 	}
 	before := time.Now()
@@ -303,12 +300,12 @@ func TestSlack_RemindMeAboutThisMessage(t *testing.T) {
 // fix, and its run shows why; a second failure the same day says nothing.
 func TestSlack_TheOwnerHearsOfAFailureOnceADay(t *testing.T) {
 	e := startSlack(t)
-	e.f.send(t, mention("Ev1", "U1", "post hi in #team every day at 9am", "1700000000.000100", 0))
+	e.f.Send(t, slacktest.Mention("Ev1", "U1", "post hi in #team every day at 9am", "1700000000.000100", 0))
 	e.waitPost(t, 1, "the confirmation")
 	id := e.jobs(t)[0].JobID
-	dms := func() []apiCall {
-		var out []apiCall
-		for _, p := range e.f.posts() {
+	dms := func() []slacktest.Call {
+		var out []slacktest.Call
+		for _, p := range e.f.Posts() {
 			if p.Form.Get("channel") == "U1" {
 				out = append(out, p)
 			}
@@ -316,10 +313,10 @@ func TestSlack_TheOwnerHearsOfAFailureOnceADay(t *testing.T) {
 		return out
 	}
 	for i := range 2 {
-		e.f.mu.Lock()
-		e.f.topErrs = []string{"is_archived"} // the run's post, not the reply in the thread
-		e.f.mu.Unlock()
-		e.f.send(t, mention(fmt.Sprintf("EvR%d", i), "U1", "run job "+id+" now", fmt.Sprintf("1700000000.00030%d", i), 0))
+		e.f.Mu.Lock()
+		e.f.TopErrs = []string{"is_archived"} // the run's post, not the reply in the thread
+		e.f.Mu.Unlock()
+		e.f.Send(t, slacktest.Mention(fmt.Sprintf("EvR%d", i), "U1", "run job "+id+" now", fmt.Sprintf("1700000000.00030%d", i), 0))
 		waitFor(t, 10*time.Second, "the dead letter", func() bool {
 			n := 0
 			n = testkit.QueueLen(t, e.st, store.QueueDead)
@@ -331,9 +328,9 @@ func TestSlack_TheOwnerHearsOfAFailureOnceADay(t *testing.T) {
 	}
 	// A post that works after them, on the same channel's lane: the
 	// second failure's note, had there been one, came before it.
-	e.f.send(t, mention("EvR9", "U1", "run job "+id+" now", "1700000000.000900", 0))
+	e.f.Send(t, slacktest.Mention("EvR9", "U1", "run job "+id+" now", "1700000000.000900", 0))
 	waitFor(t, 10*time.Second, "a post that arrives", func() bool {
-		for _, p := range e.f.posts() {
+		for _, p := range e.f.Posts() {
 			if p.Form.Get("channel") == "C0TEAM" && p.Form.Get("thread_ts") == "" {
 				return true
 			}
@@ -357,76 +354,32 @@ func TestSlack_TheOwnerHearsOfAFailureOnceADay(t *testing.T) {
 	}
 }
 
-// slack check lists what is missing, each with its fix.
-func TestSlackCheck_ListsWhatIsMissingWithTheFix(t *testing.T) {
-	f := newFakeSlack(t)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "schedbot.yaml")
-	os.WriteFile(path, []byte(slackConfig), 0o600)
-	t.Setenv("SLACK_BOT_TOKEN", "xoxb-test")
-	t.Setenv("SLACK_APP_TOKEN", "xapp-test")
-	t.Setenv(config.EnvSlackAPIURL, f.srv.URL+"/api/")
-	var out, errb bytes.Buffer
-	if err := Run(t.Context(), []string{"slack", "check", "--config", path}, &out, &errb); err != nil || !strings.Contains(out.String(), "all set") {
-		t.Fatalf("all granted: %v\n%s", err, out.String())
-	}
-	f.mu.Lock()
-	f.scopes = []string{"app_mentions:read", "chat:write", "commands"}
-	f.teamID = "T9"
-	f.mu.Unlock()
-	t.Setenv("SLACK_APP_TOKEN", "")
-	out.Reset()
-	err := Run(t.Context(), []string{"slack", "check", "--config", path}, &out, &errb)
-	for _, want := range []string{"scope users:read is not granted — add it", "scope channels:history", "profile team has team_id \"T1\" but the token is for team T9 — set",
-		"SLACK_APP_TOKEN is not set (Socket Mode) — enable Socket Mode"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("check output lacks %q:\n%s", want, out.String())
-		}
-	}
-	if err == nil {
-		t.Error("check with problems succeeded")
-	}
-}
-
-func TestServe_RefusesASlackProfileWithoutItsToken(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "schedbot.yaml")
-	os.WriteFile(path, []byte(slackConfig), 0o600)
-	t.Setenv("SLACK_BOT_TOKEN", "")
-	t.Setenv("SLACK_APP_TOKEN", "xapp-test")
-	var out, errb bytes.Buffer
-	err := Run(t.Context(), []string{"serve", "--config", path}, &out, &errb)
-	if err == nil || !strings.Contains(err.Error(), "Slack profile team is configured but SLACK_BOT_TOKEN not set") {
-		t.Fatalf("serve with a Slack profile and no token: %v", err)
-	}
-}
-
 func TestSlack_HealthzIsNotReadyWhileSlackIsDisconnected(t *testing.T) {
 	e := startSlack(t)
 	t.Cleanup(func() { // before the daemon stops, even when the test fails
-		e.f.mu.Lock()
-		e.f.refuseOpen = false
-		e.f.mu.Unlock()
+		e.f.Mu.Lock()
+		e.f.RefuseOpen = false
+		e.f.Mu.Unlock()
 	})
-	h := e.d.metricsHandler()
+	h := e.d.MetricsHandler()
 	health := func() (int, string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/healthz", nil))
 		return rec.Code, rec.Body.String()
 	}
 	waitFor(t, 10*time.Second, "ready", func() bool { c, _ := health(); return c == http.StatusOK })
-	e.f.mu.Lock()
-	e.f.refuseOpen = true
-	e.f.conn.Close()
-	e.f.conn = nil
-	e.f.mu.Unlock()
+	e.f.Mu.Lock()
+	e.f.RefuseOpen = true
+	e.f.Conn.Close()
+	e.f.Conn = nil
+	e.f.Mu.Unlock()
 	waitFor(t, 10*time.Second, "not ready", func() bool {
 		c, body := health()
 		return c == http.StatusServiceUnavailable && strings.Contains(body, "slack")
 	})
-	e.f.mu.Lock()
-	e.f.refuseOpen = false
-	e.f.mu.Unlock()
+	e.f.Mu.Lock()
+	e.f.RefuseOpen = false
+	e.f.Mu.Unlock()
 	waitFor(t, 20*time.Second, "ready again", func() bool { c, _ := health(); return c == http.StatusOK })
 }
 
@@ -470,12 +423,12 @@ func TestSlack_AFiredReminderIsCompletedSnoozedAndSkipped(t *testing.T) {
 	if !e.d.Has("team", "schedule.complete") || !e.d.Has("team", "schedule.snooze") || !e.d.Has("team", "schedule.skip") {
 		t.Skip("schedule.complete, snooze and skip are not in this build's registry yet")
 	}
-	e.f.send(t, mention("Ev1", "U1", "post standup in #team every day at 9am", "1700000000.000100", 0))
+	e.f.Send(t, slacktest.Mention("Ev1", "U1", "post standup in #team every day at 9am", "1700000000.000100", 0))
 	e.waitPost(t, 1, "the confirmation")
-	e.f.send(t, mention("Ev2", "U1", "run it now", "1700000000.000200", 0))
-	var post apiCall
+	e.f.Send(t, slacktest.Mention("Ev2", "U1", "run it now", "1700000000.000200", 0))
+	var post slacktest.Call
 	waitFor(t, 10*time.Second, "the fired post", func() bool {
-		for _, p := range e.f.posts() {
+		for _, p := range e.f.Posts() {
 			if p.Form.Get("channel") == "C0TEAM" && p.Form.Get("thread_ts") == "" {
 				post = p
 				return true
@@ -490,7 +443,7 @@ func TestSlack_AFiredReminderIsCompletedSnoozedAndSkipped(t *testing.T) {
 		{"schedbot_skip", "", "Next one skipped by"},
 		{"schedbot_complete", "", "Completed by"},
 	} {
-		e.f.send(t, click("U1", c.action, firedValue(t, blocks, c.action, c.choice)))
+		e.f.Send(t, slacktest.Click("U1", c.action, firedValue(t, blocks, c.action, c.choice)))
 		upd := e.waitCall(t, "chat.update", i+1, "the post after "+c.action)
 		if !strings.Contains(upd.Form.Get("blocks"), c.note) {
 			t.Errorf("%s: %s", c.action, upd.Form.Get("blocks"))

@@ -1,85 +1,31 @@
-package main
+package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
 )
 
-// runStore runs `schedbot store SUBCOMMAND`.
-func runStore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "copy" {
-		return usagef("store takes one subcommand: copy --from-config OLD.yaml --to-config NEW.yaml [--orchestrator ID]")
-	}
-	fs := newFlagSet("store copy", stderr)
-	from := fs.String("from-config", "", "the config whose stores are read")
-	to := fs.String("to-config", "", "the config whose stores are written (each must be empty)")
-	orchID := fs.String("orchestrator", "", "only this orchestrator (default: every one in --from-config)")
-	pos, err := parseFlags(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("store copy takes no arguments, got %q", pos[0])
-	}
-	if *from == "" || *to == "" {
-		return usagef("store copy needs --from-config and --to-config")
-	}
-	src, err := loadConfig(commonFlags{config: *from})
-	if err != nil {
-		return err
-	}
-	dst, err := loadConfig(commonFlags{config: *to})
-	if err != nil {
-		return err
-	}
-	orchs, err := selectOrchestrators(src, *orchID)
-	if err != nil {
-		return err
-	}
-	// Every pair is checked before anything is written.
-	for _, o := range orchs {
-		d := dst.Orchestrators[o.ID]
-		if d == nil {
-			return fmt.Errorf("orchestrator %s: not in %s", o.ID, dst.Source)
-		}
-		if same, err := sameStore(o, d); err != nil {
-			return err
-		} else if same {
-			return fmt.Errorf("orchestrator %s: --from-config and --to-config name the same store", o.ID)
-		}
-	}
-	for _, o := range orchs {
-		n, err := copyOrchestrator(ctx, o, dst.Orchestrators[o.ID])
-		if err != nil {
-			return fmt.Errorf("orchestrator %s: %w", o.ID, err)
-		}
-		fmt.Fprintf(stdout, "%s: copied %d jobs, %d runs, %d queue items, %d audit events (%s -> %s); audit chain verified\n",
-			o.ID, n.jobs, n.runs, n.items, n.events, driverOf(o), driverOf(dst.Orchestrators[o.ID]))
-	}
-	return nil
-}
-
-func driverOf(o *config.Orchestrator) string {
-	if isPostgres(o) {
+// Driver is the store driver o's config names.
+func Driver(o *config.Orchestrator) string {
+	if IsPostgres(o) {
 		return config.DriverPostgres
 	}
 	return config.DriverBolt
 }
 
-// sameStore reports whether two orchestrator configs name one store.
-func sameStore(a, b *config.Orchestrator) (bool, error) {
-	if isPostgres(a) != isPostgres(b) {
+// SameStore reports whether two orchestrator configs name one store.
+func SameStore(a, b *config.Orchestrator) (bool, error) {
+	if IsPostgres(a) != IsPostgres(b) {
 		return false, nil
 	}
-	if !isPostgres(a) {
-		pa, _ := filepath.Abs(storePath(a))
-		pb, _ := filepath.Abs(storePath(b))
+	if !IsPostgres(a) {
+		pa, _ := filepath.Abs(StorePath(a))
+		pb, _ := filepath.Abs(StorePath(b))
 		return pa == pb, nil
 	}
 	da, err := a.Store.DSN()
@@ -93,27 +39,28 @@ func sameStore(a, b *config.Orchestrator) (bool, error) {
 	return da == db && a.ID == b.ID, nil
 }
 
-type copyCounts struct{ jobs, runs, items, events int }
+// CopyCounts are the records CopyOrchestrator copied.
+type CopyCounts struct{ Jobs, Runs, Items, Events int }
 
-// copyOrchestrator opens both stores, keeps serve off both (a bolt file
+// CopyOrchestrator opens both stores, keeps serve off both (a bolt file
 // is locked by Open; a database by the loops lock) and copies.
-func copyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (copyCounts, error) {
-	if !storeExists(from) {
-		return copyCounts{}, fmt.Errorf("no store to copy at %s", storePath(from))
+func CopyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (CopyCounts, error) {
+	if !StoreExists(from) {
+		return CopyCounts{}, fmt.Errorf("no store to copy at %s", StorePath(from))
 	}
-	src, err := openStore(from)
+	src, err := OpenStore(from)
 	if err != nil {
-		return copyCounts{}, fmt.Errorf("open source: %w", err)
+		return CopyCounts{}, fmt.Errorf("open source: %w", err)
 	}
 	defer src.Close()
-	dst, err := openStore(to)
+	dst, err := OpenStore(to)
 	if err != nil {
-		return copyCounts{}, fmt.Errorf("open target: %w", err)
+		return CopyCounts{}, fmt.Errorf("open target: %w", err)
 	}
 	defer dst.Close()
 	for _, st := range []store.Store{src, dst} {
-		if err := refuseServed(ctx, st, from.ID); err != nil {
-			return copyCounts{}, fmt.Errorf("stop schedbot serve first: %w", err)
+		if err := RefuseServed(ctx, st, from.ID); err != nil {
+			return CopyCounts{}, fmt.Errorf("stop schedbot serve first: %w", err)
 		}
 	}
 	return copyStore(ctx, src, dst)
@@ -125,7 +72,7 @@ func copyOrchestrator(ctx context.Context, from, to *config.Orchestrator) (copyC
 // copy commits (a target that does not verify is said, and was empty
 // before: it can be removed); the target re-chains the events (the same records, in the same order, under
 // the same seqs), so its hashes are its own.
-func copyStore(ctx context.Context, src, dst store.Store) (n copyCounts, err error) {
+func copyStore(ctx context.Context, src, dst store.Store) (n CopyCounts, err error) {
 	var jobs []*store.Job
 	var runs []*store.Run
 	var items []*store.QueueItem
@@ -223,7 +170,7 @@ func copyStore(ctx context.Context, src, dst store.Store) (n copyCounts, err err
 	} else if got != len(events) {
 		return n, fmt.Errorf("write target: target audit log holds %d events, %d were copied", got, len(events))
 	}
-	return copyCounts{jobs: len(jobs), runs: len(runs), items: len(items), events: len(events)}, nil
+	return CopyCounts{Jobs: len(jobs), Runs: len(runs), Items: len(items), Events: len(events)}, nil
 }
 
 var errNotEmpty = errors.New("the target store is not empty; copy into an empty one")

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
+	"github.com/schedbot/schedbot/localapi"
 	"github.com/schedbot/schedbot/orchestrator"
 	"github.com/schedbot/schedbot/store"
 )
@@ -19,20 +21,6 @@ import (
 // terminal profile and answers with the reply once the worker has made
 // it. The jobs made live in the daemon and keep firing after chat ends;
 // their posts are printed where serve runs.
-
-// chatRequest is POST /v1/chat: one line a person typed.
-type chatRequest struct {
-	Profile string `json:"profile"`
-	Session string `json:"session"` // the conversation: "it" and questions are remembered per session
-	Text    string `json:"text"`
-}
-
-// chatReply is the answer; Pending when none came within chatWait (it is
-// then printed where serve runs).
-type chatReply struct {
-	Text    string `json:"text,omitempty"`
-	Pending bool   `json:"pending,omitempty"`
-}
 
 // chatWait bounds how long the local API waits for a reply: a model may
 // take 30 s three times over.
@@ -85,48 +73,88 @@ func (f deliverFunc) Deliver(ctx context.Context, d *orchestrator.Delivery) erro
 
 // chatMessage queues one line as a message of a terminal profile, from
 // the OS user at the other end of the socket, and waits for its reply.
-func (d *daemon) chatMessage(ctx context.Context, req chatRequest) (*chatReply, error) {
+func (d *Daemon) chatMessage(ctx context.Context, req localapi.ChatRequest) (*localapi.ChatReply, error) {
 	prof, err := d.cfg.Profile(req.Profile)
 	if err != nil {
-		return nil, usagef("profile: %v", err)
+		return nil, app.Usagef("profile: %v", err)
 	}
 	if prof.Channel != config.ChannelTerminal {
-		return nil, usagef("profile %s is a %s profile; chat talks through a terminal profile", req.Profile, prof.Channel)
+		return nil, app.Usagef("profile %s is a %s profile; chat talks through a terminal profile", req.Profile, prof.Channel)
 	}
 	if req.Session == "" || len(req.Session) > 100 {
-		return nil, usagef("session: 1 to 100 characters")
+		return nil, app.Usagef("session: 1 to 100 characters")
 	}
 	oc := d.orchs[prof.OrchestratorID]
-	if oc == nil || oc.worker == nil {
+	if oc == nil || oc.Worker == nil {
 		return nil, fmt.Errorf("orchestrator %s is not served", prof.OrchestratorID)
 	}
-	who := peerActor(ctx, req.Profile)
+	who := localapi.PeerActor(ctx, req.Profile)
 	payload, err := json.Marshal(orchestrator.Message{Text: req.Text, SenderID: who.SenderID, Sender: who.Sender,
 		ChannelID: req.Session, Via: store.ViaCLI})
 	if err != nil {
 		return nil, err
 	}
-	item := &store.QueueItem{ItemID: ulid.Make().String(), Kind: store.KindMessage, OrchestratorID: oc.cfg.ID,
+	item := &store.QueueItem{ItemID: ulid.Make().String(), Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID,
 		ChannelProfileID: req.Profile, Payload: payload}
 	replies := d.chat.expect(item.ItemID)
-	if err := oc.store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(item) }); err != nil {
+	if err := oc.Store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(item) }); err != nil {
 		d.chat.forget(item.ItemID)
 		return nil, err
 	}
-	oc.worker.Wake()
+	oc.Worker.Wake()
 	t := time.NewTimer(chatWait)
 	defer t.Stop()
 	select {
 	case r := <-replies:
-		return &chatReply{Text: r.Text}, nil
+		return &localapi.ChatReply{Text: r.Text}, nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
 	d.chat.forget(item.ItemID)
 	select { // handed over just before it was forgotten
 	case r := <-replies:
-		return &chatReply{Text: r.Text}, nil
+		return &localapi.ChatReply{Text: r.Text}, nil
 	default:
 	}
-	return &chatReply{Pending: true}, nil
+	return &localapi.ChatReply{Pending: true}, nil
+}
+
+// Say queues m, typed at this terminal, as a message of the terminal
+// profile profileID, and wakes its worker: chat when no serve runs.
+func (d *Daemon) Say(ctx context.Context, profileID string, m orchestrator.Message) error {
+	oc, err := d.inbox(profileID)
+	if err != nil {
+		return err
+	}
+	payload, _ := json.Marshal(m)
+	err = oc.Store.Update(ctx, func(tx store.Tx) error {
+		return tx.QueueAdd(&store.QueueItem{Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID, ChannelProfileID: profileID, Payload: payload})
+	})
+	if err != nil {
+		return err
+	}
+	oc.Worker.Wake()
+	return nil
+}
+
+// Drain waits, at most limit, until nothing is left in the orchestrator's
+// incoming, processing or outgoing queues: the answers to what was said
+// have been delivered.
+func (d *Daemon) Drain(orchID string, limit time.Duration) {
+	if oc := d.orchs[orchID]; oc != nil {
+		drain(oc.Store, limit)
+	}
+}
+
+// drain waits, at most limit, until nothing is left in the queue's
+// incoming, processing or outgoing stages.
+func drain(st store.Store, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		c, err := st.Count(context.Background())
+		if err == nil && c.Queues[store.QueueIncoming]+c.Queues[store.QueueProcessing]+c.Queues[store.QueueOutgoing] == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/schedbot/schedbot/adapters/console"
 	httpapi "github.com/schedbot/schedbot/adapters/http"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/store"
 )
@@ -23,7 +24,7 @@ import (
 // serveHTTPAPI starts the HTTP API and the web console on
 // server.http_listen, when set, over TLS when server.tls_cert is set, and
 // prints a one-time console sign-in link for each terminal profile.
-func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
+func (d *Daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 	cfg := d.cfg
 	addr := cfg.Server.HTTPListen
 	if addr == "" {
@@ -36,13 +37,13 @@ func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 	copts := console.Options{Stores: map[string]store.Store{}, Profiles: map[string]console.Profile{}, Logger: d.log,
 		PublicURL: cfg.Server.PublicURL, Secure: cfg.Server.TLSCert != "" || strings.HasPrefix(cfg.Server.PublicURL, "https:")}
 	for id, oc := range d.orchs {
-		o := &httpapi.Orchestrator{ID: id, Registry: oc.reg, Store: oc.store, Selector: newSelector(cfg, oc.reg, d.log),
-			Timezone: oc.cfg.Timezone}
-		for wid := range oc.cfg.Workflows {
+		o := &httpapi.Orchestrator{ID: id, Registry: oc.Reg, Store: oc.Store, Selector: newSelector(cfg, oc.Reg, d.log),
+			Timezone: oc.Cfg.Timezone}
+		for wid := range oc.Cfg.Workflows {
 			o.Workflows = append(o.Workflows, wid)
 		}
 		opts.Orchestrators[id] = o
-		copts.Stores[id] = oc.store
+		copts.Stores[id] = oc.Store
 	}
 	for id, p := range cfg.ChannelProfiles {
 		opts.Profiles[id] = httpapi.Profile{ID: id, OrchestratorID: p.OrchestratorID, Channel: p.Channel, Timezone: p.Timezone}
@@ -94,7 +95,7 @@ func (d *daemon) serveHTTPAPI(g *errgroup.Group, ctx context.Context) error {
 // printSignInLinks prints a one-time console sign-in link for each
 // terminal profile, acting as the OS user at the terminal (its admin), on
 // serve's stdout: a link is a secret, so it never goes to the log.
-func (d *daemon) printSignInLinks(ctx context.Context, con *console.Console, base string) {
+func (d *Daemon) printSignInLinks(ctx context.Context, con *console.Console, base string) {
 	var ids []string
 	for id, p := range d.cfg.ChannelProfiles {
 		if p.Channel == "terminal" {
@@ -106,7 +107,7 @@ func (d *daemon) printSignInLinks(ctx context.Context, con *console.Console, bas
 		d.log.Info("console: no terminal profile, so no sign-in link; sign in with Slack or an API token (docs/CONSOLE.md)")
 	}
 	for _, id := range ids {
-		a := cliActor(id)
+		a := app.CLIActor(id)
 		sender := a.Sender
 		if sender == "" {
 			sender = a.SenderID

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedbot/schedbot/adapters/slack/slacktest"
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/store"
 )
@@ -16,7 +17,7 @@ import (
 // due now, and returns how many posts to expect.
 func dueAcrossChannels(tb testing.TB, e *slackEnv, channels, perChannel int) int {
 	tb.Helper()
-	reg := e.d.orchs["default"].reg
+	reg := e.d.Orchestrator("default").Reg
 	runAt := time.Now().UTC().Add(-10 * time.Second).Format(time.RFC3339)
 	for c := range channels {
 		for i := range perChannel {
@@ -36,10 +37,10 @@ func checkPace(tb testing.TB, e *slackEnv, want int, limit time.Duration) time.D
 	tb.Helper()
 	start := time.Now()
 	deadline := start.Add(limit)
-	var posts []apiCall
+	var posts []slacktest.Call
 	for {
 		posts = posts[:0]
-		for _, p := range e.f.posts() {
+		for _, p := range e.f.Posts() {
 			if strings.HasPrefix(p.Form.Get("text"), "post ") {
 				posts = append(posts, p)
 			}
@@ -84,13 +85,13 @@ func BenchmarkSlackMentionToConfirmation(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		before := len(e.f.posts())
-		env := mention(fmt.Sprintf("EvB%d", i), "U1", "post standup every weekday at 9:25am", fmt.Sprintf("1700000000.%06d", i), 0)
+		before := len(e.f.Posts())
+		env := slacktest.Mention(fmt.Sprintf("EvB%d", i), "U1", "post standup every weekday at 9:25am", fmt.Sprintf("1700000000.%06d", i), 0)
 		// A channel of its own, so the per-channel pace does not count.
 		env["payload"].(map[string]any)["event"].(map[string]any)["channel"] = fmt.Sprintf("CB%05d", i)
 		start := time.Now()
-		e.f.sendB(b, env)
-		for len(e.f.posts()) == before {
+		e.f.SendB(b, env)
+		for len(e.f.Posts()) == before {
 			time.Sleep(100 * time.Microsecond)
 		}
 		each = append(each, time.Since(start))

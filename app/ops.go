@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -16,17 +16,17 @@ import (
 // store for the moment) and in the daemon (on the stores it holds), so
 // `schedbot audit` prints the same whichever path it took.
 
-// viewer reads one orchestrator's store: fn is not called for a store
+// Viewer reads one orchestrator's store: fn is not called for a store
 // that was never created, which reads as empty.
-type viewer func(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error
+type Viewer func(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error
 
-// viewDirect opens the store for one read; one that was never created
+// ViewDirect opens the store for one read; one that was never created
 // reads as empty rather than being created by a read.
-func viewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error {
-	if !storeExists(o) {
+func ViewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Store) error) error {
+	if !StoreExists(o) {
 		return nil
 	}
-	st, err := openStore(o)
+	st, err := OpenStore(o)
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func viewDirect(ctx context.Context, o *config.Orchestrator, fn func(store.Store
 	return fn(st)
 }
 
-func selectOrchestrators(cfg *config.Config, id string) ([]*config.Orchestrator, error) {
+func SelectOrchestrators(cfg *config.Config, id string) ([]*config.Orchestrator, error) {
 	if id != "" {
 		o, err := cfg.Orchestrator(id)
 		if err != nil {
@@ -49,8 +49,8 @@ func selectOrchestrators(cfg *config.Config, id string) ([]*config.Orchestrator,
 	return out, nil
 }
 
-// auditQuery is what `schedbot audit` asks for.
-type auditQuery struct {
+// AuditQuery is what `schedbot audit` asks for.
+type AuditQuery struct {
 	Orchestrator string    `json:"orchestrator,omitempty"`
 	JobID        string    `json:"job,omitempty"`
 	Actor        string    `json:"actor,omitempty"`
@@ -59,8 +59,8 @@ type auditQuery struct {
 	Head         string    `json:"head,omitempty"` // audit verify: a head hash published before
 }
 
-func auditEvents(ctx context.Context, cfg *config.Config, view viewer, q auditQuery) ([]*store.AuditEvent, error) {
-	orchs, err := selectOrchestrators(cfg, q.Orchestrator)
+func AuditEvents(ctx context.Context, cfg *config.Config, view Viewer, q AuditQuery) ([]*store.AuditEvent, error) {
+	orchs, err := SelectOrchestrators(cfg, q.Orchestrator)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func auditEvents(ctx context.Context, cfg *config.Config, view viewer, q auditQu
 	return events, nil
 }
 
-// verifyResult is one orchestrator's audit chain check.
-type verifyResult struct {
+// VerifyResult is one orchestrator's audit chain check.
+type VerifyResult struct {
 	Orchestrator string `json:"orchestrator"`
 	Records      int    `json:"records"`
 	BrokenAt     uint64 `json:"brokenAt,omitempty"`
@@ -102,21 +102,21 @@ type verifyResult struct {
 	HeadReason string `json:"headReason,omitempty"`
 }
 
-func verifyAudit(ctx context.Context, cfg *config.Config, view viewer, orchID, head string) ([]verifyResult, error) {
-	orchs, err := selectOrchestrators(cfg, orchID)
+func VerifyAudit(ctx context.Context, cfg *config.Config, view Viewer, orchID, head string) ([]VerifyResult, error) {
+	orchs, err := SelectOrchestrators(cfg, orchID)
 	if err != nil {
 		return nil, err
 	}
 	if head != "" && len(orchs) > 1 {
-		return nil, usagef("--head names one chain: say whose with --orchestrator")
+		return nil, Usagef("--head names one chain: say whose with --orchestrator")
 	}
 	key, err := cfg.Audit.AuditKey()
 	if err != nil {
 		return nil, err
 	}
-	var out []verifyResult
+	var out []VerifyResult
 	for _, o := range orchs {
-		r := verifyResult{Orchestrator: o.ID, Keyed: key != nil}
+		r := VerifyResult{Orchestrator: o.ID, Keyed: key != nil}
 		var chainErr error
 		err := view(ctx, o, func(st store.Store) error {
 			r.Records, chainErr = st.AuditVerify(ctx)
@@ -167,8 +167,8 @@ func findHead(tx store.Tx, head string) (uint64, string, error) {
 	return 0, "not in the chain: rewritten or truncated since it was published", nil
 }
 
-// queueReport is what `schedbot queue` shows of one orchestrator.
-type queueReport struct {
+// QueueReport is what `schedbot queue` shows of one orchestrator.
+type QueueReport struct {
 	Orchestrator string                  `json:"orchestrator"`
 	Counts       map[store.QueueName]int `json:"counts"`
 	Items        []*store.QueueItem      `json:"items"`
@@ -177,21 +177,21 @@ type queueReport struct {
 // queueQueues are the queues listed by default: work not yet finished.
 var queueQueues = []store.QueueName{store.QueueIncoming, store.QueueProcessing, store.QueueOutgoing, store.QueueDead}
 
-func queueItems(ctx context.Context, cfg *config.Config, view viewer, orchID string, queue store.QueueName, limit int) ([]queueReport, error) {
-	orchs, err := selectOrchestrators(cfg, orchID)
+func QueueItems(ctx context.Context, cfg *config.Config, view Viewer, orchID string, queue store.QueueName, limit int) ([]QueueReport, error) {
+	orchs, err := SelectOrchestrators(cfg, orchID)
 	if err != nil {
 		return nil, err
 	}
 	queues := queueQueues
 	if queue != "" {
 		if !queue.Valid() {
-			return nil, usagef("--queue %q: not one of incoming, processing, outgoing, done, dead", queue)
+			return nil, Usagef("--queue %q: not one of incoming, processing, outgoing, done, dead", queue)
 		}
 		queues = []store.QueueName{queue}
 	}
-	var out []queueReport
+	var out []QueueReport
 	for _, o := range orchs {
-		r := queueReport{Orchestrator: o.ID, Counts: map[store.QueueName]int{}, Items: []*store.QueueItem{}}
+		r := QueueReport{Orchestrator: o.ID, Counts: map[store.QueueName]int{}, Items: []*store.QueueItem{}}
 		err := view(ctx, o, func(st store.Store) error {
 			c, err := st.Count(ctx)
 			if err != nil {

@@ -1,7 +1,8 @@
-package main
+package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	slackad "github.com/schedbot/schedbot/adapters/slack"
+	"github.com/schedbot/schedbot/app"
 	"github.com/schedbot/schedbot/config"
 	"github.com/schedbot/schedbot/conversation"
 	"github.com/schedbot/schedbot/functions"
@@ -22,7 +24,7 @@ import (
 // newSlackAdapter connects the Slack profiles of the config, with tokens
 // from the environment; nil when there are none. A Slack profile without
 // its token is an error: serve must not run half set up.
-func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.Adapter, error) {
+func newSlackAdapter(cfg *config.Config, d *Daemon, log *slog.Logger) (*slackad.Adapter, error) {
 	var profiles []slackad.Profile
 	for _, id := range slices.Sorted(maps.Keys(cfg.ChannelProfiles)) {
 		p := cfg.ChannelProfiles[id]
@@ -34,7 +36,7 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.
 		return nil, nil
 	}
 	if missing := missingSlackEnv(cfg); len(missing) > 0 {
-		// serve refuses this before it starts (requireSlackEnv); chat
+		// serve refuses this before it starts (RequireSlackEnv); chat
 		// talks through the terminal without Slack.
 		log.Warn("Slack profiles are configured but Slack is off", slog.String("missing", strings.Join(missing, ", ")))
 		return nil, nil
@@ -53,9 +55,9 @@ func newSlackAdapter(cfg *config.Config, d *daemon, log *slog.Logger) (*slackad.
 	return a, nil
 }
 
-// requireSlackEnv refuses a config with a Slack profile whose secrets the
+// RequireSlackEnv refuses a config with a Slack profile whose secrets the
 // environment lacks: serve must not run half set up.
-func requireSlackEnv(cfg *config.Config) error {
+func RequireSlackEnv(cfg *config.Config) error {
 	missing := missingSlackEnv(cfg)
 	if len(missing) == 0 {
 		return nil
@@ -87,33 +89,33 @@ func missingSlackEnv(cfg *config.Config) []string {
 
 // Call runs a click's, a form's or a shortcut's function in the profile's
 // orchestrator: the registry, its validation and authority, as chat.
-func (d *daemon) Call(ctx context.Context, profileID string, req functions.Request) (any, error) {
+func (d *Daemon) Call(ctx context.Context, profileID string, req functions.Request) (any, error) {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return nil, err
 	}
-	return oc.reg.Call(ctx, req)
+	return oc.Reg.Call(ctx, req)
 }
 
 // Has says whether the profile's orchestrator may call function.
-func (d *daemon) Has(profileID, function string) bool {
+func (d *Daemon) Has(profileID, function string) bool {
 	oc, err := d.inbox(profileID)
-	return err == nil && slices.Contains(oc.reg.Allowed(), function)
+	return err == nil && slices.Contains(oc.Reg.Allowed(), function)
 }
 
 // Job reads one job of the profile's orchestrator.
-func (d *daemon) Job(ctx context.Context, profileID, jobID string) (j *store.Job, err error) {
+func (d *Daemon) Job(ctx context.Context, profileID, jobID string) (j *store.Job, err error) {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return nil, err
 	}
-	err = oc.store.View(ctx, func(tx store.Tx) (err error) { j, err = tx.JobGet(jobID); return err })
+	err = oc.Store.View(ctx, func(tx store.Tx) (err error) { j, err = tx.JobGet(jobID); return err })
 	return j, err
 }
 
 // HomeJobs are the jobs a user created through the profile; an admin of
 // the profile gets every job made through it.
-func (d *daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*store.Job, error) {
+func (d *Daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*store.Job, error) {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return nil, err
@@ -121,7 +123,7 @@ func (d *daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*sto
 	p, _ := d.cfg.Profile(profileID)
 	admin := slices.Contains(p.Admins, userID)
 	var out []*store.Job
-	err = oc.store.View(ctx, func(tx store.Tx) error {
+	err = oc.Store.View(ctx, func(tx store.Tx) error {
 		out = out[:0]
 		params := &store.JobListParams{Limit: store.MaxListLimit}
 		if !admin {
@@ -148,13 +150,13 @@ func (d *daemon) HomeJobs(ctx context.Context, profileID, userID string) ([]*sto
 }
 
 // OpenQuestion says whether m answers a question schedbot asked its sender.
-func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestrator.Message) bool {
+func (d *Daemon) OpenQuestion(ctx context.Context, profileID string, m orchestrator.Message) bool {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return false
 	}
 	open := false
-	oc.store.View(ctx, func(tx store.Tx) error {
+	oc.Store.View(ctx, func(tx store.Tx) error {
 		open = conversation.OpenQuestion(tx, profileID, &m, time.Now())
 		return nil
 	})
@@ -164,16 +166,16 @@ func (d *daemon) OpenQuestion(ctx context.Context, profileID string, m orchestra
 // Draft is what m would do, decided as chat decides and run in a
 // transaction rolled back: the call, and its confirmation as it would
 // read (or the question asked instead).
-func (d *daemon) Draft(ctx context.Context, profileID string, m orchestrator.Message) (*functions.Request, string) {
+func (d *Daemon) Draft(ctx context.Context, profileID string, m orchestrator.Message) (*functions.Request, string) {
 	oc, err := d.inbox(profileID)
-	if err != nil || oc.conv == nil {
+	if err != nil || oc.Conv == nil {
 		return nil, "schedbot is not serving this profile."
 	}
-	req, answer := oc.conv.Draft(ctx, profileID, &m)
+	req, answer := oc.Conv.Draft(ctx, profileID, &m)
 	if req == nil {
 		return nil, answer
 	}
-	text, err := conversation.DryRun(ctx, oc.store, oc.reg, *req)
+	text, err := conversation.DryRun(ctx, oc.Store, oc.Reg, *req)
 	if err != nil {
 		return nil, "That would not work: " + err.Error()
 	}
@@ -186,11 +188,11 @@ const failureNoteEvery = 24 * time.Hour
 // tellOwner DMs a Slack job's creator that a run's post failed for good,
 // why and the fix, at most once a failureNoteEvery per job (the last note
 // is kept in the store, so a restart does not repeat it).
-func (d *daemon) tellOwner(ctx context.Context, oc *orch, a *slackad.Adapter, it *store.QueueItem, cause error) {
+func (d *Daemon) tellOwner(ctx context.Context, oc *app.Orch, a *slackad.Adapter, it *store.QueueItem, cause error) {
 	var j *store.Job
 	send := false
 	now := time.Now().UTC()
-	err := oc.store.Update(ctx, func(tx store.Tx) error {
+	err := oc.Store.Update(ctx, func(tx store.Tx) error {
 		var err error
 		if j, err = tx.JobGet(it.JobID); err != nil {
 			return err
@@ -222,41 +224,41 @@ func (d *daemon) tellOwner(ctx context.Context, oc *orch, a *slackad.Adapter, it
 // queue, committed before it returns (the event is acknowledged after);
 // the key is the item id, so a retried event is not taken twice. A held
 // item waits for Amend, at most hold.
-func (d *daemon) Enqueue(ctx context.Context, profileID, key string, m orchestrator.Message, hold time.Duration) error {
+func (d *Daemon) Enqueue(ctx context.Context, profileID, key string, m orchestrator.Message, hold time.Duration) error {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return err
 	}
-	payload, err := jsonMarshal(m)
+	payload, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	it := &store.QueueItem{ItemID: key, Kind: store.KindMessage, OrchestratorID: oc.cfg.ID, ChannelProfileID: profileID, Payload: payload}
+	it := &store.QueueItem{ItemID: key, Kind: store.KindMessage, OrchestratorID: oc.Cfg.ID, ChannelProfileID: profileID, Payload: payload}
 	if hold > 0 {
 		it.NotBefore = time.Now().UTC().Add(hold)
 	}
-	err = oc.store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(it) })
+	err = oc.Store.Update(ctx, func(tx store.Tx) error { return tx.QueueAdd(it) })
 	if errors.Is(err, store.ErrExists) {
 		return slackad.ErrDuplicate
 	}
-	if err == nil && oc.worker != nil && hold <= 0 {
-		oc.worker.Wake()
+	if err == nil && oc.Worker != nil && hold <= 0 {
+		oc.Worker.Wake()
 	}
 	return err
 }
 
 // Amend completes a held message (its sender's name and zone) and
 // releases it; one the worker already took is left as it is.
-func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrator.Message) error {
+func (d *Daemon) Amend(ctx context.Context, profileID, key string, m orchestrator.Message) error {
 	oc, err := d.inbox(profileID)
 	if err != nil {
 		return err
 	}
-	payload, err := jsonMarshal(m)
+	payload, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	err = oc.store.Update(ctx, func(tx store.Tx) error {
+	err = oc.Store.Update(ctx, func(tx store.Tx) error {
 		it, err := tx.QueueGet(key)
 		if err != nil || it.Queue != store.QueueIncoming {
 			return err
@@ -264,13 +266,13 @@ func (d *daemon) Amend(ctx context.Context, profileID, key string, m orchestrato
 		it.Payload, it.NotBefore, it.UpdatedAt = payload, time.Time{}, time.Now().UTC()
 		return tx.QueuePut(it)
 	})
-	if err == nil && oc.worker != nil {
-		oc.worker.Wake()
+	if err == nil && oc.Worker != nil {
+		oc.Worker.Wake()
 	}
 	return err
 }
 
-func (d *daemon) inbox(profileID string) (*orch, error) {
+func (d *Daemon) inbox(profileID string) (*app.Orch, error) {
 	p, err := d.cfg.Profile(profileID)
 	if err != nil {
 		return nil, err

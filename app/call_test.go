@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"encoding/json"
@@ -18,21 +18,21 @@ import (
 )
 
 // quotaOrch is an orchestrator "default" on st with the given quotas.
-func quotaOrch(st store.Store, maxJobs, perSender int) *orch {
+func quotaOrch(st store.Store, maxJobs, perSender int) *Orch {
 	o := &config.Orchestrator{ID: "default", Timezone: "UTC"}
 	reg := functions.NewRegistry(functions.Deps{Store: st,
 		Orchestrator: functions.Orchestrator{ID: "default", Timezone: "UTC", MaxJobs: maxJobs, MaxJobsPerSender: perSender,
 			Functions: []string{"schedule.*", "message.post"}},
 		Profiles: map[string]functions.Profile{"team": {Channel: "slack", Channels: []string{"*"}}}})
-	return &orch{cfg: o, store: st, reg: reg}
+	return &Orch{Cfg: o, Store: st, Reg: reg}
 }
 
 // pgOrchs are n stores of orchestrator "default" on one fresh database,
 // as n processes serving it would have.
-func pgOrchs(t *testing.T, n, maxJobs, perSender int) []*orch {
+func pgOrchs(t *testing.T, n, maxJobs, perSender int) []*Orch {
 	t.Helper()
 	dsn := pgtest.DSN(t)
-	var out []*orch
+	var out []*Orch
 	for range n {
 		st, err := postgres.Open(t.Context(), dsn, "default", nil)
 		if err != nil {
@@ -44,14 +44,14 @@ func pgOrchs(t *testing.T, n, maxJobs, perSender int) []*orch {
 	return out
 }
 
-func boltOrchs(t *testing.T, maxJobs, perSender int) []*orch {
+func boltOrchs(t *testing.T, maxJobs, perSender int) []*Orch {
 	t.Helper()
 	st, err := bolt.Open(filepath.Join(t.TempDir(), "store.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return []*orch{quotaOrch(st, maxJobs, perSender)}
+	return []*Orch{quotaOrch(st, maxJobs, perSender)}
 }
 
 func quotaCreateArgs(name string) json.RawMessage {
@@ -71,13 +71,13 @@ var (
 
 // createAtOnce makes n creates at once, spread over orchs, as actor, and
 // returns how many succeeded; every failure must be the quota's.
-func createAtOnce(t *testing.T, orchs []*orch, n int, actor store.Actor) int {
+func createAtOnce(t *testing.T, orchs []*Orch, n int, actor store.Actor) int {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, err := orchs[i%len(orchs)].reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: quotaCreateArgs(""), Actor: actor})
+			_, err := orchs[i%len(orchs)].Reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: quotaCreateArgs(""), Actor: actor})
 			errs <- err
 		})
 	}
@@ -110,17 +110,17 @@ func countJobs(t *testing.T, st store.Store) int {
 func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		orchs func(t *testing.T, maxJobs, perSender int) []*orch
+		orchs func(t *testing.T, maxJobs, perSender int) []*Orch
 	}{
 		{"bolt", boltOrchs},
-		{"postgres", func(t *testing.T, maxJobs, perSender int) []*orch { return pgOrchs(t, 8, maxJobs, perSender) }},
+		{"postgres", func(t *testing.T, maxJobs, perSender int) []*Orch { return pgOrchs(t, 8, maxJobs, perSender) }},
 	} {
 		t.Run(c.name+"/max_jobs", func(t *testing.T) {
 			orchs := c.orchs(t, 5, 0)
 			if got := createAtOnce(t, orchs, 40, anaActor); got != 5 {
 				t.Errorf("%d creates succeeded, want 5", got)
 			}
-			if n := countJobs(t, orchs[0].store); n != 5 {
+			if n := countJobs(t, orchs[0].Store); n != 5 {
 				t.Errorf("%d jobs stored, want max_jobs 5", n)
 			}
 		})
@@ -133,14 +133,14 @@ func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 				t.Errorf("%d creates of a burst of 150 succeeded, want at most 100", got)
 			}
 			for i := 0; ; i++ {
-				_, err := orchs[i%len(orchs)].reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: quotaCreateArgs(""), Actor: quotaCLI})
+				_, err := orchs[i%len(orchs)].Reg.Call(t.Context(), functions.Request{Function: "schedule.create", Args: quotaCreateArgs(""), Actor: quotaCLI})
 				if errors.Is(err, functions.ErrQuota) && strings.Contains(err.Error(), "delete some first") {
 					break
 				} else if err != nil && !errors.Is(err, functions.ErrQuota) || i > 100 {
 					t.Fatalf("create %d after the burst: %v", i, err)
 				}
 			}
-			if n := countJobs(t, orchs[0].store); n != 100 {
+			if n := countJobs(t, orchs[0].Store); n != 100 {
 				t.Errorf("%d jobs stored, want max_jobs 100", n)
 			}
 		})
@@ -154,7 +154,7 @@ func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 			if got := createAtOnce(t, orchs, 8, bob); got != 3 {
 				t.Errorf("%d of bob's creates succeeded, want 3", got)
 			}
-			if n := countJobs(t, orchs[0].store); n != 6 {
+			if n := countJobs(t, orchs[0].Store); n != 6 {
 				t.Errorf("%d jobs stored, want 6", n)
 			}
 		})
@@ -167,10 +167,10 @@ func TestQuotas_HoldUnderConcurrency(t *testing.T) {
 func TestCallOnce_RetriesAtOnceReturnTheFirstResult(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		orchs func(t *testing.T) []*orch
+		orchs func(t *testing.T) []*Orch
 	}{
-		{"bolt", func(t *testing.T) []*orch { return boltOrchs(t, 100, 0) }},
-		{"postgres", func(t *testing.T) []*orch { return pgOrchs(t, 4, 100, 0) }},
+		{"bolt", func(t *testing.T) []*Orch { return boltOrchs(t, 100, 0) }},
+		{"postgres", func(t *testing.T) []*Orch { return pgOrchs(t, 4, 100, 0) }},
 	} {
 		for _, name := range []string{"", "standup"} {
 			t.Run(c.name+"/name="+name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestCallOnce_RetriesAtOnceReturnTheFirstResult(t *testing.T) {
 				outs, errs := make([]json.RawMessage, n), make([]error, n)
 				for i := range n {
 					wg.Go(func() {
-						outs[i], errs[i] = callOnce(t.Context(), orchs[i%len(orchs)], "team",
+						outs[i], errs[i] = CallOnce(t.Context(), orchs[i%len(orchs)], "team",
 							functions.Request{Function: "schedule.create", Args: quotaCreateArgs(name), Actor: anaActor}, "retry-1")
 					})
 				}
@@ -192,11 +192,11 @@ func TestCallOnce_RetriesAtOnceReturnTheFirstResult(t *testing.T) {
 						t.Errorf("call %d answered %s, the first %s", i, outs[i], outs[0])
 					}
 				}
-				if got := countJobs(t, orchs[0].store); got != 1 {
+				if got := countJobs(t, orchs[0].Store); got != 1 {
 					t.Errorf("%d jobs, want 1", got)
 				}
 				// And a retry later, one at a time.
-				out, err := callOnce(t.Context(), orchs[len(orchs)-1], "team",
+				out, err := CallOnce(t.Context(), orchs[len(orchs)-1], "team",
 					functions.Request{Function: "schedule.create", Args: quotaCreateArgs(name), Actor: anaActor}, "retry-1")
 				if err != nil || string(out) != string(outs[0]) {
 					t.Errorf("a later retry: %s, %v; want the first result", out, err)
