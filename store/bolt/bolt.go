@@ -21,6 +21,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 // Path is where an orchestrator's store lives under its runtime root.
@@ -42,6 +43,8 @@ type Options struct {
 
 // Store is a bbolt-backed store.Store.
 type Store struct {
+	ops.Ops // the whole operations (ops.go)
+
 	db      *bolt.DB
 	path    string
 	pidPath string
@@ -131,6 +134,7 @@ func Open(path string, opts *Options) (s *Store, err error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s = &Store{db: db, path: path, pidPath: pidPath, entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey}
+	s.Ops = ops.Ops{R: s}
 	if err := s.init(opts.ReadOnly); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)

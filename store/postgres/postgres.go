@@ -23,6 +23,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/schedbot/schedbot/store"
+	"github.com/schedbot/schedbot/store/internal/ops"
 )
 
 //go:embed migrations/*.sql
@@ -49,6 +50,8 @@ type Options struct {
 // orchestrators and several schedbot processes may share. Every query it
 // makes names its orchestrator id.
 type Store struct {
+	ops.Ops // the whole operations but Fire (ops.go)
+
 	pool  *pgxpool.Pool
 	orch  string
 	owner string
@@ -99,6 +102,7 @@ func Open(ctx context.Context, dsn, orchestratorID string, opts *Options) (*Stor
 	}
 	s := &Store{pool: pool, orch: orchestratorID, owner: opts.Owner, lease: opts.Lease,
 		entropy: ulid.Monotonic(rand.Reader, 0), auditKey: opts.AuditKey, fireTxs: opts.FireTransactions}
+	s.Ops = ops.Ops{R: s}
 	if s.owner == "" {
 		host, _ := os.Hostname()
 		s.owner = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), ulid.Make().String()[20:])

@@ -471,3 +471,44 @@ func RowsOf(tx store.Tx) Rows {
 		tx = u.Unwrap()
 	}
 }
+
+// Ops is store.Store's whole operations over R's transactions, Fire as
+// FireChunks: a store embeds it with R itself, and overrides what it
+// does its own way.
+type Ops struct{ R Runner }
+
+func (o Ops) Fire(ctx context.Context, p store.FireParams, begin func() store.Firing) error {
+	return FireChunks(ctx, o.R, p, begin)
+}
+
+func (o Ops) Claim(ctx context.Context, now time.Time, limit int, then func(store.Tx, []*store.QueueItem) error) ([]*store.QueueItem, error) {
+	return Claim(ctx, o.R, now, limit, then)
+}
+
+func (o Ops) Complete(ctx context.Context, items []*store.QueueItem, fn func(store.Tx, *store.QueueItem) error) error {
+	return Complete(ctx, o.R, items, fn)
+}
+
+func (o Ops) Requeue(ctx context.Context, now, notBefore time.Time) (int, error) {
+	return Requeue(ctx, o.R, now, notBefore)
+}
+
+func (o Ops) ClaimDeliveries(ctx context.Context, c *store.LaneClaim) ([]*store.Lane, error) {
+	return ClaimDeliveries(ctx, o.R, c)
+}
+
+func (o Ops) RecordDeliveries(ctx context.Context, r *store.LaneRecord, fn func(store.Tx) error) error {
+	return RecordDeliveries(ctx, o.R, r, fn)
+}
+
+func (o Ops) NextRun(ctx context.Context) (time.Time, error) { return NextRun(ctx, o.R) }
+
+func (o Ops) NextItem(ctx context.Context, q store.QueueName, now time.Time) (time.Time, error) {
+	return NextItem(ctx, o.R, q, now)
+}
+
+func (o Ops) Prune(ctx context.Context, p *store.PruneParams) (int, error) { return Prune(ctx, o.R, p) }
+
+func (o Ops) AuditVerify(ctx context.Context) (int, error) { return AuditVerify(ctx, o.R) }
+
+func (o Ops) Count(ctx context.Context) (*store.Counts, error) { return Count(ctx, o.R) }
