@@ -283,7 +283,7 @@ func (p *parser) readDayList() (days []int, plural bool, ok bool) {
 			plural = plural || pl
 			// a range: mon-fri, fri through mon, monday to friday
 			j := p.i
-			if p.is(0, "-", "through", "thru", "to", "till", "until", "til") {
+			if p.is(0, rangeWords...) {
 				p.i++
 				if e, pl2, ok := p.readWeekday(); ok {
 					plural = plural || pl2

@@ -132,7 +132,7 @@ func (p *parser) readDoms(start int) (doms []int, dayWord, ok bool) {
 		}
 		doms = append(doms, d)
 		// the 10th through the 12th
-		if p.is(0, "through", "thru", "to", "-", "till", "until") {
+		if p.is(0, rangeWords...) {
 			j := p.i
 			p.i++
 			if p.is(0, "the") {
@@ -258,7 +258,7 @@ func (p *parser) readMonthList() ([]int, bool) {
 			return out, true
 		}
 		j := p.i
-		if p.is(0, "-", "through", "thru", "to", "till", "until") {
+		if p.is(0, rangeWords...) {
 			p.i++
 			if e, ok := p.readMonth(); ok {
 				for x := m; ; x = x%12 + 1 {

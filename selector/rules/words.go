@@ -301,3 +301,7 @@ func compactPart(s string) (seconds float64) {
 }
 
 var unitSeconds = map[string]float64{"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400, "fortnight": 14 * 86400}
+
+// rangeWords join the two ends of a range of days, dates or months:
+// "mon-fri", "Jan through Mar", "the 1st to the 15th".
+var rangeWords = []string{"-", "through", "thru", "to", "till", "until", "til"}
