@@ -88,11 +88,15 @@ func quantiles(d []time.Duration) (median, max time.Duration) {
 // rawBurst is the physical limit of a burst of n: one fsync'd bbolt
 // transaction, in a fresh file, writing the run and trigger records of n
 // windows, keyed as the store does. asStore encodes and packs them as the
-// store does too (bolt.Encode, full pages for the queue);
+// store does too (bolt.Encode, full pages for the queue, bolt.DBOptions);
 // otherwise they are encoded by encoding/json and packed by bbolt's
 // defaults, the obvious way.
 func rawBurst(b *testing.B, path string, n int, asStore bool) time.Duration {
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{FreelistType: bbolt.FreelistMapType})
+	opts := &bbolt.Options{FreelistType: bbolt.FreelistMapType}
+	if asStore {
+		opts = bolt.DBOptions()
+	}
+	db, err := bbolt.Open(path, 0o600, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 package bolt_test
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +214,52 @@ func TestOpen_RefusesAnEmptyOrUnreadableFile(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, "new", "*.new-*"))
 	if len(left) != 0 {
 		t.Errorf("files left from creating the store: %v", left)
+	}
+}
+
+// The store does not write bbolt's free list at each commit (DBOptions):
+// both meta pages say there is none, and a reopened store rebuilds it and
+// reads on.
+func TestOpen_NoFreelistWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "automation.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	for i := range 3 { // commits that free the pages they rewrite
+		err := s.Update(context.Background(), func(tx store.Tx) error {
+			return tx.RunPut(&store.Run{ExecutionID: store.ExecutionID("J1", at.Add(time.Duration(i)*time.Minute)), JobID: "J1",
+				ScheduledAt: at, Status: store.RunDispatched})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(binary.LittleEndian.Uint32(b[16+8:]))
+	for _, off := range []int{0, pageSize} { // the two meta pages
+		if fl := binary.LittleEndian.Uint64(b[off+16+32:]); fl != ^uint64(0) {
+			t.Errorf("meta page at %d names free list page %d, want none", off, fl)
+		}
+	}
+	s, err = bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.View(context.Background(), func(tx store.Tx) error {
+		runs, err := tx.RunList("J1", 10)
+		if err == nil && len(runs) != 3 {
+			err = fmt.Errorf("reopened store has %d runs of J1, want 3", len(runs))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
