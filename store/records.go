@@ -437,11 +437,14 @@ const (
 )
 
 // AuditHash chains body to the previous record's hash (empty for the first).
-func AuditHash(prev []byte, body []byte) []byte {
+func AuditHash(prev []byte, body []byte) []byte { return AppendAuditHash(nil, prev, body) }
+
+// AppendAuditHash appends AuditHash(prev, body) to b.
+func AppendAuditHash(b, prev, body []byte) []byte {
 	h := sha256.New()
 	h.Write(prev)
 	h.Write(body)
-	return h.Sum(nil)
+	return h.Sum(b)
 }
 
 // RequestRetention is how long a Request (an idempotency key) is kept.

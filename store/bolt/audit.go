@@ -56,8 +56,11 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	if t.s.auditKey != nil {
 		body, c.MAC = store.AuditSeal(t.s.auditKey, prev, body)
 	}
-	hash := store.AuditHash(prev, body)
-	if err := t.bucket(bucketAudit).Put(seqKey(c.Seq), append(hash, body...)); err != nil {
+	// The stored value is the hash, then the body: one allocation.
+	v := make([]byte, 32+len(body))
+	copy(v[32:], body)
+	hash := store.AppendAuditHash(v[:0], prev, body)
+	if err := t.bucket(bucketAudit).Put(seqKey(c.Seq), v); err != nil {
 		return err
 	}
 	ev.Seq, ev.At, ev.PrevHash, ev.Hash, ev.MAC = c.Seq, c.At, c.PrevHash, hex.EncodeToString(hash), c.MAC
