@@ -45,7 +45,10 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	}
 	seq, prev := t.auditHead()
 	c := *ev
-	c.Seq, c.PrevHash, c.Hash, c.MAC = seq+1, hex.EncodeToString(prev), "", ""
+	if t.headHex == "" && len(prev) > 0 {
+		t.headHex = hex.EncodeToString(prev)
+	}
+	c.Seq, c.PrevHash, c.Hash, c.MAC = seq+1, t.headHex, "", ""
 	if c.At.IsZero() {
 		c.At = time.Now().UTC()
 	}
@@ -63,8 +66,9 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	if err := t.bucket(bucketAudit).Put(seqKey(c.Seq), v); err != nil {
 		return err
 	}
-	ev.Seq, ev.At, ev.PrevHash, ev.Hash, ev.MAC = c.Seq, c.At, c.PrevHash, hex.EncodeToString(hash), c.MAC
-	t.headSeq, t.headHash, t.headDirty = c.Seq, hash, true
+	var hx [64]byte
+	ev.Seq, ev.At, ev.PrevHash, ev.Hash, ev.MAC = c.Seq, c.At, c.PrevHash, string(hex.AppendEncode(hx[:0], hash)), c.MAC
+	t.headSeq, t.headHash, t.headHex, t.headDirty = c.Seq, hash, ev.Hash, true
 	return nil
 }
 

@@ -27,6 +27,7 @@ type tx struct {
 	headDirty bool
 	headSeq   uint64
 	headHash  []byte
+	headHex   string // headHash in hex, once known
 
 	// indexed holds the indexed fields of the jobs this transaction read
 	// or wrote, so that a put after a read (a burst: 10,000 times) does not
@@ -136,12 +137,13 @@ func (t *tx) put(bucket []byte, key string, v any) error {
 	return t.bucket(bucket).Put([]byte(key), b)
 }
 
-func timeKey(at time.Time) []byte {
-	k := make([]byte, 8)
-	// Offset so instants before 1970 still sort; they never occur, but a
-	// corrupt value must not reorder the index.
-	binary.BigEndian.PutUint64(k, uint64(at.UnixNano())^(1<<63))
-	return k
+func timeKey(at time.Time) []byte { return appendTime(make([]byte, 0, 8), at) }
+
+// appendTime appends at's 8-byte key. Offset so instants before 1970
+// still sort; they never occur, but a corrupt value must not reorder the
+// index.
+func appendTime(b []byte, at time.Time) []byte {
+	return binary.BigEndian.AppendUint64(b, uint64(at.UnixNano())^(1<<63))
 }
 
 func keyTime(k []byte) time.Time {
@@ -357,7 +359,9 @@ func stateKey(state store.JobState, id string) []byte {
 	return append(append([]byte(state), 0), id...)
 }
 
-func nextKey(at time.Time, id string) []byte { return append(timeKey(at), id...) }
+func nextKey(at time.Time, id string) []byte {
+	return append(appendTime(make([]byte, 0, 8+len(id)), at), id...)
+}
 
 // A cursor names the listing segment ("n" for the next-run index, else a
 // state) and the last key returned in it.
@@ -498,11 +502,11 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	defer stop()
 	var bad []*store.RecordError
 	n := 0
-	for i, k := range keys {
+	for _, k := range keys {
 		if n == limit {
 			break
 		}
-		d := <-ahead[i]
+		d := <-ahead
 		if t.rewritten[string(k[8:])] {
 			d.j, d.err = t.loadJob(k[8:])
 		} else if d.err == nil && d.j != nil {
@@ -540,10 +544,10 @@ type decoded struct {
 }
 
 // decodeAhead reads the records of the jobs of keys and decodes them on
-// another goroutine, in order, each into its channel; stop ends it and
+// another goroutine, in order, into ahead; stop ends it and
 // waits for it. The records' bytes stay valid and unchanged until commit.
 // Until stop, t.rewritten names the jobs written since.
-func (t *tx) decodeAhead(keys [][]byte) (ahead []chan decoded, stop func()) {
+func (t *tx) decodeAhead(keys [][]byte) (ahead chan decoded, stop func()) {
 	type raw struct{ id, def, st []byte }
 	raws := make([]raw, len(keys))
 	err := func() (err error) {
@@ -553,13 +557,10 @@ func (t *tx) decodeAhead(keys [][]byte) (ahead []chan decoded, stop func()) {
 		}
 		return nil
 	}()
-	ahead = make([]chan decoded, len(keys))
-	for i := range ahead {
-		ahead[i] = make(chan decoded, 1)
-	}
+	ahead = make(chan decoded, len(keys)) // never full: the goroutine never waits
 	if err != nil {
-		for _, c := range ahead {
-			c <- decoded{err: err}
+		for range keys {
+			ahead <- decoded{err: err}
 		}
 		return ahead, func() {}
 	}
@@ -567,7 +568,7 @@ func (t *tx) decodeAhead(keys [][]byte) (ahead []chan decoded, stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for i, r := range raws {
+		for _, r := range raws {
 			select {
 			case <-done:
 				return
@@ -577,7 +578,7 @@ func (t *tx) decodeAhead(keys [][]byte) (ahead []chan decoded, stop func()) {
 			if r.def != nil || r.st != nil {
 				d.j, d.err = decodeJob(r.id, r.def, r.st)
 			}
-			ahead[i] <- d
+			ahead <- d
 		}
 	})
 	return ahead, func() {
