@@ -100,6 +100,10 @@ type Pending struct {
 	Candidates []string `json:"candidates,omitempty"`
 	// Yes is the request a yes/no question makes on "yes"; "no" drops it.
 	Yes string `json:"yes,omitempty"`
+	// Replace is the words of Text an answer takes the place of (a time
+	// that does not exist: "25:00"), space-separated; empty: the answer
+	// is added to Text.
+	Replace string `json:"replace,omitempty"`
 }
 
 // Decision is exactly one of a call, a clarification, unsupported or a

@@ -343,7 +343,7 @@ func (r *reading) compileCall() selector.Decision {
 		if !hasAction && len(s.blocks) > 0 {
 			return clarify(in, text, selector.MissingAction, "What should I post? "+out.why.ask.text)
 		}
-		return clarify(in, text, out.why.ask.missing, out.why.ask.text)
+		return askQuestion(in, text, out.why.ask)
 	case out.none:
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
@@ -382,7 +382,7 @@ func (r *reading) compileCall() selector.Decision {
 // notUnderstood asks, saying what was understood and quoting what was not.
 func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {
 	if why.ask != nil {
-		return clarify(in, text, why.ask.missing, why.ask.text)
+		return askQuestion(in, text, why.ask)
 	}
 	if why.refusal != "" {
 		return unsupported("%s", why.refusal)

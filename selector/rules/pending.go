@@ -108,6 +108,9 @@ func stillAsking(in selector.Input) selector.Decision {
 // with that part replaced by the answer or settled by it.
 func answered(p *selector.Pending, answer string) []string {
 	out := []string{p.Text + " " + answerText(p.Missing, answer)}
+	if r := replaced(p.Text, p.Replace, answer); r != "" {
+		out = append([]string{r}, out...)
+	}
 	if p.Missing != selector.MissingTime {
 		return out
 	}
@@ -140,6 +143,38 @@ func answered(p *selector.Pending, answer string) []string {
 		}
 	}
 	return out
+}
+
+// replaced is text with the last place its words replace stand in (as
+// lexed: any case, any space between them) taken by answer; "" when
+// there is none. "at" said twice ("at 25:00" answered "at 9am") is said
+// once.
+func replaced(text, replace, answer string) string {
+	words := strings.Fields(replace)
+	if len(words) == 0 {
+		return ""
+	}
+	toks := lex(text)
+	for k := len(toks) - len(words); k >= 0; k-- {
+		match := true
+		for n, w := range words {
+			if toks[k+n].s != w {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		answer = strings.TrimSpace(answer)
+		if k > 0 && toks[k-1].s == "at" {
+			if a := lex(answer); len(a) > 1 && a[0].s == "at" {
+				answer = strings.TrimSpace(answer[a[0].j:])
+			}
+		}
+		return text[:toks[k].i] + answer + text[toks[k+len(words)-1].j:]
+	}
+	return ""
 }
 
 var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|each|in|tomorrow|today|tonight|daily|weekly|noon|midnight)\b`)

@@ -7,6 +7,9 @@ import "github.com/schedbot/schedbot/selector"
 type question struct {
 	text    string
 	missing string
+	// replace is the words of the request the answer replaces (a time
+	// that does not exist), as lexed; none: the answer is added.
+	replace []string
 }
 
 // problem is what a reading found that cannot be scheduled as written:
@@ -24,6 +27,16 @@ func refusal(text string) problem { return problem{refusal: text} }
 // time did you mean?").
 func askTime(text string) problem {
 	return problem{ask: &question{text: text, missing: selector.MissingTime}}
+}
+
+// askTimeFor is askTime about the words of replace: the answer takes
+// their place in the request.
+func askTimeFor(replace []tok, text string) problem {
+	p := askTime(text)
+	for _, t := range replace {
+		p.ask.replace = append(p.ask.replace, t.s)
+	}
+	return p
 }
 
 // found reports whether there is a problem.

@@ -47,6 +47,13 @@ func clarify(in selector.Input, text, missing, question string) selector.Decisio
 		Pending: &selector.Pending{Text: text, Missing: missing, Expires: in.Now.Add(selector.PendingTTL), Question: question}}
 }
 
+// askQuestion asks q about text, the request it is about.
+func askQuestion(in selector.Input, text string, q *question) selector.Decision {
+	d := clarify(in, text, q.missing, q.text)
+	d.Pending.Replace = strings.Join(q.replace, " ")
+	return d
+}
+
 func call(fn string, args map[string]any) selector.Decision {
 	b, _ := json.Marshal(args)
 	return selector.Decision{Function: fn, Args: b}

@@ -363,6 +363,37 @@ func TestSelect_PendingQuestionIsAnswered(t *testing.T) {
 	}
 }
 
+// A time that does not exist is asked about, in a create or an update,
+// and the answer takes its place in the request: answered "9am", "post
+// hello every friday at 25:00" is "post hello every friday at 9am" (it
+// was added at the end, and the question came back).
+func TestSelect_ImpossibleTimeAnswerReplacesIt(t *testing.T) {
+	standup := []selector.JobRef{{JobID: "01KCCCCCCCCCCCCCCCCCCCCCCC", Name: "standup", Text: "standup in 5", ChannelID: "#team",
+		ScheduleType: "cron", Schedule: store.Schedule{Cron: "25 9 * * 1-5", Timezone: "America/New_York"}}}
+	for _, c := range []struct{ ask, answer, fn, cron string }{
+		{"post hello every friday at 25:00", "9am", "schedule.create", "0 9 * * 5"},
+		{"post hello every friday at 9:75", "at 10:30am", "schedule.create", "30 10 * * 5"},
+		{"post hello every friday at 13 PM", "1pm", "schedule.create", "0 13 * * 5"},
+		{"move the standup to 25:00", "10am", "schedule.update", "0 10 * * 1-5"},
+	} {
+		in := input(c.ask)
+		in.Jobs = standup
+		q := Decide(in)
+		if q.Missing != selector.MissingTime || q.Pending == nil || q.Unsupported != "" {
+			t.Errorf("%q: %+v, want a question about the time", c.ask, q)
+			continue
+		}
+		in = input(c.answer)
+		in.Jobs, in.Pending = standup, q.Pending
+		d := Decide(in)
+		var a createArgs
+		json.Unmarshal(d.Args, &a)
+		if d.Function != c.fn || a.Schedule.Cron != c.cron {
+			t.Errorf("%q answered %q: %s %s (%+v), want %s with cron %q", c.ask, c.answer, d.Function, d.Args, d, c.fn, c.cron)
+		}
+	}
+}
+
 func TestSelect_SlackTargets(t *testing.T) {
 	in := input("post hello every friday at 9am")
 	in.Channel, in.ChannelID = "slack", "C0TEAM"

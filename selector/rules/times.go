@@ -182,7 +182,7 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 			return clk{}, false, false
 		}
 		if h > 23 || m > 59 {
-			p.why = askTime("That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?")
+			p.why = askTimeFor(p.t[p.i:p.i+1], "That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?")
 			return clk{}, false, false
 		}
 		c = clk{h: h, m: m, zero: len(a) == 2 && a[0] == '0'}
@@ -261,7 +261,7 @@ func (p *parser) clockAfterDigits(c clk, strong bool, suffix string, start int) 
 	if c.ap != 0 {
 		strong = true
 		if c.h < 1 || c.h > 12 {
-			p.why = askTime("That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?")
+			p.why = askTimeFor(p.t[start:p.i], "That time doesn't exist on a clock. Which time did you mean, for example 9am or 17:30?")
 			p.i = start
 			return clk{}, false, false
 		}

@@ -98,10 +98,7 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	if !ok {
 		switch {
 		case why.ask != nil:
-			// A change refuses what a create would ask about, quoting the
-			// question after a "?". TODO(issue 24): ask it instead; held
-			// as it is while the grammar is rearranged.
-			return nil, unsupported("?%s", why.ask.text), false
+			return nil, askQuestion(in, text, why.ask), false
 		case why.refusal != "":
 			return nil, unsupported("%s", why.refusal), false
 		}
@@ -144,7 +141,7 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	case out.why.refusal != "":
 		return nil, unsupported("%s", out.why.refusal), false
 	case out.why.ask != nil:
-		return nil, clarify(in, text, out.why.ask.missing, out.why.ask.text), false
+		return nil, askQuestion(in, text, out.why.ask), false
 	case out.none:
 		return nil, clarify(in, text, selector.MissingTime, "What should it change to? For example “every Friday at 10am”."), false
 	}
