@@ -67,6 +67,7 @@ func (t *tx) JobPrune(before time.Time, limit int) (n int, err error) {
 			}
 		}
 		delete(t.indexed, id)
+		t.wrote(id)
 		runs := t.bucket(bucketRuns)
 		var keys [][]byte
 		rc := runs.Cursor()

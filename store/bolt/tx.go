@@ -37,7 +37,7 @@ type tx struct {
 	// cursors are get's, by bucket name.
 	cursors map[string]*bolt.Cursor
 
-	// rewritten names the jobs written while JobsDue decodes ahead.
+	// rewritten names the jobs this transaction wrote.
 	rewritten map[string]bool
 
 	// unreadable holds the next-run index keys of the due jobs JobsDue
@@ -50,6 +50,14 @@ type jobIndex struct {
 	State     store.JobState
 	NextRunAt time.Time
 	Name      string
+}
+
+// wrote notes that this transaction changed job id's records.
+func (t *tx) wrote(id string) {
+	if t.rewritten == nil {
+		t.rewritten = map[string]bool{}
+	}
+	t.rewritten[id] = true
 }
 
 func (t *tx) remember(id string, x jobIndex) {
@@ -292,9 +300,7 @@ func (t *tx) putStatus(id string, st *store.JobStatus, old *jobIndex, name strin
 	if err := t.put(bucketJobStatus, id, st); err != nil {
 		return err
 	}
-	if t.rewritten != nil {
-		t.rewritten[id] = true
-	}
+	t.wrote(id)
 	cur := jobIndex{st.State, st.NextRunAt, name}
 	if err := t.reindex(id, old, &cur); err != nil {
 		return err
@@ -487,12 +493,11 @@ func (t *tx) JobCount(states ...store.JobState) (n int, err error) {
 	return n, nil
 }
 
-// JobsDue reads the due ids from the index first (fn may change the index),
-// then each job's two records; another goroutine decodes them ahead while
-// fn fires the ones before (decoding is a fifth of a burst's CPU, and the
-// transaction's goroutine is the only one that may write). A job written
-// in this transaction after its records were read is read again when its
-// turn comes.
+// JobsDue reads the due ids from the index first (fn may change the index);
+// another goroutine reads and decodes their jobs ahead (decodeAhead)
+// while fn fires the ones before: reading them was a fifth of a burst's
+// CPU, and the transaction's goroutine is the only one that may write. A
+// job this transaction wrote is read again when its turn comes.
 func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	keys, err := t.dueKeys(at, limit)
 	if err != nil {
@@ -544,48 +549,50 @@ type decoded struct {
 }
 
 // decodeAhead reads the records of the jobs of keys and decodes them on
-// another goroutine, in order, into ahead; stop ends it and
-// waits for it. The records' bytes stay valid and unchanged until commit.
-// Until stop, t.rewritten names the jobs written since.
+// another goroutine, in order, into ahead; stop ends it and waits for it.
+// The goroutine reads in a read transaction of its own: it sees what the
+// last commit left, which is what this transaction started from, but
+// for the jobs written since (t.rewritten), which JobsDue reads again.
 func (t *tx) decodeAhead(keys [][]byte) (ahead chan decoded, stop func()) {
-	type raw struct{ id, def, st []byte }
-	raws := make([]raw, len(keys))
-	err := func() (err error) {
-		defer guard(&err)
-		for i, k := range keys {
-			raws[i] = raw{k[8:], t.get(bucketJobs, k[8:]), t.get(bucketJobStatus, k[8:])}
-		}
-		return nil
-	}()
 	ahead = make(chan decoded, len(keys)) // never full: the goroutine never waits
+	rtx, err := t.s.db.Begin(false)
 	if err != nil {
 		for range keys {
 			ahead <- decoded{err: err}
 		}
 		return ahead, func() {}
 	}
-	t.rewritten = map[string]bool{}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		for _, r := range raws {
+		defer rtx.Rollback()
+		r := &tx{b: rtx, s: t.s}
+		for _, k := range keys {
 			select {
 			case <-done:
 				return
 			default:
 			}
 			var d decoded
-			if r.def != nil || r.st != nil {
-				d.j, d.err = decodeJob(r.id, r.def, r.st)
-			}
+			d.j, d.err = r.readJob(k[8:])
 			ahead <- d
 		}
 	})
 	return ahead, func() {
 		close(done)
 		wg.Wait()
-		t.rewritten = nil
 	}
+}
+
+// readJob is loadJob without remembering what it read, and with bbolt's
+// panics (a damaged page) as errors.
+func (t *tx) readJob(id []byte) (j *store.Job, err error) {
+	defer guard(&err)
+	def, st := t.get(bucketJobs, id), t.get(bucketJobStatus, id)
+	if def == nil && st == nil {
+		return nil, nil
+	}
+	return decodeJob(id, def, st)
 }
 
 // dueOnly is j, read for index key k, when it is still due at at; a key

@@ -248,9 +248,10 @@ func testInvalidUTF8(t *testing.T, s store.Store) {
 	})
 }
 
-// testJobsDueSeesEarlierWrites: a job changed by the callback for an
-// earlier job is handed out as changed, and one it paused is not handed
-// out at all, in a batch big enough for a store to read ahead.
+// testJobsDueSeesEarlierWrites: a job changed in the transaction before
+// JobsDue, or by the callback for an earlier job, is handed out as
+// changed, and one the callback paused is not handed out at all, in a
+// batch big enough for a store to read ahead.
 func testJobsDueSeesEarlierWrites(t *testing.T, s store.Store) {
 	const n = 1000
 	var jobs []*store.Job
@@ -260,6 +261,14 @@ func testJobsDueSeesEarlierWrites(t *testing.T, s store.Store) {
 	mustPut(t, s, jobs...)
 	var got []*store.Job
 	mustUpdate(t, s, func(tx store.Tx) error {
+		early, err := tx.JobGet("D0500")
+		if err != nil {
+			return err
+		}
+		early.Description = "changed before JobsDue"
+		if err := tx.JobPut(early); err != nil {
+			return err
+		}
 		return ops.RowsOf(tx).JobsDue(t0, n, func(j *store.Job) error {
 			got = append(got, j)
 			if j.JobID != "D0000" {
@@ -288,7 +297,8 @@ func testJobsDueSeesEarlierWrites(t *testing.T, s store.Store) {
 			len(got), slices.ContainsFunc(got, func(j *store.Job) bool { return j.JobID == "D0950" }), n-1)
 	}
 	for _, j := range got {
-		if (j.JobID == "D0001" || j.JobID == "D0900") && j.Description != "changed while D0000 fired" {
+		if (j.JobID == "D0001" || j.JobID == "D0900") && j.Description != "changed while D0000 fired" ||
+			j.JobID == "D0500" && j.Description != "changed before JobsDue" {
 			t.Errorf("%s handed out as %q, not as the transaction had it", j.JobID, j.Description)
 		}
 	}
