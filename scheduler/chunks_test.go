@@ -52,11 +52,11 @@ func (c *commitCounter) Update(ctx context.Context, fn func(store.Tx) error) err
 	return nil
 }
 
-// TestFireDue_ABurstStartsSmallAndDoubles: the first transaction of a burst
+// TestFireDue_ABurstStartsSmallAndGrows: the first transaction of a burst
 // fires FirstBatch windows and each is reported before the next
-// transaction begins; each next transaction fires twice the last, up to
-// Batch.
-func TestFireDue_ABurstStartsSmallAndDoubles(t *testing.T) {
+// transaction begins; each next transaction fires four times the last,
+// up to Batch.
+func TestFireDue_ABurstStartsSmallAndGrows(t *testing.T) {
 	st := &commitCounter{Store: newTestStore(t)}
 	at := time.Now().Add(time.Hour).Truncate(time.Minute)
 	putOnceJobs(t, st.Store, 100, at)
@@ -68,8 +68,9 @@ func TestFireDue_ABurstStartsSmallAndDoubles(t *testing.T) {
 	if err != nil || n != 100 {
 		t.Fatalf("FireDue = %d, %v", n, err)
 	}
-	// 4, 8, 16, 32, then the 40 left in a batch of 32 and one of 8.
-	want := map[int]int{1: 4, 2: 8, 3: 16, 4: 32, 5: 32, 6: 8}
+	// 4, 16, 32 (64 capped at Batch), then the 48 left in a batch of 32
+	// and one of 16.
+	want := map[int]int{1: 4, 2: 16, 3: 32, 4: 32, 5: 16}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("windows reported after each commit = %v, want %v", seen, want)
 	}

@@ -20,7 +20,7 @@ type Options struct {
 	// Batch is the most jobs fired in one transaction. Default 5000.
 	Batch int
 	// FirstBatch is the most jobs the first transaction of a burst fires;
-	// each next one fires twice as many, up to Batch, so that the first
+	// each next one fires four times as many, up to Batch, so that the first
 	// windows are durable and handed to the worker while the rest commit.
 	// Default: the store's choice (store.FireParams).
 	FirstBatch int

@@ -27,7 +27,7 @@ type FireParams struct {
 	Now   time.Time // jobs whose nextRunAt is at or before Now are due
 	Batch int       // at most this many jobs a transaction; 0: 5000
 	// First, when set, is the most jobs the first transaction fires; each
-	// next one fires twice as many, up to Batch, so that the first
+	// next one fires four times as many, up to Batch, so that the first
 	// windows reach the worker while the rest commit. 0: the store's
 	// choice.
 	First int

@@ -151,13 +151,17 @@ func FireOnce(ctx context.Context, r Runner, now time.Time, limit int, begin fun
 }
 
 // FirstFire is FireParams.First's default for FireChunks: a transaction
-// of 32 windows commits in a few milliseconds, and the doubling keeps a
-// burst of 10,000 to nine transactions.
+// of 32 windows commits in a few milliseconds, and growing by four keeps
+// a burst of 10,000 to five transactions.
 const FirstFire = 32
 
 // FireChunks is a Fire in transactions that start at p.First jobs and
-// double up to p.Batch, one after another, so that the first windows are
-// durable (and with the worker) while the rest commit.
+// grow fourfold up to p.Batch, one after another, so that the first
+// windows are durable (and with the worker) while the rest commit. The
+// worker's next two transactions (completing the first triggers, taking
+// their posts) then wait behind a chunk of 128 and one of 512, not
+// longer: faster growth made the first post later, slower (doubling)
+// made the burst 5% slower for its four more commits.
 func FireChunks(ctx context.Context, r Runner, p store.FireParams, begin func() store.Firing) error {
 	batch := p.Batch
 	if batch <= 0 {
@@ -167,7 +171,7 @@ func FireChunks(ctx context.Context, r Runner, p store.FireParams, begin func() 
 	if first <= 0 {
 		first = FirstFire
 	}
-	for size := min(first, batch); ; size = min(2*size, batch) {
+	for size := min(first, batch); ; size = min(4*size, batch) {
 		n, err := FireOnce(ctx, r, p.Now, size, begin)
 		if err != nil || n < size {
 			return err
