@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedbot/schedbot/store"
 )
@@ -163,14 +164,21 @@ func TestChat_NoSwallowing(t *testing.T) {
 
 // "Which one?" lists the candidates numbered, by what they post, where and
 // when; a number, an ordinal, a time, a channel or the job's words answer.
+// The list is in next-run order, so the three jobs run two, three and
+// four hours from now: the order holds at any time of day.
 func TestChat_WhichOne(t *testing.T) {
 	c := newCLI(t)
-	c.chat("post backup check A every day at 9am", "post backup check B in #ops every day at 5pm",
-		"post backup check C in #eng every day at 7pm")
+	at := func(k int) time.Time {
+		return time.Now().UTC().Truncate(time.Hour).Add(time.Duration(k) * time.Hour)
+	}
+	said := func(k int) string { return at(k).Format("3pm") }                 // "9am"
+	shown := func(k int) string { return at(k).Format("3:04 PM") + " (UTC)" } // "9:00 AM (UTC)"
+	c.chat("post backup check A every day at "+said(2), "post backup check B in #ops every day at "+said(3),
+		"post backup check C in #eng every day at "+said(4))
 	a, b, cc := c.jobByText("backup check A"), c.jobByText("backup check B"), c.jobByText("backup check C")
 	out := c.chat("pause the backup check", "2")
-	if !strings.Contains(out, "1. post “backup check A” — every day at 9:00 AM (UTC) · "+a.JobID) ||
-		!strings.Contains(out, "2. post “backup check B” in #ops — every day at 5:00 PM (UTC) · "+b.JobID) {
+	if !strings.Contains(out, "1. post “backup check A” — every day at "+shown(2)+" · "+a.JobID) ||
+		!strings.Contains(out, "2. post “backup check B” in #ops — every day at "+shown(3)+" · "+b.JobID) {
 		t.Errorf("the question:\n%s", out)
 	}
 	if j := c.jobByText("backup check B"); j.State != store.JobPaused {
@@ -182,7 +190,7 @@ func TestChat_WhichOne(t *testing.T) {
 		want   *store.Job
 	}{
 		{"the third one", cc},
-		{"the 9am one", a},
+		{"the " + said(2) + " one", a},
 		{"the one in #ops", b},
 		{"the backup check C", cc},
 		{"#1", a},
