@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/schedbot/schedbot/app"
+	"github.com/schedbot/schedbot/internal/testkit"
 	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/store/bolt"
 	"github.com/schedbot/schedbot/store/postgres"
@@ -111,7 +112,7 @@ func TestHealthz_NotReadyWhenAStoreCannotBeWritten(t *testing.T) {
 	d.alive.Store(2)
 	srv := httptest.NewServer(d.MetricsHandler())
 	defer srv.Close()
-	if code, body := httpGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\n" {
+	if code, body := testkit.HTTPGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("/healthz with writes working = %d %q", code, body)
 	}
 	if err := st.View(t.Context(), func(tx store.Tx) error {
@@ -122,12 +123,12 @@ func TestHealthz_NotReadyWhenAStoreCannotBeWritten(t *testing.T) {
 	}
 	disk.full.Store(true)
 	d.probe.at = time.Time{} // the next check probes again
-	if code, body := httpGet(t, srv.URL+"/healthz"); code != 503 || !strings.Contains(body, "store not writable (orchestrator ops)") || !strings.Contains(body, "no space left") {
+	if code, body := testkit.HTTPGet(t, srv.URL+"/healthz"); code != 503 || !strings.Contains(body, "store not writable (orchestrator ops)") || !strings.Contains(body, "no space left") {
 		t.Errorf("/healthz with a full disk = %d %q, want 503 naming the orchestrator and the cause", code, body)
 	}
 	disk.full.Store(false)
 	d.probe.at = time.Time{}
-	if code, _ := httpGet(t, srv.URL+"/healthz"); code != 200 {
+	if code, _ := testkit.HTTPGet(t, srv.URL+"/healthz"); code != 200 {
 		t.Errorf("/healthz once writes work again = %d, want 200", code)
 	}
 }
@@ -145,7 +146,7 @@ func TestHealthz_SaysWhenTheDatabaseDoesNotAnswer(t *testing.T) {
 	d.alive.Store(2)
 	srv := httptest.NewServer(d.MetricsHandler())
 	defer srv.Close()
-	if code, body := httpGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\ndatabase: reachable\n" {
+	if code, body := testkit.HTTPGet(t, srv.URL+"/healthz"); code != 200 || body != "ok\ndatabase: reachable\n" {
 		t.Errorf("/healthz with the database up = %d %q", code, body)
 	}
 	// The database goes away under the running store, connections and all.
@@ -163,18 +164,7 @@ func TestHealthz_SaysWhenTheDatabaseDoesNotAnswer(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
 		t.Fatal(err)
 	}
-	if code, body := httpGet(t, srv.URL+"/healthz"); code != 503 || !strings.Contains(body, "database unreachable (orchestrator ops)") {
+	if code, body := testkit.HTTPGet(t, srv.URL+"/healthz"); code != 503 || !strings.Contains(body, "database unreachable (orchestrator ops)") {
 		t.Errorf("/healthz with the database gone = %d %q", code, body)
 	}
-}
-
-func httpGet(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }

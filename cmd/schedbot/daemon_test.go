@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,17 +149,6 @@ func metricsAddr(t *testing.T, stderr string) string {
 	return ""
 }
 
-func httpGet(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
 func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 	c := newCLI(t)
 	logPath := filepath.Join(t.TempDir(), "deliveries.log")
@@ -210,10 +197,10 @@ func TestServe_EndToEndThroughTheLocalAPI(t *testing.T) {
 		t.Errorf("verify via API: %s", out)
 	}
 	addr := metricsAddr(t, d.stderr.String())
-	if code, body := httpGet(t, "http://"+addr+"/healthz"); code != 200 || body != "ok\n" {
+	if code, body := testkit.HTTPGet(t, "http://"+addr+"/healthz"); code != 200 || body != "ok\n" {
 		t.Errorf("/healthz = %d %q", code, body)
 	}
-	_, metrics := httpGet(t, "http://"+addr+"/metrics")
+	_, metrics := testkit.HTTPGet(t, "http://"+addr+"/metrics")
 	for _, want := range []string{`schedbot_jobs{orchestrator="default",state="disabled"} 1`, `schedbot_runs_total{orchestrator="default",status="completed"} 1`,
 		`schedbot_queue_depth{orchestrator="default",queue="done"} 2`, `schedbot_fire_lateness_seconds_count{orchestrator="default"} 1`} {
 		if !strings.Contains(metrics, want) {

@@ -109,7 +109,7 @@ func TestServe_Postgres(t *testing.T) {
 		return len(entries) >= len(due)
 	})
 	addr := metricsAddr(t, d.stderr.String())
-	if code, body := httpGet(t, "http://"+addr+"/healthz"); code != 200 || body != "ok\ndatabase: reachable\n" {
+	if code, body := testkit.HTTPGet(t, "http://"+addr+"/healthz"); code != 200 || body != "ok\ndatabase: reachable\n" {
 		t.Errorf("/healthz = %d %q", code, body)
 	}
 
@@ -121,7 +121,7 @@ func TestServe_Postgres(t *testing.T) {
 		entries, _ := termcli.ReadLog(logPath)
 		return len(entries) >= len(due)
 	})
-	if _, body := httpGet(t, "http://"+addr+"/metrics"); !strings.Contains(body, `schedbot_db_notify_wakeups_total{orchestrator="default"}`) ||
+	if _, body := testkit.HTTPGet(t, "http://"+addr+"/metrics"); !strings.Contains(body, `schedbot_db_notify_wakeups_total{orchestrator="default"}`) ||
 		!strings.Contains(body, `schedbot_db_due_claimed_total{orchestrator="default"} 21`) {
 		t.Errorf("/metrics lacks the database counters:\n%s", grepLines(body, "schedbot_db_"))
 	}

@@ -6,6 +6,7 @@ package testkit
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -104,4 +105,17 @@ func QueueLen(t testing.TB, st store.Store, q store.QueueName) int {
 		t.Fatal(err)
 	}
 	return c.Queues[q]
+}
+
+// HTTPGet fetches url and returns its status and body; a request that
+// fails fails the test.
+func HTTPGet(t testing.TB, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
