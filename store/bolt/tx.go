@@ -180,12 +180,8 @@ func (e *notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // loadJob returns the job with id, nil when there is none.
 func (t *tx) loadJob(id []byte) (*store.Job, error) {
-	def, st := t.get(bucketJobs, id), t.get(bucketJobStatus, id)
-	if def == nil && st == nil {
-		return nil, nil
-	}
-	j, err := decodeJob(id, def, st)
-	if err == nil {
+	j, err := t.readJob(id)
+	if err == nil && j != nil {
 		t.remember(j.JobID, jobIndex{j.State, j.NextRunAt, j.Name})
 	}
 	return j, err
@@ -584,8 +580,8 @@ func (t *tx) decodeAhead(keys [][]byte) (ahead chan decoded, stop func()) {
 	}
 }
 
-// readJob is loadJob without remembering what it read, and with bbolt's
-// panics (a damaged page) as errors.
+// readJob returns the job with id, nil when there is none; bbolt's panics
+// (a damaged page) are errors. loadJob also remembers what it read.
 func (t *tx) readJob(id []byte) (j *store.Job, err error) {
 	defer guard(&err)
 	def, st := t.get(bucketJobs, id), t.get(bucketJobStatus, id)
