@@ -263,3 +263,72 @@ func TestOpen_NoFreelistWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBurstWritesFullPages: a burst rewrites its jobs' statuses and moves
+// their next-run entries together to one later instant, and appends their
+// runs' triggers and audit events; each of those buckets is left packed
+// (fillPercent), not at bbolt's half-full default.
+func TestBurstWritesFullPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "automation.db")
+	s, err := bolt.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	at := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	fired := func(j *store.Job, at time.Time) {
+		j.NextRunAt, j.LastRunAt, j.RunCount = at.Add(24*time.Hour), at, j.RunCount+1
+		j.LastResult = &store.Result{ExecutionID: store.ExecutionID(j.JobID, at), Status: string(store.RunDispatched)}
+	}
+	jobs := make([]*store.Job, n)
+	for i := range jobs {
+		jobs[i] = &store.Job{JobID: fmt.Sprintf("01K%023d", i), OrchestratorID: "default", ScheduleType: store.ScheduleCron,
+			Schedule: store.Schedule{Cron: "0 9 * * *", Timezone: "UTC"}, State: store.JobEnabled, NextRunAt: at}
+		// In its steady state: it ran yesterday, and its status keeps its size.
+		fired(jobs[i], at.Add(-24*time.Hour))
+	}
+	update := func(fn func(tx store.Tx, j *store.Job) error) {
+		t.Helper()
+		err := s.Update(context.Background(), func(tx store.Tx) error {
+			for _, j := range jobs {
+				if err := fn(tx, j); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(func(tx store.Tx, j *store.Job) error { return tx.JobPut(j) })
+	update(func(tx store.Tx, j *store.Job) error { // the burst
+		exec := store.ExecutionID(j.JobID, at)
+		if err := tx.QueueAdd(&store.QueueItem{Kind: store.KindTrigger, OrchestratorID: "default", JobID: j.JobID, ExecutionID: exec}); err != nil {
+			return err
+		}
+		if err := tx.AuditAppend(&store.AuditEvent{OrchestratorID: "default", Action: store.AuditTriggerDispatched, JobID: j.JobID, ExecutionID: exec}); err != nil {
+			return err
+		}
+		fired(j, at)
+		return ops.RowsOf(tx).JobStatusPut(j)
+	})
+	s.Close()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *bbolt.Tx) error {
+		for _, name := range []string{"job_status", "jobs_next", "queue_incoming", "audit"} {
+			st := tx.Bucket([]byte(name)).Stats()
+			if fill := float64(st.LeafInuse) / float64(st.LeafAlloc); fill < 0.8 {
+				t.Errorf("bucket %s: leaf pages %.0f%% full after a burst, want at least 80%%", name, 100*fill)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -98,10 +98,12 @@ func (t *tx) bucket(name []byte) *bolt.Bucket {
 
 // fillPercent is how full bbolt packs a bucket's pages when it splits them.
 // Its default (half) leaves room for inserts in the middle; where keys only
-// grow at the end (audit seq, queue ULIDs) or values keep their size (job
-// status, rewritten in place), full pages halve what a burst writes.
+// grow at the end (audit seq, queue ULIDs), values keep their size (job
+// status, rewritten in place) or a burst's keys arrive together (its jobs'
+// next runs, all at one later instant), full pages halve what a burst
+// writes there.
 func fillPercent(name []byte) float64 {
-	if bytes.Equal(name, bucketAudit) || bytes.Equal(name, bucketJobStatus) || bytes.HasPrefix(name, []byte("queue_")) {
+	if bytes.Equal(name, bucketAudit) || bytes.Equal(name, bucketJobStatus) || bytes.Equal(name, bucketJobsNext) || bytes.HasPrefix(name, []byte("queue_")) {
 		return 0.95
 	}
 	return bolt.DefaultFillPercent
@@ -498,6 +500,14 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
 	keys, err := t.dueKeys(at, limit)
 	if err != nil {
 		return err
+	}
+	// Each due job is remembered and, once fired, noted as written: sized
+	// once, the two maps do not grow ten times in a burst.
+	if t.indexed == nil {
+		t.indexed = make(map[string]jobIndex, len(keys))
+	}
+	if t.rewritten == nil {
+		t.rewritten = make(map[string]bool, len(keys))
 	}
 	ahead, stop := t.decodeAhead(keys)
 	defer stop()
