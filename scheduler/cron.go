@@ -373,6 +373,15 @@ func (c *Cron) nextReal(after time.Time, loc *time.Location, maxYear int) (time.
 	return time.Time{}, false
 }
 
+// WallInstant is the instant wall time y-m-d h:min names in loc, by the
+// rule every schedule follows (docs/DESIGN.md §5): a time the clocks skip
+// is the instant they jump, a time they repeat its first occurrence.
+// time.Date leaves both unspecified. Out-of-range fields normalize as in
+// time.Date. The result is in loc.
+func WallInstant(y int, m time.Month, d, h, min int, loc *time.Location) time.Time {
+	return resolve(time.Date(y, m, d, h, min, 0, 0, time.UTC), loc).In(loc)
+}
+
 // resolve maps a naive wall time (given as a UTC time.Time) to the instant it
 // names in loc: the first occurrence when it occurs twice, and the instant
 // the clocks jump to when it does not occur at all.

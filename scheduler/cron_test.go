@@ -247,3 +247,35 @@ func TestCronNext_NeverAfterTheSearchHorizon(t *testing.T) {
 		t.Error("Mondays-or-leap-day never fires")
 	}
 }
+
+// TestWallInstant_AsTheSchedulesFire: a one-time job's wall time becomes
+// the instant a daily cron at that time fires that day (a skipped time at
+// the jump, a repeated one at its first occurrence), in zones either side
+// of UTC; time.Date picks otherwise in some of them.
+func TestWallInstant_AsTheSchedulesFire(t *testing.T) {
+	for _, c := range []struct {
+		zone      string
+		y, m, d   int
+		hour, min int
+	}{
+		{"Europe/London", 2027, 3, 28, 1, 30}, {"Europe/London", 2027, 10, 31, 1, 30},
+		{"Europe/Berlin", 2027, 3, 28, 2, 30}, {"Europe/Berlin", 2027, 10, 31, 2, 30},
+		{"Australia/Sydney", 2027, 10, 3, 2, 30}, {"Australia/Sydney", 2027, 4, 4, 2, 0},
+		{"America/New_York", 2027, 3, 14, 2, 30}, {"America/New_York", 2027, 11, 7, 1, 30},
+		{"Australia/Lord_Howe", 2026, 10, 4, 2, 15}, {"Europe/London", 2027, 6, 1, 9, 0},
+	} {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := WallInstant(c.y, time.Month(c.m), c.d, c.hour, c.min, loc)
+		cr, err := ParseCron(fmt.Sprintf("%d %d * * *", c.min, c.hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := cr.Next(time.Date(c.y, time.Month(c.m), c.d, 0, 0, 0, 0, time.UTC).Add(-14*time.Hour), loc)
+		if !got.Equal(want) || got.Location() != loc {
+			t.Errorf("%s %d-%02d-%02d %02d:%02d: got %v, the schedules fire at %v", c.zone, c.y, c.m, c.d, c.hour, c.min, got, want.In(loc))
+		}
+	}
+}

@@ -114,7 +114,7 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 	h, m := hm[0][0], hm[0][1]
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	at := func(d time.Time) time.Time {
-		return time.Date(d.Year(), d.Month(), d.Day(), h, m, 0, 0, loc)
+		return scheduler.WallInstant(d.Year(), d.Month(), d.Day(), h, m, loc)
 	}
 	var t time.Time
 	switch {
@@ -146,7 +146,7 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		}
 		t = at(today.AddDate(0, 0, w.dayRel))
 		if w.part == "tonight" && !t.After(now) && h == 0 {
-			t = t.AddDate(0, 0, 1) // midnight tonight
+			t = at(today.AddDate(0, 0, w.dayRel+1)) // midnight tonight
 		}
 	case len(w.dows) == 1:
 		wd := w.dows[0]
@@ -160,12 +160,12 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		}
 		t = at(today.AddDate(0, 0, ahead))
 		if !t.After(now) && !w.wdNext {
-			t = t.AddDate(0, 0, 7) // "on Friday" said on a Friday after the time
+			t = at(today.AddDate(0, 0, ahead+7)) // "on Friday" said on a Friday after the time
 		}
 	case w.domOnce:
 		d := w.doms[0]
 		for k := 0; k <= 14; k++ {
-			c := time.Date(now.Year(), now.Month()+time.Month(k), d, h, m, 0, 0, loc)
+			c := scheduler.WallInstant(now.Year(), now.Month()+time.Month(k), d, h, m, loc)
 			if c.Day() == d && c.After(now) {
 				t = c
 				break
@@ -177,8 +177,13 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 	default:
 		t = at(today)
 		if !t.After(now) {
-			t = t.AddDate(0, 0, 1) // decision 9: the next time it comes round
+			t = at(today.AddDate(0, 0, 1)) // decision 9: the next time it comes round
 		}
+	}
+	if !t.After(now) {
+		// Said as the message wrote it: at a time the clocks skip, t is
+		// the jump, not the time named.
+		return ask("%s at %s has already passed. When should it be instead?", t.Format("Mon 2 Jan"), clockText([2]int{h, m}))
 	}
 	return once(t, now, w)
 }

@@ -293,7 +293,7 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		if len(hm) > 1 {
 			return ask("Every %s starting when? Say one time.", humanDuration(time.Duration(step)*time.Second))
 		}
-		anchor = time.Date(now.Year(), now.Month(), now.Day(), c[0], c[1], 0, 0, loc)
+		anchor = scheduler.WallInstant(now.Year(), now.Month(), now.Day(), c[0], c[1], loc)
 		if !anchor.After(now) {
 			anchor = anchor.AddDate(0, 0, 1)
 		}

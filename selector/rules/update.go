@@ -217,9 +217,9 @@ func retime(in selector.Input, text string, w when, job *selector.JobRef, old st
 			return nil, unsupported("A one-time job runs once: give one time."), false, true
 		}
 		day := old.RunAt.In(loc)
-		t := time.Date(day.Year(), day.Month(), day.Day(), hm[0][0], hm[0][1], 0, 0, loc)
+		t := scheduler.WallInstant(day.Year(), day.Month(), day.Day(), hm[0][0], hm[0][1], loc)
 		if !t.After(in.Now) {
-			return nil, clarify(in, text, selector.MissingTime, t.Format("Mon 2 Jan at 3:04 PM")+" has already passed. Which day?"), false, true
+			return nil, clarify(in, text, selector.MissingTime, t.Format("Mon 2 Jan")+" at "+clockText(hm[0])+" has already passed. Which day?"), false, true
 		}
 		return map[string]any{"scheduleType": "once", "schedule": map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": zone}}, selector.Decision{}, true, true
 	case store.ScheduleInterval:
