@@ -43,6 +43,21 @@ func (s *sentence) takeTargets() (why string) {
 	for k := 0; k+1 < len(t); k++ {
 		if t[k].s == "remind" || t[k].s == "reminding" {
 			textFrom = k + 1
+			// "remind me in #eng to …", "remind @here in the #eng channel
+			// …": where they are reminded is the target (a person named
+			// by @ stays the target, and the channel is in the text)
+			if j := k + 2; j+1 < len(t) && (t[k+1].s == "me" || everyoneRe.MatchString(t[k+1].s)) && (t[j].s == "in" || t[j].s == "on") {
+				if t[j+1].s == "the" && j+2 < len(t) {
+					j++
+				}
+				if t[j+1].kind == tChannel {
+					textFrom = j + 2
+					if j+2 < len(t) && slices.Contains([]string{"channel", "room"}, t[j+2].s) {
+						textFrom = j + 3
+					}
+					break
+				}
+			}
 			// "remind everyone in #eng", "the #eng team", "all of #eng",
 			// "us in #eng": the group named by its channel is the target
 			for j := k + 1; j < len(t) && j <= k+5; j++ {
