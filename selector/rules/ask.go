@@ -14,7 +14,7 @@ import (
 
 var (
 	pausedRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|which(?:\s+(?:ones?|jobs?|schedules?|reminders?|posts?))?|any(?:thing)?|show(?:\s+me)?|list|are\s+there\s+any|is\s+anything|do\s+i\s+have\s+any|have\s+i)\s+(?:(?:of\s+)?(?:my|our|the)\s+)?(?:(?:jobs?|schedules?|reminders?|posts?|ones?)\s+)?(?:(?:are|is)\s+)?(?:currently\s+|still\s+)?(?:paused|on\s+hold|stopped|suspended)(?:\s+(?:jobs?|schedules?|reminders?|posts?|ones?))?(?:\s+right\s+now|\s+now)?$`)
-	agendaRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|anything|is\s+(?:there\s+)?anything|which\s+(?:jobs?|schedules?|reminders?|posts?)|show(?:\s+me)?|list)\s+(?:(?:jobs?|schedules?|reminders?|posts?)\s+)?(?:(?:is|are)\s+)?(?:on|scheduled|happening|planned|running|coming(?:\s+up)?|due|going\s+out|going\s+on|up|runs?|fires?|posts?|goes\s+out|set)(?:\s+(?:for|on|in|during|this|next|over))?\s*(.*)$`)
+	agendaRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|anything|is\s+(?:there\s+)?anything|which\s+(?:jobs?|schedules?|reminders?|posts?)|show(?:\s+me)?|list)\s+(?:(?:jobs?|schedules?|reminders?|posts?)\s+)?(?:(?:is|are)\s+)?(?:on|scheduled|happening|planned|running|coming(?:\s+up)?|due|going\s+out|going\s+on|up|runs?|fires?|posts?|goes\s+out|set)(?:\s+(?:for|on|in|during|over))?\s*(.*)$`)
 	lastRunRe = regexp.MustCompile(`^(?:when\s+(?:did|was|has)\s+(.+?)\s+(?:last\s+(?:run|ran|fire|fired|post|posted|go\s+out|sent|send)|(?:run|ran|fire|fired|post|posted|gone\s+out|go\s+out|sent|send)\s+last(?:\s+time)?|run|ran|fired?|posted?)|did\s+(.+?)\s+(?:run|fire|post|go\s+out|get\s+sent)(?:\s+(?:yet|today|yesterday|last\s+time))?|(?:the\s+)?last\s+(?:run|runs|fire|post)\s+of\s+(.+)|(?:(?:show|give|get)\s+(?:me\s+)?)?(?:the\s+)?(?:run\s+)?history\s+of\s+(?:the\s+)?runs?\s+of\s+(.+)|(?:show|list|give\s+me)\s+(?:the\s+)?(?:recent\s+|past\s+|last\s+)?runs\s+(?:of|for)\s+(.+)|how\s+(?:did|has)\s+(.+?)\s+(?:run|been\s+running|gone|done))$`)
 	whoRe     = regexp.MustCompile(`^(?:who|has\s+anyone|did\s+anyone|has\s+somebody|did\s+somebody|has\s+someone|did\s+someone)\s+(?:last\s+|just\s+|recently\s+)?(created|made|set\s+up|scheduled|added|paused|stopped|turned\s+off|switched\s+off|resumed|restarted|turned\s+on|changed|change|updated|update|edited|edit|modified|modify|moved|move|deleted|delete|removed|remove|cancel(?:l)?ed|ran|run|triggered|touched|touch)\s+(.+?)(?:\s+(?:recently|lately))?$`)
 	historyRe = regexp.MustCompile(`^(?:what(?:'s|s)?\s+(?:changed|happened|has\s+changed|was\s+changed|changes\s+were\s+made|been\s+changed)|what\s+did\s+(?:people|anyone|someone|somebody|they|we|i)\s+change|(?:show|list|give|get)(?:\s+me)?\s+(?:the\s+)?(?:recent\s+|latest\s+|last\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity)|(?:recent\s+|latest\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity))(?:\s+(?:to|of|for|on|in|with|about))?\s*(.*)$`)
@@ -304,9 +304,37 @@ func window(in selector.Input, words string) (from, until time.Time, ok bool) {
 		return sat, monday.AddDate(0, 0, 7), true
 	case "this month", "month", "rest of the month":
 		return now, time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, loc), true
+	case "next month":
+		return time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, loc), time.Date(now.Year(), now.Month()+2, 1, 0, 0, 0, 0, loc), true
 	}
 	toks := lex(w)
+	if len(toks) == 2 && (toks[0].s == "this" || toks[0].s == "next") {
+		// "next Tuesday": that day in the following Monday-Sunday week
+		// (decision 10); "this Tuesday": the coming one
+		if d, plural, isDay := weekday(toks[1].s); isDay && !plural {
+			if toks[0].s == "this" {
+				toks = toks[1:]
+			} else {
+				ahead := (8-int(day.Weekday()))%7 + (d+6)%7
+				if day.Weekday() == time.Monday {
+					ahead += 7
+				}
+				return day.AddDate(0, 0, ahead), day.AddDate(0, 0, ahead+1), true
+			}
+		}
+	}
 	if len(toks) == 1 {
+		if m, isMonth := month(toks[0].s); isMonth { // "in December": this one, or next year's
+			y := now.Year()
+			if m < int(now.Month()) {
+				y++
+			}
+			start := time.Date(y, time.Month(m), 1, 0, 0, 0, 0, loc)
+			if start.Before(now) {
+				start = now
+			}
+			return start, time.Date(y, time.Month(m)+1, 1, 0, 0, 0, 0, loc), true
+		}
 		if d, plural, isDay := weekday(toks[0].s); isDay && !plural {
 			ahead := (d - int(day.Weekday()) + 7) % 7
 			start := day.AddDate(0, 0, ahead)

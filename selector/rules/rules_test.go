@@ -489,3 +489,31 @@ func TestSelect_AnswersReplaceWhatWasAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestSelect_AgendaWindows: "what's on <period>" asks about the period it
+// names, in the sender's zone; "next week" is not the rest of this one.
+func TestSelect_AgendaWindows(t *testing.T) {
+	// now: Friday 20 Nov 2026, 10:00 in New York (15:00Z)
+	for _, c := range []struct{ text, from, until string }{
+		{"what's on next week", "2026-11-23T05:00:00Z", "2026-11-30T05:00:00Z"},
+		{"whats on next week?", "2026-11-23T05:00:00Z", "2026-11-30T05:00:00Z"},
+		{"what is scheduled for next week", "2026-11-23T05:00:00Z", "2026-11-30T05:00:00Z"},
+		{"what's on this week", "2026-11-20T15:00:00Z", "2026-11-23T05:00:00Z"},
+		{"what's on next month", "2026-12-01T05:00:00Z", "2027-01-01T05:00:00Z"},
+		{"what's on this month", "2026-11-20T15:00:00Z", "2026-12-01T05:00:00Z"},
+		{"what's on in december?", "2026-12-01T05:00:00Z", "2027-01-01T05:00:00Z"},
+		{"what's on in january", "2027-01-01T05:00:00Z", "2027-02-01T05:00:00Z"},
+		{"what's on in november", "2026-11-20T15:00:00Z", "2026-12-01T05:00:00Z"},
+		{"what's on tomorrow", "2026-11-21T05:00:00Z", "2026-11-22T05:00:00Z"},
+		{"what's on next", "2026-11-20T15:00:00Z", "2026-11-27T15:00:00Z"},
+		{"what's on next tuesday?", "2026-11-24T05:00:00Z", "2026-11-25T05:00:00Z"},
+		{"what's on this sunday", "2026-11-22T05:00:00Z", "2026-11-23T05:00:00Z"},
+	} {
+		d := Decide(input(c.text))
+		var a struct{ From, Until string }
+		json.Unmarshal(d.Args, &a)
+		if d.Function != "schedule.agenda" || a.From != c.from || a.Until != c.until {
+			t.Errorf("%q: %s %s, want schedule.agenda from %s until %s", c.text, d.Function, d.Args, c.from, c.until)
+		}
+	}
+}
