@@ -83,7 +83,7 @@ func once(t, now time.Time, w when) outcome {
 	if t.After(now.AddDate(10, 0, 0)) {
 		return refuse("That is more than 10 years away; I schedule up to 10 years ahead.")
 	}
-	if w.until != nil || w.span != 0 || w.count > 1 || w.start != nil {
+	if w.until != nil || w.span != 0 || w.count > 1 || w.start != nil || w.noEnd {
 		return ask("A one-time post runs once; did you mean it to repeat? Say “every day …” for that.")
 	}
 	return outcome{c: &compiled{typ: store.ScheduleOnce, sched: map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": now.Location().String()}}}

@@ -53,6 +53,7 @@ type when struct {
 	span     time.Duration
 	until    *bound
 	start    *bound
+	noEnd    bool // "forever", "until further notice": no bound, said
 
 	zone string
 
@@ -162,8 +163,21 @@ func (p *parser) phrase(first bool) bool {
 	return false
 }
 
+// noEnd are the ways of saying a schedule has no end, which it has
+// unless a bound is named (NL_SPEC 27): they mean nothing more.
+var noEnd = [][]string{{"until", "further", "notice"}, {"until", "cancelled"}, {"until", "canceled"},
+	{"until", "stopped"}, {"for", "ever"},
+	{"forever"}, {"indefinitely"}, {"going", "forward"}, {"from", "now", "on"}}
+
 // filler is what may stand between phrases.
 func (p *parser) filler() bool {
+	for _, words := range noEnd {
+		if p.i+len(words) <= len(p.t) && slices.EqualFunc(words, p.t[p.i:p.i+len(words)], func(w string, t tok) bool { return t.s == w }) {
+			p.i += len(words)
+			p.w.noEnd = true
+			return true
+		}
+	}
 	switch p.s(0) {
 	case ",", "and", ".", "!", "?", ";", "then", "also", "please", "pls", "plz", "(", ")", "sharp", "&", "thanks", "thx", "-", "+", "plus", "starting", "both", "only":
 		if p.s(0) == "starting" && p.i+1 < len(p.t) {
