@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"errors"
 	"slices"
 	"time"
+
+	"github.com/schedbot/schedbot/scheduler"
 )
 
 // Bounds: "for 3 weeks", "5 times", "until March", "starting Monday",
@@ -31,7 +34,13 @@ func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 		c.endAt = from.Add(w.span + time.Second)
 	}
 	sp, err := specOf(c, now)
-	if err != nil {
+	// said in words, not as the field error the CLI shows (DESIGN §6)
+	if ie := (*scheduler.InvalidError)(nil); errors.As(err, &ie) {
+		if ie.Field == "schedule.everySeconds" {
+			return refuse("I repeat at most every %s: for a date each year, say “every year on March 3”.", humanDuration(scheduler.MaxInterval))
+		}
+		return refuse("I can't keep that schedule: %s.", ie.Rule)
+	} else if err != nil {
 		return refuse("%v", err)
 	}
 	from := now

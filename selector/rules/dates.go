@@ -59,6 +59,15 @@ func (p *parser) readSlashDate(t tok) (d ymd, clock *clk, ok, matched bool) {
 	if len(parts) > 3 {
 		return ymd{}, nil, false, true
 	}
+	if len(parts) == 3 && len(parts[0]) == 4 { // 2026/12/01: year first, as ISO
+		y, m, dd := valueOf(parts[0]), valueOf(parts[1]), valueOf(parts[2])
+		if m < 1 || m > 12 || dd < 1 {
+			p.why = refusal("I couldn't read " + t.s + " as a date: there is no month " + parts[1] + ". Try “Jul 13” or 2027-07-13.")
+			return ymd{}, nil, false, true
+		}
+		p.i++
+		return ymd{y: y, m: m, d: dd}, nil, true, true
+	}
 	a, b := valueOf(parts[0]), valueOf(parts[1])
 	y := 0
 	if len(parts) == 3 {

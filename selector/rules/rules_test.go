@@ -517,3 +517,14 @@ func TestSelect_AgendaWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestSelect_RefusalsAreInWords: a schedule the scheduler would refuse is
+// refused in words, never with the field error the CLI shows.
+func TestSelect_RefusalsAreInWords(t *testing.T) {
+	for _, text := range []string{"post x every 400 days", "remind me to stretch every 1000 days", "post x every 367 days"} {
+		d := Decide(input(text))
+		if d.Unsupported == "" || strings.Contains(d.Unsupported, "schedule.") || !strings.Contains(d.Unsupported, "366 days") {
+			t.Errorf("%q: %+v, want a refusal in words naming the longest interval", text, d)
+		}
+	}
+}
