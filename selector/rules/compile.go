@@ -40,6 +40,11 @@ func refuse(format string, a ...any) outcome { return outcome{why: refusal(fmt.S
 // compile turns what the phrases said into one schedule, in loc.
 func compile(w when, now time.Time, zone string) outcome {
 	loc := now.Location()
+	if w.vague == "next week" && len(w.dows) == 1 && w.wdOnce && !w.rec {
+		// "next week on Tuesday", "Monday next week": next Tuesday, next
+		// Monday (decision 10)
+		w.vague, w.vagueQ, w.wdNext = "", "", true
+	}
 	if w.vague != "" {
 		if w.vagueQ != "" {
 			return ask("%s", w.vagueQ)

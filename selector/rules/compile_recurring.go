@@ -14,6 +14,11 @@ import (
 
 // compileRecurring builds a cron, an interval or an rrule.
 func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time.Location) outcome {
+	if w.domOnce && w.unit == "month" && len(w.dows) == 0 {
+		// "on the 1st at 9am every month": the recurrence said after
+		// the day is the day's
+		w.domOnce = false
+	}
 	if w.date != nil || w.hasDay || w.domOnce && !w.multiOnce {
 		return ask("Should that repeat, or happen once on that day? Say “every …” to repeat.")
 	}
