@@ -80,8 +80,12 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		case x.kind == tWord && next == "time" && (x.cap && k == 0 && afterWhen || zoneishWords[x.s]):
 			bad = true // "9am Mars time", "server time": a zone not known
 			why = askTime("I don't know the timezone “" + x.s + " time”. Which one is it? Name a city or an IANA id such as Europe/Berlin.")
-		case x.kind == tWord && next == "/" && k+2 < len(t) && t[k+2].kind == tWord && t[k+1].i == x.j && t[k+2].i == t[k+1].j && (zoneAreas[x.s] || x.cap && t[k+2].cap && len(x.s) > 2 && len(t[k+2].s) > 2):
-			bad = true // "Europe/Atlantis": a zone id not known
+		case x.kind == tWord && next == "/" && k+2 < len(t) && t[k+2].kind == tWord && t[k+1].i == x.j && t[k+2].i == t[k+1].j &&
+			(zoneAreas[x.s] || x.cap && t[k+2].cap && k == 0 && afterWhen && len(x.s) > 2 && len(t[k+2].s) > 2) &&
+			!knownZone(x.s+"/"+t[k+2].s):
+			// "Europe/Atlantis", "9am Mars/Olympus": a zone id not known; "to
+			// Sarah/Tom", "call the Europe/Berlin office" are the text's
+			bad = true
 			why = askTime("I don't know the timezone “" + x.s + "/" + t[k+2].s + "”. Which one is it? Use an IANA id such as Europe/Berlin.")
 		case x.kind == tWord && countRe.MatchString(x.s):
 			bad = true // "buy milk x2": a count

@@ -83,6 +83,12 @@ func afterTime(t tok) bool {
 	return t.kind == tNum || t.s == "am" || t.s == "pm" || t.s == "noon" || t.s == "midnight" || t.s == "o'clock" || t.s == "("
 }
 
+// knownZone says whether s names an IANA zone, in any case.
+func knownZone(s string) bool {
+	_, err := scheduler.LoadLocation(canonicalZone(s))
+	return err == nil
+}
+
 func canonicalZone(s string) string {
 	parts := strings.Split(s, "/")
 	for i, part := range parts {
