@@ -20,7 +20,24 @@ var (
 	cancelRe = regexp.MustCompile(`^(?:cancel|cancel (?:it|that|this)|never ?mind|nvm|forget (?:it|that|about it)|stop|abort|quit|drop it|scratch that|no thanks|no thank you|not now|leave it|skip it|ignore (?:it|that))$`)
 	yesRe    = regexp.MustCompile(`^(?:y|yes|yep|yeah|yup|sure|ok|okay|please do|do it|go ahead|correct|right|that's right|confirm|affirmative|yes please)$`)
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
+	// namesItRe: the cancel words that name a job, "it" (NL_SPEC 14, 38):
+	// with no question open they are that job's delete or skip.
+	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this)|drop it|skip it)$`)
 )
+
+// nothingToCancel is the answer to a cancel word when no question is
+// open: it cancels nothing, and a job changes only when words name it.
+const nothingToCancel = "There's nothing to cancel — I wasn't waiting for an answer, and nothing changed. " +
+	"To delete or pause a schedule, name it: “delete the standup”, “pause it”."
+
+// bareCancel reports whether reply, with no question open, is a cancel
+// word that names no job ("cancel", "stop", "never mind"): it must not
+// reach a selector, which could read "cancel" as delete and "stop" as
+// pause of the job last spoken of.
+func bareCancel(reply string) bool {
+	t := plain(reply)
+	return cancelRe.MatchString(t) && !namesItRe.MatchString(t)
+}
 
 // settle reads reply against the open question p.
 func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlement {

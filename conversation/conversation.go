@@ -286,6 +286,9 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	live := in.Pending != nil
 	// Any answer but another question closes the open one.
 	closed := c.save(mem, nil, false, "", now)
+	if in.Pending == nil && bareCancel(m.Text) {
+		return nothingToCancel, closed, nil, nil
+	}
 	if in.Pending != nil {
 		switch answer := settle(in.Pending, jobs, m.Text); {
 		case answer.drop != "":

@@ -254,3 +254,25 @@ func TestChat_YesNo(t *testing.T) {
 		t.Errorf("after yes: %s %+v", j.ScheduleType, j.Schedule)
 	}
 }
+
+// "cancel" or "stop" with no question open cancels nothing and says so:
+// it is never the delete (or the pause) of the job last spoken of. Words
+// that name the job still change it.
+func TestChat_BareCancelDeletesNothing(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post bye every monday", "9am", "cancel", "stop", "Cancel.", "never mind")
+	if n := strings.Count(out, "There's nothing to cancel — I wasn't waiting for an answer, and nothing changed."); n != 4 {
+		t.Errorf("%d of 4 cancel words said there was nothing to cancel:\n%s", n, out)
+	}
+	if j := c.jobByText("bye"); j.State != store.JobEnabled {
+		t.Errorf("a bare cancel word changed the job: it is %s\n%s", j.State, out)
+	}
+	c.chat("post standup every tuesday at 10am", "stop the standup")
+	if j := c.jobByText("standup"); j.State != store.JobPaused {
+		t.Errorf("“stop the standup”: the standup is %s", j.State)
+	}
+	c.chat("cancel the bye post")
+	if n := len(c.jobs()); n != 1 {
+		t.Errorf("“cancel the bye post” left %d jobs, want 1 (the standup)", n)
+	}
+}
