@@ -23,6 +23,9 @@ var (
 	// namesItRe: the cancel words that name a job, "it" (NL_SPEC 14, 38):
 	// with no question open they are that job's delete or skip.
 	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this)|drop it|skip it)$`)
+	// deleteItRe: a delete of "it" or "that", which, while a question
+	// about a new job waits, is that request.
+	deleteItRe = regexp.MustCompile(`^(?:delete|remove|cancel|stop|drop|scrap|ditch|discard|trash|kill|erase|nuke|get rid of|forget about|undo)(?: all)? (?:it|that|this|that one|this one)$`)
 )
 
 // nothingToCancel is the answer to a cancel word when no question is
@@ -54,7 +57,7 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 			return settlement{drop: "OK — I've left it as it is."}
 		}
 	}
-	if cancelRe.MatchString(t) || noRe.MatchString(t) {
+	if cancelRe.MatchString(t) || noRe.MatchString(t) || p.Create && deleteItRe.MatchString(t) {
 		return settlement{drop: "OK, dropped — " + nothing + "."}
 	}
 	if len(p.Candidates) > 0 {

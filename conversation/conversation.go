@@ -282,6 +282,11 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	in.LastFiredJobID = c.lastFired(ctx, prof, m) // "snooze that": life.go
 	if mem.pending != nil && now.Before(mem.pending.Expires) {
 		in.Pending = mem.pending
+		if in.Pending.Create {
+			// "it" is the request asked about, not yet a job: never the
+			// job spoken of before it.
+			in.ContextJobID = ""
+		}
 	}
 	live := in.Pending != nil
 	// Any answer but another question closes the open one.

@@ -104,6 +104,10 @@ type Pending struct {
 	// that does not exist: "25:00"), space-separated; empty: the answer
 	// is added to Text.
 	Replace string `json:"replace,omitempty"`
+	// Create: the question is about a new job, not made yet. While it
+	// waits, "it" and "that" are that request, never another job: "delete
+	// it" drops the question.
+	Create bool `json:"create,omitempty"`
 }
 
 // Decision is exactly one of a call, a clarification, unsupported or a

@@ -276,3 +276,27 @@ func TestChat_BareCancelDeletesNothing(t *testing.T) {
 		t.Errorf("“cancel the bye post” left %d jobs, want 1 (the standup)", n)
 	}
 }
+
+// While a question about a new job waits, "it" and "that" are that
+// request, not yet a job: "remove it" drops the question, and no "it"
+// reaches the job spoken of before.
+func TestChat_ItWhileACreateWaitsIsTheRequest(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post standup in #eng every monday at 9am",
+		"post hello every friday", "remove it",
+		"post hello every friday", "pause it", "delete that")
+	if n := strings.Count(out, "OK, dropped — nothing scheduled."); n != 2 {
+		t.Errorf("%d of 2 deletes of “it” dropped the question:\n%s", n, out)
+	}
+	if !strings.Contains(out, "I'm still asking about “post hello every friday”: What time?") {
+		t.Errorf("“pause it” did not ask the question again:\n%s", out)
+	}
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "standup" || js[0].State != store.JobEnabled {
+		t.Fatalf("the standup was touched:\n%s", out)
+	}
+	// The question is about a change to a job: "it" is that job.
+	c.chat("move it to 25:00", "pause it")
+	if j := c.jobByText("standup"); j.State != store.JobPaused {
+		t.Errorf("“pause it” while its update question waited: the standup is %s", j.State)
+	}
+}

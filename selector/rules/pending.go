@@ -21,6 +21,15 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Dropped = p.Text
 		return alone
 	}
+	if p.Create && alone.Missing == selector.MissingJob {
+		// "pause it" while a new job is asked about: "it" is that request,
+		// which is no job yet; a "Which one?" is a new request's question.
+		if alone.Pending != nil && len(alone.Pending.Candidates) > 0 {
+			alone.Dropped = p.Text
+			return alone
+		}
+		return stillAsking(in)
+	}
 	var first selector.Decision
 	for k, combined := range answered(p, text) {
 		d := decide(in, combined)
