@@ -303,7 +303,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 			// if it had been complete ("pause the backup" + "2").
 			in.Text, in.Pending = answer.text, nil
 			if answer.jobID != "" {
-				in.Jobs = onlyJob(jobs, answer.jobID)
+				in.Jobs, in.PickedJobID = onlyJob(jobs, answer.jobID), answer.jobID
 			}
 		}
 	}

@@ -38,6 +38,9 @@ type Input struct {
 	Jobs []JobRef
 	// ContextJobID is the job the conversation last spoke of ("pause it").
 	ContextJobID string
+	// PickedJobID is the job the sender picked from a "Which one?" list;
+	// Text is then the request that asked, and Jobs holds that job alone.
+	PickedJobID string
 	// LastFiredJobID is the job whose post was delivered last in this
 	// conversation ("snooze that", "done" right after a reminder fired).
 	LastFiredJobID string

@@ -300,3 +300,25 @@ func TestChat_ItWhileACreateWaitsIsTheRequest(t *testing.T) {
 		t.Errorf("“pause it” while its update question waited: the standup is %s", j.State)
 	}
 }
+
+// Words that single out no job ("delete the", "pause one", "delete the
+// post" when every job is a post) ask "Which one?", listing the jobs:
+// a delete, pause or update never falls back on the job last spoken of
+// without "it" or "that".
+func TestChat_VagueReferenceAsksWhichOne(t *testing.T) {
+	c := newCLI(t)
+	c.chat("post hello every monday at 9am", "post bye every friday at 5pm")
+	out := c.chat("delete the", "cancel", "pause one", "cancel", "delete a", "cancel", "move the post to 10am")
+	if n := strings.Count(out, "Which one?\n"); n != 3 {
+		t.Errorf("%d of 3 vague references asked which one:\n%s", n, out)
+	}
+	for _, text := range []string{"hello", "bye"} {
+		if j := c.jobByText(text); j.State != store.JobEnabled || !strings.Contains(j.Description, "9:00 AM") && !strings.Contains(j.Description, "5:00 PM") {
+			t.Errorf("the %s job changed: %s, %s\n%s", text, j.State, j.Description, out)
+		}
+	}
+	out = c.chat("delete the post", "the hello one")
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "bye" {
+		t.Errorf("“delete the post”, “the hello one” did not delete hello alone:\n%s", out)
+	}
+}
