@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -320,5 +321,29 @@ func TestChat_VagueReferenceAsksWhichOne(t *testing.T) {
 	out = c.chat("delete the post", "the hello one")
 	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "bye" {
 		t.Errorf("“delete the post”, “the hello one” did not delete hello alone:\n%s", out)
+	}
+}
+
+// The open question and "it" are kept in the store, so a restarted chat
+// on the same data directory still has them.
+func TestChat_RestartKeepsQuestionAndIt(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	chat := func(lines ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, "chat", "--data", data)
+		cmd.Env = append(os.Environ(), "SCHEDBOT_CONFIG=", "TZ=UTC")
+		cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("chat: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	chat("post hello every friday")
+	if out := chat("9am"); !strings.Contains(out, "OK — I'll post “hello” every Friday at 9:00 AM (UTC).") {
+		t.Fatalf("the question did not outlive chat:\n%s", out)
+	}
+	if out := chat("pause it"); !strings.Contains(out, "Paused job") {
+		t.Errorf("“it” did not outlive chat:\n%s", out)
 	}
 }
