@@ -88,6 +88,10 @@ var pickFiller = map[string]bool{"the": true, "one": true, "ones": true, "job": 
 	"meant": true, "it's": true, "its": true, "is": true, "which": true, "posts": true, "goes": true, "with": true,
 	"about": true, "called": true, "named": true, "message": true, "a": true}
 
+// oneRe is "one" said as a number: alone, "number one", "option one".
+// Elsewhere "one" is a filler ("the second one", "the one in #ops").
+var oneRe = regexp.MustCompile(`^(?:(?:number|option|nr|#)\s*)?one(?:\s+(?:please|pls))?$`)
+
 var clockRe = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b`)
 
 // pickCandidate finds the one candidate a reply names: by its place in the
@@ -96,6 +100,9 @@ var clockRe = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b`)
 // one", "the one in #ops", "the backup check B"). "" when the reply names
 // none or several.
 func pickCandidate(cands []string, jobs []selector.JobRef, t string) string {
+	if oneRe.MatchString(t) && len(cands) > 0 {
+		return cands[0]
+	}
 	t = clockRe.ReplaceAllStringFunc(t, func(m string) string {
 		g := clockRe.FindStringSubmatch(m)
 		if g[2] == "" || g[2] == "00" {

@@ -196,6 +196,8 @@ func TestChat_WhichOne(t *testing.T) {
 		{"the backup check C", cc},
 		{"#1", a},
 		{"last one", cc},
+		{"one", a},
+		{"number one", a},
 	} {
 		c.chat("pause the backup check", tc.answer)
 		if j := c.jobByText(jobText(tc.want)); j.State != store.JobPaused {
