@@ -111,6 +111,10 @@ type Pending struct {
 	// waits, "it" and "that" are that request, never another job: "delete
 	// it" drops the question.
 	Create bool `json:"create,omitempty"`
+	// Unread: the question quotes words of Text it did not understand.
+	// An answer read into Text that leaves such words asks the open
+	// question again instead, so that it does not become the request.
+	Unread bool `json:"unread,omitempty"`
 }
 
 // Decision is exactly one of a call, a clarification, unsupported or a

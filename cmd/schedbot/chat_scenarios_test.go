@@ -349,3 +349,27 @@ func TestChat_RestartKeepsQuestionAndIt(t *testing.T) {
 		t.Errorf("“it” did not outlive chat:\n%s", out)
 	}
 }
+
+// An answer that does not read is not glued onto the request: the
+// question is asked again about the request as it was, and the next good
+// answer completes it. "nine" and "afternoon" (as the am/pm question
+// offers it) read.
+func TestChat_UnreadAnswerKeepsTheRequest(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello every friday", "nine",
+		"post standup every monday at 3", "afternoon",
+		"post tea every friday", "ok 9am", "umm 9am i guess", "9am")
+	for _, want := range []string{
+		"OK — I'll post “hello” every Friday at 9:00 AM (UTC).",
+		"OK — I'll post “standup” every Monday at 3:00 PM (UTC).",
+		"I'm still asking about “post tea every friday”: What time? For example 9am or 17:30.",
+		"OK — I'll post “tea” every Friday at 9:00 AM (UTC).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "every friday ok") || strings.Contains(out, "every friday umm") {
+		t.Errorf("an unread answer was glued onto the request:\n%s", out)
+	}
+}
