@@ -20,7 +20,27 @@ var (
 	cancelRe = regexp.MustCompile(`^(?:cancel|cancel (?:it|that|this)|never ?mind|nvm|forget (?:it|that|about it)|stop|abort|quit|drop it|scratch that|no thanks|no thank you|not now|leave it|skip it|ignore (?:it|that))$`)
 	yesRe    = regexp.MustCompile(`^(?:y|yes|yep|yeah|yup|sure|ok|okay|please do|do it|go ahead|correct|right|that's right|confirm|affirmative|yes please)$`)
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
+	// namesItRe: the cancel words that name a job, "it" (NL_SPEC 14, 38):
+	// with no question open they are that job's delete or skip.
+	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this)|drop it|skip it)$`)
+	// deleteItRe: a delete of "it" or "that", which, while a question
+	// about a new job waits, is that request.
+	deleteItRe = regexp.MustCompile(`^(?:delete|remove|cancel|stop|drop|scrap|ditch|discard|trash|kill|erase|nuke|get rid of|forget about|undo)(?: all)? (?:it|that|this|that one|this one)$`)
 )
+
+// nothingToCancel is the answer to a cancel word when no question is
+// open: it cancels nothing, and a job changes only when words name it.
+const nothingToCancel = "There's nothing to cancel — I wasn't waiting for an answer, and nothing changed. " +
+	"To delete or pause a schedule, name it: “delete the standup”, “pause it”."
+
+// bareCancel reports whether reply, with no question open, is a cancel
+// word that names no job ("cancel", "stop", "never mind"): it must not
+// reach a selector, which could read "cancel" as delete and "stop" as
+// pause of the job last spoken of.
+func bareCancel(reply string) bool {
+	t := plain(reply)
+	return cancelRe.MatchString(t) && !namesItRe.MatchString(t)
+}
 
 // settle reads reply against the open question p.
 func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlement {
@@ -37,7 +57,7 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 			return settlement{drop: "OK — I've left it as it is."}
 		}
 	}
-	if cancelRe.MatchString(t) || noRe.MatchString(t) {
+	if cancelRe.MatchString(t) || noRe.MatchString(t) || p.Create && deleteItRe.MatchString(t) {
 		return settlement{drop: "OK, dropped — " + nothing + "."}
 	}
 	if len(p.Candidates) > 0 {
@@ -68,6 +88,10 @@ var pickFiller = map[string]bool{"the": true, "one": true, "ones": true, "job": 
 	"meant": true, "it's": true, "its": true, "is": true, "which": true, "posts": true, "goes": true, "with": true,
 	"about": true, "called": true, "named": true, "message": true, "a": true}
 
+// oneRe is "one" said as a number: alone, "number one", "option one".
+// Elsewhere "one" is a filler ("the second one", "the one in #ops").
+var oneRe = regexp.MustCompile(`^(?:(?:number|option|nr|#)\s*)?one(?:\s+(?:please|pls))?$`)
+
 var clockRe = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b`)
 
 // pickCandidate finds the one candidate a reply names: by its place in the
@@ -76,6 +100,9 @@ var clockRe = regexp.MustCompile(`\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?\b`)
 // one", "the one in #ops", "the backup check B"). "" when the reply names
 // none or several.
 func pickCandidate(cands []string, jobs []selector.JobRef, t string) string {
+	if oneRe.MatchString(t) && len(cands) > 0 {
+		return cands[0]
+	}
 	t = clockRe.ReplaceAllStringFunc(t, func(m string) string {
 		g := clockRe.FindStringSubmatch(m)
 		if g[2] == "" || g[2] == "00" {

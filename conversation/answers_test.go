@@ -16,7 +16,7 @@ func TestPickCandidate(t *testing.T) {
 	}
 	cands := []string{"A", "B", "C"}
 	for _, tc := range []struct{ answer, want string }{
-		{"2", "B"}, {"#3", "C"}, {"the second one", "B"}, {"second", "B"}, {"the last one", "C"}, {"3rd", "C"},
+		{"2", "B"}, {"#3", "C"}, {"one", "A"}, {"number one", "A"}, {"option one", "A"}, {"the one", ""}, {"no one", ""}, {"the second one", "B"}, {"second", "B"}, {"the last one", "C"}, {"3rd", "C"},
 		{"the 9am one", "A"}, {"the 9 am one", "A"}, {"the 5:30pm one", "B"}, {"17:30", "B"}, {"the 5pm one", "C"},
 		{"the one in #ops", "B"}, {"the one in ops", "B"}, {"the backup check b", "B"}, {"nightly", "C"}, {"the build", "C"},
 		{"the backup check", ""}, {"the purple one", ""}, {"4", ""}, {"", ""}, {"the second one in #eng", ""},

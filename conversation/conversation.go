@@ -282,10 +282,18 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	in.LastFiredJobID = c.lastFired(ctx, prof, m) // "snooze that": life.go
 	if mem.pending != nil && now.Before(mem.pending.Expires) {
 		in.Pending = mem.pending
+		if in.Pending.Create {
+			// "it" is the request asked about, not yet a job: never the
+			// job spoken of before it.
+			in.ContextJobID = ""
+		}
 	}
 	live := in.Pending != nil
 	// Any answer but another question closes the open one.
 	closed := c.save(mem, nil, false, "", now)
+	if in.Pending == nil && bareCancel(m.Text) {
+		return nothingToCancel, closed, nil, nil
+	}
 	if in.Pending != nil {
 		switch answer := settle(in.Pending, jobs, m.Text); {
 		case answer.drop != "":
@@ -295,7 +303,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 			// if it had been complete ("pause the backup" + "2").
 			in.Text, in.Pending = answer.text, nil
 			if answer.jobID != "" {
-				in.Jobs = onlyJob(jobs, answer.jobID)
+				in.Jobs, in.PickedJobID = onlyJob(jobs, answer.jobID), answer.jobID
 			}
 		}
 	}

@@ -65,7 +65,12 @@ func TestConversation_AsksRemembersAndEchoes(t *testing.T) {
 	if got := say(c, "UANA", "10am"); strings.HasPrefix(got, "OK") {
 		t.Errorf("an answered question was answered again: %q", got)
 	}
-	// "stop it" refers to the job just made.
+	// "10am" asked what to post then: "it" is that request, not yet a
+	// job, and "stop it" drops its question.
+	if got := say(c, "UANA", "stop it"); got != "OK, dropped — nothing scheduled." {
+		t.Errorf("stop it, while “10am” waits = %q", got)
+	}
+	// With no question open, "stop it" refers to the job just made.
 	if got := say(c, "UANA", "stop it"); !strings.HasPrefix(got, "Paused job") {
 		t.Errorf("stop it = %q", got)
 	}

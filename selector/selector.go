@@ -38,6 +38,9 @@ type Input struct {
 	Jobs []JobRef
 	// ContextJobID is the job the conversation last spoke of ("pause it").
 	ContextJobID string
+	// PickedJobID is the job the sender picked from a "Which one?" list;
+	// Text is then the request that asked, and Jobs holds that job alone.
+	PickedJobID string
 	// LastFiredJobID is the job whose post was delivered last in this
 	// conversation ("snooze that", "done" right after a reminder fired).
 	LastFiredJobID string
@@ -104,6 +107,14 @@ type Pending struct {
 	// that does not exist: "25:00"), space-separated; empty: the answer
 	// is added to Text.
 	Replace string `json:"replace,omitempty"`
+	// Create: the question is about a new job, not made yet. While it
+	// waits, "it" and "that" are that request, never another job: "delete
+	// it" drops the question.
+	Create bool `json:"create,omitempty"`
+	// Unread: the question quotes words of Text it did not understand.
+	// An answer read into Text that leaves such words asks the open
+	// question again instead, so that it does not become the request.
+	Unread bool `json:"unread,omitempty"`
 }
 
 // Decision is exactly one of a call, a clarification, unsupported or a

@@ -72,7 +72,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, note)
 	}
 	lines := readLines(stdin)
-	session := "terminal-" + strconv.Itoa(os.Getpid())
+	session := terminalSession
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
@@ -98,6 +98,12 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return d.Wait()
 }
 
+// terminalSession is the channel a terminal conversation is in. It is the
+// same for every chat on a data directory, so that, with the profile and
+// the user it is keyed by, the open question and "it" outlive the
+// process, as the README says.
+const terminalSession = "terminal"
+
 // readLines sends the lines of r, then closes.
 func readLines(r io.Reader) <-chan string {
 	lines := make(chan string)
@@ -121,7 +127,7 @@ func chatThroughServe(ctx context.Context, c *localapi.Client, cfg *config.Confi
 	fmt.Fprintf(stdout, "schedbot chat — orchestrator %s, zone %s, through the running schedbot serve (%s). Tell me what to schedule, e.g. “post hello every Friday at 9am”. Ctrl-D to quit.\n",
 		o.ID, zoneFor(prof, o), cfg.Server.Socket)
 	fmt.Fprintf(stdout, "Data: %s. Your jobs keep firing after chat ends; serve prints their posts.\n", app.DataWhere(cfg))
-	session := "terminal-" + strconv.Itoa(os.Getpid())
+	session := terminalSession
 	for line := range readLines(stdin) {
 		if ctx.Err() != nil {
 			break

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -195,6 +196,8 @@ func TestChat_WhichOne(t *testing.T) {
 		{"the backup check C", cc},
 		{"#1", a},
 		{"last one", cc},
+		{"one", a},
+		{"number one", a},
 	} {
 		c.chat("pause the backup check", tc.answer)
 		if j := c.jobByText(jobText(tc.want)); j.State != store.JobPaused {
@@ -252,5 +255,121 @@ func TestChat_YesNo(t *testing.T) {
 	}
 	if j := c.jobByText("ping"); j.ScheduleType != store.ScheduleCron || j.Schedule.Cron != "0 10 * * *" {
 		t.Errorf("after yes: %s %+v", j.ScheduleType, j.Schedule)
+	}
+}
+
+// "cancel" or "stop" with no question open cancels nothing and says so:
+// it is never the delete (or the pause) of the job last spoken of. Words
+// that name the job still change it.
+func TestChat_BareCancelDeletesNothing(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post bye every monday", "9am", "cancel", "stop", "Cancel.", "never mind")
+	if n := strings.Count(out, "There's nothing to cancel — I wasn't waiting for an answer, and nothing changed."); n != 4 {
+		t.Errorf("%d of 4 cancel words said there was nothing to cancel:\n%s", n, out)
+	}
+	if j := c.jobByText("bye"); j.State != store.JobEnabled {
+		t.Errorf("a bare cancel word changed the job: it is %s\n%s", j.State, out)
+	}
+	c.chat("post standup every tuesday at 10am", "stop the standup")
+	if j := c.jobByText("standup"); j.State != store.JobPaused {
+		t.Errorf("“stop the standup”: the standup is %s", j.State)
+	}
+	c.chat("cancel the bye post")
+	if n := len(c.jobs()); n != 1 {
+		t.Errorf("“cancel the bye post” left %d jobs, want 1 (the standup)", n)
+	}
+}
+
+// While a question about a new job waits, "it" and "that" are that
+// request, not yet a job: "remove it" drops the question, and no "it"
+// reaches the job spoken of before.
+func TestChat_ItWhileACreateWaitsIsTheRequest(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post standup in #eng every monday at 9am",
+		"post hello every friday", "remove it",
+		"post hello every friday", "pause it", "delete that")
+	if n := strings.Count(out, "OK, dropped — nothing scheduled."); n != 2 {
+		t.Errorf("%d of 2 deletes of “it” dropped the question:\n%s", n, out)
+	}
+	if !strings.Contains(out, "I'm still asking about “post hello every friday”: What time?") {
+		t.Errorf("“pause it” did not ask the question again:\n%s", out)
+	}
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "standup" || js[0].State != store.JobEnabled {
+		t.Fatalf("the standup was touched:\n%s", out)
+	}
+	// The question is about a change to a job: "it" is that job.
+	c.chat("move it to 25:00", "pause it")
+	if j := c.jobByText("standup"); j.State != store.JobPaused {
+		t.Errorf("“pause it” while its update question waited: the standup is %s", j.State)
+	}
+}
+
+// Words that single out no job ("delete the", "pause one", "delete the
+// post" when every job is a post) ask "Which one?", listing the jobs:
+// a delete, pause or update never falls back on the job last spoken of
+// without "it" or "that".
+func TestChat_VagueReferenceAsksWhichOne(t *testing.T) {
+	c := newCLI(t)
+	c.chat("post hello every monday at 9am", "post bye every friday at 5pm")
+	out := c.chat("delete the", "cancel", "pause one", "cancel", "delete a", "cancel", "move the post to 10am")
+	if n := strings.Count(out, "Which one?\n"); n != 3 {
+		t.Errorf("%d of 3 vague references asked which one:\n%s", n, out)
+	}
+	for _, text := range []string{"hello", "bye"} {
+		if j := c.jobByText(text); j.State != store.JobEnabled || !strings.Contains(j.Description, "9:00 AM") && !strings.Contains(j.Description, "5:00 PM") {
+			t.Errorf("the %s job changed: %s, %s\n%s", text, j.State, j.Description, out)
+		}
+	}
+	out = c.chat("delete the post", "the hello one")
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "bye" {
+		t.Errorf("“delete the post”, “the hello one” did not delete hello alone:\n%s", out)
+	}
+}
+
+// The open question and "it" are kept in the store, so a restarted chat
+// on the same data directory still has them.
+func TestChat_RestartKeepsQuestionAndIt(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	chat := func(lines ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, "chat", "--data", data)
+		cmd.Env = append(os.Environ(), "SCHEDBOT_CONFIG=", "TZ=UTC")
+		cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("chat: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	chat("post hello every friday")
+	if out := chat("9am"); !strings.Contains(out, "OK — I'll post “hello” every Friday at 9:00 AM (UTC).") {
+		t.Fatalf("the question did not outlive chat:\n%s", out)
+	}
+	if out := chat("pause it"); !strings.Contains(out, "Paused job") {
+		t.Errorf("“it” did not outlive chat:\n%s", out)
+	}
+}
+
+// An answer that does not read is not glued onto the request: the
+// question is asked again about the request as it was, and the next good
+// answer completes it. "nine" and "afternoon" (as the am/pm question
+// offers it) read.
+func TestChat_UnreadAnswerKeepsTheRequest(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello every friday", "nine",
+		"post standup every monday at 3", "afternoon",
+		"post tea every friday", "ok 9am", "umm 9am i guess", "9am")
+	for _, want := range []string{
+		"OK — I'll post “hello” every Friday at 9:00 AM (UTC).",
+		"OK — I'll post “standup” every Monday at 3:00 PM (UTC).",
+		"I'm still asking about “post tea every friday”: What time? For example 9am or 17:30.",
+		"OK — I'll post “tea” every Friday at 9:00 AM (UTC).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "every friday ok") || strings.Contains(out, "every friday umm") {
+		t.Errorf("an unread answer was glued onto the request:\n%s", out)
 	}
 }

@@ -418,7 +418,9 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	case len(s.blocks) > 0:
 		q = fmt.Sprintf("I understood “%s” but not “%s”. Could you say when another way? (Put the message in quotes if those words are part of it.)", blockText(text, s.blocks), what)
 	}
-	return clarify(in, text, selector.MissingTime, q)
+	d := clarify(in, text, selector.MissingTime, q)
+	d.Pending.Unread = true
+	return d
 }
 
 func blockText(text string, blocks [][]tok) string {

@@ -18,7 +18,7 @@ func namesJob(in selector.Input, words string) bool {
 		return true
 	}
 	lead := strings.Fields(words)
-	if len(lead) > 0 && (lead[0] == "it" || lead[0] == "that" || lead[0] == "this") && (len(lead) == 1 || len(lead) < 4) {
+	if len(lead) > 0 && slices.Contains(backReferences, lead[0]) && (len(lead) == 1 || len(lead) < 4) {
 		return true
 	}
 	_, _, ok := matchJobs(in.Jobs, words)
@@ -48,6 +48,46 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 		return "", whichOne(in, text, ids), false
 	}
 	return ids[0], selector.Decision{}, true
+}
+
+// pickJobToChange is pickJob for a change that loses something when it
+// hits the wrong job (delete, pause, update): words that single out no
+// job ("delete the", "pause one", "delete the post") ask which one,
+// never fall back on the job last spoken of, which takes "it" or "that"
+// (NL_SPEC 14).
+func pickJobToChange(in selector.Input, text, words string) (string, selector.Decision, bool) {
+	if strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != "" || jobIDRe.MatchString(strings.ToUpper(words)) || refersBack(words) {
+		return pickJob(in, text, words)
+	}
+	if in.PickedJobID != "" { // the answer to this question
+		return in.PickedJobID, selector.Decision{}, true
+	}
+	if ids := liveJobs(in.Jobs); len(ids) > 0 && len(ids) <= maxCandidates {
+		return "", whichOne(in, text, ids), false
+	}
+	return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
+}
+
+// maxCandidates is the most jobs a "Which one?" lists.
+const maxCandidates = 10
+
+// refersBack reports whether words point back to the job last spoken of
+// ("it", "that one").
+func refersBack(words string) bool {
+	return slices.ContainsFunc(strings.Fields(strings.ToLower(words)), func(w string) bool {
+		return slices.Contains(backReferences, strings.Trim(w, ".,!?;:“”\"'"))
+	})
+}
+
+// liveJobs are the ids of the jobs not deleted, in the order given.
+func liveJobs(jobs []selector.JobRef) []string {
+	var ids []string
+	for _, j := range jobs {
+		if j.State != "deleted" {
+			ids = append(ids, j.JobID)
+		}
+	}
+	return ids
 }
 
 // whichOne asks which of several jobs the words meant, each numbered and

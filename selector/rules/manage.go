@@ -150,7 +150,11 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		if v.fn == "schedule.update" {
 			return update(in, text, words), true
 		}
-		id, d, ok := pickJob(in, text, words)
+		pick := pickJob
+		if v.fn == "schedule.pause" || v.fn == "schedule.delete" {
+			pick = pickJobToChange
+		}
+		id, d, ok := pick(in, text, words)
 		if !ok {
 			return d, true
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/schedbot/schedbot/selector"
@@ -21,6 +22,15 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Dropped = p.Text
 		return alone
 	}
+	if p.Create && alone.Missing == selector.MissingJob {
+		// "pause it" while a new job is asked about: "it" is that request,
+		// which is no job yet; a "Which one?" is a new request's question.
+		if alone.Pending != nil && len(alone.Pending.Candidates) > 0 {
+			alone.Dropped = p.Text
+			return alone
+		}
+		return stillAsking(in)
+	}
 	var first selector.Decision
 	for k, combined := range answered(p, text) {
 		d := decide(in, combined)
@@ -38,9 +48,11 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Dropped = p.Text // a new request, itself incomplete
 		return alone
 	}
-	if answerShaped(p.Missing, text) {
+	if answerShaped(p.Missing, text) && (first.Pending == nil || !first.Pending.Unread) {
 		return first
 	}
+	// Neither an answer nor a request: the question again, and the
+	// request as it was ("nine", "ok 9am" are not glued onto it).
 	return stillAsking(in)
 }
 
@@ -128,6 +140,11 @@ func answered(p *selector.Pending, answer string) []string {
 				out = append(out, p.Text[:t.j]+at[0].s+p.Text[t.j:])
 				continue
 			}
+			if len(at) == 1 && slices.Contains(dayParts, at[0].s) {
+				// "afternoon", as the question offers it
+				out = append(out, p.Text[:t.j]+" in the "+at[0].s+p.Text[t.j:])
+				continue
+			}
 			vague = true
 		case t.kind == tNum && strings.ContainsAny(t.s, "/."):
 			vague = true // 3/4
@@ -184,8 +201,8 @@ func looksLikeAnswer(text string) bool { return len(strings.Fields(text)) <= 6 }
 
 func answerText(missing, text string) string {
 	if missing == selector.MissingTime && !timeWordRe.MatchString(text) {
-		if len(lex(text)) > 0 && lex(text)[0].kind == tNum {
-			return "at " + text
+		if t := lex(text); len(t) > 0 && (t[0].kind == tNum || len(t) == 1 && numberIn(t[0].s, 1, 23)) {
+			return "at " + text // "9", "nine"
 		}
 	}
 	if missing == selector.MissingAction {

@@ -69,7 +69,7 @@ var (
 func decide(in selector.Input, text string) selector.Decision {
 	switch {
 	case text == "":
-		return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
+		return aboutNew(clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am."))
 	case len(text) > MaxText:
 		return unsupported("That message is too long (%d characters). Tell me in a sentence what to schedule, up to %d characters.", len(text), MaxText)
 	case !utf8.ValidString(text):
@@ -77,9 +77,9 @@ func decide(in selector.Input, text string) selector.Decision {
 	case isHelp(text):
 		return selector.Decision{Reply: helpText}
 	case retractRe.MatchString(outsideQuotes(text)):
-		return clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message.")
+		return aboutNew(clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message."))
 	case !hasLetters(text):
-		return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: remind me to stretch every day at 3pm.")
+		return aboutNew(clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: remind me to stretch every day at 3pm."))
 	case strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }):
 		return unsupported("I could not read that message (it has control characters).")
 	case codeRe.MatchString(text):
@@ -90,7 +90,15 @@ func decide(in selector.Input, text string) selector.Decision {
 	if d, ok := manage(in, text); ok {
 		return d
 	}
-	return create(in, text)
+	return aboutNew(create(in, text))
+}
+
+// aboutNew marks a question about a new job as such (Pending.Create).
+func aboutNew(d selector.Decision) selector.Decision {
+	if d.Pending != nil {
+		d.Pending.Create = true
+	}
+	return d
 }
 
 // retractRe: the sender takes the request back ("… actually no").

@@ -21,7 +21,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 	}
 	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
 	newPart = asWritten(text, newPart) // a message or a channel id keeps its case
-	id, d, ok := pickJob(in, text, head)
+	id, d, ok := pickJobToChange(in, text, head)
 	if !ok {
 		return d
 	}

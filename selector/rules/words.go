@@ -305,3 +305,8 @@ var unitSeconds = map[string]float64{"second": 1, "minute": 60, "hour": 3600, "d
 // rangeWords join the two ends of a range of days, dates or months:
 // "mon-fri", "Jan through Mar", "the 1st to the 15th".
 var rangeWords = []string{"-", "through", "thru", "to", "till", "until", "til"}
+
+// backReferences point back to the job last spoken of: "pause it",
+// "delete that". A management message whose other words name no job
+// means that job only with one of these (NL_SPEC 14).
+var backReferences = []string{"it", "that", "this"}
