@@ -168,8 +168,17 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 		hay := strings.FieldsFunc(strings.ToLower(strings.Join([]string{j.Name, j.Description, j.Text, j.ChannelID, j.JobID}, " ")),
 			func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		score := 0
+		if len(sig) > 1 && slices.Contains(hay, strings.Join(sig, "")) {
+			score = len(sig) // "stand up", "stand-up": the job's one word
+		}
 		for _, w := range sig {
+			if score == len(sig) {
+				break
+			}
 			w = strings.Trim(w, "#“”\"',.!?")
+			if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+				w = "" // an emoji, a mark: no word of the job's
+			}
 			stem := w
 			if len(w) > 3 {
 				stem = strings.TrimSuffix(w, "s")

@@ -26,6 +26,8 @@ var (
 		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke|clear|wipe|purge)\b(.*)$`), "schedule.delete"},
 		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|inspect|look\s+up|check|what\s+does)\b(.*)$`), "schedule.show"},
 		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
+		// "trigger nightly-build", "run the standup": a job named, now
+		{regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`), "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
 	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|s)\b`)
@@ -165,7 +167,10 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 
 var (
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
-	openEndedRe  = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
+	// noMoreRe: "don't remind me about the backup anymore", "stop
+	// reminding #team about the backup"
+	noMoreRe    = regexp.MustCompile(`^(?:don'?t|do\s+not|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)
+	openEndedRe = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
 )
 
 // manageVerbs are the management verbs a one-edit slip is read as, when
@@ -192,6 +197,9 @@ func manageSynonyms(in selector.Input, lower string) string {
 	}
 	if m := scrapRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "delete " + m[1]
+	}
+	if m := noMoreRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "pause " + m[1] // "stop" means pause (decision 14)
 	}
 	first, rest, ok := strings.Cut(lower, " ")
 	if !ok || len(first) < 4 || slices.Contains(manageVerbs, first) {
