@@ -528,3 +528,19 @@ func TestSelect_RefusalsAreInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSelect_MovingAOneTimeJobFollowsTheDSTRule: moved to a time the
+// clocks skip that day, a one-time job runs when they jump, as a new one
+// would; not an hour early.
+func TestSelect_MovingAOneTimeJobFollowsTheDSTRule(t *testing.T) {
+	in := input("move the dentist reminder to 2:30am")
+	in.Now = time.Date(2027, 3, 10, 15, 0, 0, 0, time.UTC)
+	in.Jobs = []selector.JobRef{{JobID: "01KJ2000000000000000000000", Name: "dentist", Text: "call the dentist", State: "enabled",
+		ScheduleType: store.ScheduleOnce, Schedule: store.Schedule{RunAt: time.Date(2027, 3, 14, 14, 0, 0, 0, time.UTC), Timezone: "America/New_York"}}}
+	d := Decide(in)
+	var a createArgs
+	json.Unmarshal(d.Args, &a)
+	if d.Function != "schedule.update" || !a.Schedule.RunAt.Equal(time.Date(2027, 3, 14, 7, 0, 0, 0, time.UTC)) {
+		t.Errorf("%s %s, want the update to 03:00 EDT (07:00Z)", d.Function, d.Args)
+	}
+}
