@@ -104,15 +104,33 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // process, as the README says.
 const terminalSession = "terminal"
 
-// readLines sends the lines of r, then closes.
+// maxLine is how much of a typed line chat keeps: the selector refuses a
+// message that long in words, and the rest of the line is dropped, so
+// that a pasted megabyte gets an answer and the chat goes on.
+const maxLine = 1 << 20
+
+// readLines sends the lines of r, each cut to maxLine, then closes.
 func readLines(r io.Reader) <-chan string {
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
+		rd := bufio.NewReaderSize(r, 64<<10)
+		for {
+			var line []byte
+			for {
+				part, more, err := rd.ReadLine()
+				line = append(line, part[:min(len(part), maxLine-len(line))]...)
+				if err != nil {
+					if len(line) > 0 {
+						lines <- string(line)
+					}
+					return
+				}
+				if !more {
+					break
+				}
+			}
+			lines <- string(line)
 		}
 	}()
 	return lines

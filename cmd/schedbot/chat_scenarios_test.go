@@ -373,3 +373,14 @@ func TestChat_UnreadAnswerKeepsTheRequest(t *testing.T) {
 		t.Errorf("an unread answer was glued onto the request:\n%s", out)
 	}
 }
+
+// A line longer than chat reads (a pasted megabyte) is answered like any
+// message too long, and the chat goes on: it used to end without a word.
+func TestChat_OverlongLineIsAnsweredAndChatGoesOn(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat(strings.Repeat("remind me ", 300_000), "post hi every monday at 9am")
+	c.jobByText("hi") // the line after the 3 MB one was read
+	if !strings.Contains(out, "too long") {
+		t.Errorf("the 3 MB line got no answer saying it is too long:\n%.600s", out)
+	}
+}
