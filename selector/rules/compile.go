@@ -121,6 +121,13 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 	at := func(d time.Time) time.Time {
 		return scheduler.WallInstant(d.Year(), d.Month(), d.Day(), h, m, loc)
 	}
+	if day := midnightDay(w, now); day == "tomorrow" {
+		return outcome{why: askTimeFor([]tok{*w.midnight}, "Midnight tonight (the start of tomorrow), or at the end of tomorrow? "+
+			"Say “12am” for tonight or “11:59pm” for tomorrow night.")}
+	} else if day != "" {
+		return outcome{why: askTimeFor([]tok{*w.midnight}, fmt.Sprintf("Midnight tonight (the end of %s), or at the start of next %s, "+
+			"a week away? Say “11:59pm” for tonight or “12am” for next %s.", day, day, day))}
+	}
 	var t time.Time
 	switch {
 	case w.date != nil:
@@ -230,4 +237,21 @@ func specOf(c *compiled, now time.Time) (*scheduler.Spec, error) {
 	}
 	sp.NotBefore = c.startAt
 	return sp, nil
+}
+
+// midnightDay names the day of a one-time "midnight" whose reading as
+// 00:00 (decision 2) is likely not what was meant: "tomorrow at midnight"
+// (00:00 tomorrow is tonight) and today's weekday ("on Friday at
+// midnight" said on a Friday, a week away). "" otherwise: "on Jan 1 at
+// midnight" is the start of Jan 1.
+func midnightDay(w when, now time.Time) string {
+	switch {
+	case w.midnight == nil || w.date != nil:
+		return ""
+	case w.hasDay && w.dayRel == 1:
+		return "tomorrow"
+	case len(w.dows) == 1 && !w.hasDay && !w.wdNext && w.dows[0] == int(now.Weekday()):
+		return capitalize(dayNames[w.dows[0]])
+	}
+	return ""
 }

@@ -54,6 +54,7 @@ type when struct {
 	until    *bound
 	start    *bound
 	noEnd    bool // "forever", "until further notice": no bound, said
+	midnight *tok // the word "midnight", when said
 
 	zone string
 

@@ -466,6 +466,12 @@ func TestSelect_AnswersReplaceWhatWasAsked(t *testing.T) {
 		{"remind me every day at 9am", "drink water", "2026-11-21T14:00:00Z", "drink water"},
 		{"every friday at 9", "the weekly numbers", "2026-11-27T14:00:00Z", "the weekly numbers"},
 		{"post hi tomorrow", "noon", "2026-11-21T17:00:00Z", "hi"},
+		// now is Friday 10:00: "Friday at midnight" is the night before
+		// next Friday or the end of today; the answer says which
+		{"post hi on friday at midnight", "11:59pm", "2026-11-21T04:59:00Z", "hi"},
+		{"post hi tomorrow at midnight", "at 11:59pm", "2026-11-22T04:59:00Z", "hi"},
+		{"post hi tomorrow at midnight", "12am", "2026-11-21T05:00:00Z", "hi"},
+		{"post hi on friday at midnight", "12am", "2026-11-27T05:00:00Z", "hi"},
 	}
 	for _, c := range cases {
 		q := Decide(input(c.first))

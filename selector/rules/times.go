@@ -68,6 +68,8 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		p.i++
 		return clk{h: 12, m: 0, zero: true}, true, true, true
 	case s == "midnight":
+		t := p.tk(0)
+		p.w.midnight = &t
 		p.i++
 		return clk{h: 0, m: 0, zero: true}, true, true, true
 	case s == "a" && p.is(1, "quarter") && p.is(2, "past", "after", "to", "till", "til", "before"):
