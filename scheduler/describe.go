@@ -16,6 +16,12 @@ func (sp *Spec) Describe() string {
 		s = sp.Cron.Describe()
 	case "interval":
 		s = describeEvery(sp.Every)
+		if sp.Every >= 24*time.Hour && !sp.Start.IsZero() {
+			// a day or more apart, counted from its start: say that
+			// start, or nothing tells the time of day it runs at
+			st := sp.Start.In(sp.Loc)
+			s += " from " + st.Format("Mon 2 Jan 2006") + " " + Clock(st.Hour(), st.Minute())
+		}
 	case "once":
 		t := sp.RunAt.In(sp.Loc)
 		s = "Once on " + t.Format("Mon 2 Jan 2006") + " at " + Clock(t.Hour(), t.Minute())

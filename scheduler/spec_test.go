@@ -38,7 +38,8 @@ func TestDescribe(t *testing.T) {
 		{"interval", store.Schedule{EverySeconds: 900, StartAt: time.Now()}, "", "Every 15 minutes"},
 		{"interval", store.Schedule{EverySeconds: 3600, StartAt: time.Now()}, "", "Every hour"},
 		{"interval", store.Schedule{EverySeconds: 5400, StartAt: time.Now()}, "", "Every 90 minutes"},
-		{"interval", store.Schedule{EverySeconds: 14 * 86400, StartAt: time.Now()}, "", "Every 2 weeks"},
+		{"interval", store.Schedule{EverySeconds: 14 * 86400, StartAt: time.Date(2026, 11, 27, 15, 26, 0, 0, time.UTC), Timezone: ny}, "", "Every 2 weeks from Fri 27 Nov 2026 10:26 AM"},
+		{"interval", store.Schedule{EverySeconds: 86400, StartAt: time.Date(2026, 11, 28, 10, 26, 0, 0, time.UTC), Timezone: ny}, "", "Every day from Sat 28 Nov 2026 5:26 AM"},
 		{"once", store.Schedule{RunAt: time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC), Timezone: ny}, "", "Once on Fri 27 Nov 2026 at 9:00 AM"},
 		{"cron", store.Schedule{Cron: "0 9 * * 5", Timezone: ny}, "2026-12-12T05:00:00Z", "Every Friday at 9:00 AM, until Fri 11 Dec 2026"},
 	}
