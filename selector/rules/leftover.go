@@ -93,8 +93,6 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 			// "post retro notes please in #eng": is "please" the message's?
 			bad = true
 			why = askTime("Should the message end with “" + x.s + "”? Put the message in quotes to say exactly what to post.")
-		case x.s == "end" && next == "of" && (tokAt(t, k+2).s == "week" || tokAt(t, k+2).s == "the" && tokAt(t, k+3).s == "week"):
-			bad = true // "at the end of the week": which day? ("end of day" is a message's)
 		case x.kind == tWord && (x.s == "ev" || x.s == "evy" || x.s == "nxt" || x.s == "lst" || x.s == "alt"):
 			bad = true // "ev weekday", "nxt tue": abbreviations of schedule words
 		case x.kind == tWord && slices.Contains([]string{"last", "past", "previous", "prior", "preceding", "following", "coming", "upcoming"}, x.s) && (unit(next) != "" && len(next) > 1 || timeBearing(tokAt(t, k+1)) || next == "weekday" || next == "weekend"):
@@ -159,8 +157,7 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 			for lo > 0 && (timeBearing(t[lo-1]) || recurWords[t[lo-1].s] || slices.Contains(whenPreps, t[lo-1].s) || listWords[t[lo-1].s]) {
 				lo--
 			}
-			for hi < len(t) && (timeBearing(t[hi]) || strongTime(t[hi]) || recurWords[t[hi].s] || slices.Contains(whenPreps, t[hi].s) || listWords[t[hi].s] || unit(t[hi].s) != "" || leadWords[t[hi].s] || hi <= k+1 && t[hi].kind == tWord ||
-				t[hi].s == "the" && unit(tokAt(t, hi+1).s) != "") {
+			for hi < len(t) && (timeBearing(t[hi]) || strongTime(t[hi]) || recurWords[t[hi].s] || slices.Contains(whenPreps, t[hi].s) || listWords[t[hi].s] || unit(t[hi].s) != "" || leadWords[t[hi].s] || hi <= k+1 && t[hi].kind == tWord) {
 				hi++
 			}
 			return spanText(t[lo:hi]), why
