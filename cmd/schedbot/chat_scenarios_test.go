@@ -375,7 +375,7 @@ func TestChat_UnreadAnswerKeepsTheRequest(t *testing.T) {
 }
 
 // A line longer than chat reads (a pasted megabyte) is answered like any
-// message too long, and the chat goes on: it used to end without a word.
+// message too long, and the chat goes on.
 func TestChat_OverlongLineIsAnsweredAndChatGoesOn(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat(strings.Repeat("remind me ", 300_000), "post hi every monday at 9am")

@@ -296,6 +296,8 @@ func window(in selector.Input, words string) (from, until time.Time, ok bool) {
 		return now, monday.AddDate(0, 0, 7), true
 	case "next week":
 		return monday.AddDate(0, 0, 7), monday.AddDate(0, 0, 14), true
+	case "next weekend":
+		return monday.AddDate(0, 0, 12), monday.AddDate(0, 0, 14), true
 	case "weekend", "this weekend", "the weekend":
 		sat := monday.AddDate(0, 0, 5)
 		if now.After(sat) {

@@ -117,7 +117,9 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		return refuse("That names more than one time; a one-time job runs once. Ask for each separately, or say “every day at …”.")
 	}
 	h, m := hm[0][0], hm[0][1]
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	// days are counted at noon: a zone may skip midnight (Santiago), and
+	// time.Date then moves it to the day before
+	today := time.Date(now.Year(), now.Month(), now.Day(), 12, 0, 0, 0, loc)
 	at := func(d time.Time) time.Time {
 		return scheduler.WallInstant(d.Year(), d.Month(), d.Day(), h, m, loc)
 	}
@@ -132,26 +134,26 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 	switch {
 	case w.date != nil:
 		d := *w.date
-		if len(w.dows) > 0 && int(time.Date(orYear(d.y, now.Year()), time.Month(d.m), d.d, 0, 0, 0, 0, loc).Weekday()) != w.dows[0] && d.y != 0 {
-			return ask("%s is not a %s. Which did you mean?", time.Date(d.y, time.Month(d.m), d.d, 0, 0, 0, 0, loc).Format("Jan 2, 2006"), dayNames[w.dows[0]])
+		if len(w.dows) > 0 && int(time.Date(orYear(d.y, now.Year()), time.Month(d.m), d.d, 12, 0, 0, 0, loc).Weekday()) != w.dows[0] && d.y != 0 {
+			return ask("%s is not a %s. Which did you mean?", time.Date(d.y, time.Month(d.m), d.d, 12, 0, 0, 0, loc).Format("Jan 2, 2006"), dayNames[w.dows[0]])
 		}
 		y := d.y
 		if y == 0 {
 			y = now.Year()
-			for !at(time.Date(y, time.Month(d.m), d.d, 0, 0, 0, 0, loc)).After(now) || time.Date(y, time.Month(d.m), d.d, 0, 0, 0, 0, loc).Day() != d.d {
+			for !at(time.Date(y, time.Month(d.m), d.d, 12, 0, 0, 0, loc)).After(now) || time.Date(y, time.Month(d.m), d.d, 12, 0, 0, 0, loc).Day() != d.d {
 				y++
 				if y > now.Year()+8 {
 					return refuse("%s", impossibleDate(d))
 				}
 			}
-			if len(w.dows) > 0 && int(time.Date(y, time.Month(d.m), d.d, 0, 0, 0, 0, loc).Weekday()) != w.dows[0] {
-				return ask("%s is not a %s. Which did you mean?", time.Date(y, time.Month(d.m), d.d, 0, 0, 0, 0, loc).Format("Jan 2, 2006"), dayNames[w.dows[0]])
+			if len(w.dows) > 0 && int(time.Date(y, time.Month(d.m), d.d, 12, 0, 0, 0, loc).Weekday()) != w.dows[0] {
+				return ask("%s is not a %s. Which did you mean?", time.Date(y, time.Month(d.m), d.d, 12, 0, 0, 0, loc).Format("Jan 2, 2006"), dayNames[w.dows[0]])
 			}
 		}
 		if d.d > daysIn(d.m, y) {
 			return refuse("%s", impossibleDate(ymd{y: y, m: d.m, d: d.d}))
 		}
-		t = at(time.Date(y, time.Month(d.m), d.d, 0, 0, 0, 0, loc))
+		t = at(time.Date(y, time.Month(d.m), d.d, 12, 0, 0, 0, loc))
 	case w.hasDay:
 		if len(w.dows) > 0 && int(today.AddDate(0, 0, w.dayRel).Weekday()) != w.dows[0] {
 			return ask("Which day: %s or %s?", map[int]string{0: "today", 1: "tomorrow", 2: "the day after tomorrow"}[w.dayRel], dayNames[w.dows[0]])

@@ -300,7 +300,7 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 		}
 		anchor = scheduler.WallInstant(now.Year(), now.Month(), now.Day(), c[0], c[1], loc)
 		if !anchor.After(now) {
-			anchor = anchor.AddDate(0, 0, 1)
+			anchor = scheduler.WallInstant(now.Year(), now.Month(), now.Day()+1, c[0], c[1], loc)
 		}
 		return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": step, "startAt": anchor.UTC().Format(time.RFC3339)}}, now, zone)
 	}

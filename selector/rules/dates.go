@@ -61,8 +61,17 @@ func (p *parser) readSlashDate(t tok) (d ymd, clock *clk, ok, matched bool) {
 	}
 	if len(parts) == 3 && len(parts[0]) == 4 { // 2026/12/01: year first, as ISO
 		y, m, dd := valueOf(parts[0]), valueOf(parts[1]), valueOf(parts[2])
-		if m < 1 || m > 12 || dd < 1 {
-			p.why = refusal("I couldn't read " + t.s + " as a date: there is no month " + parts[1] + ". Try “Jul 13” or 2027-07-13.")
+		bad := ""
+		switch {
+		case y < 1:
+			bad = "year " + parts[0]
+		case m < 1 || m > 12:
+			bad = "month " + parts[1]
+		case dd < 1:
+			bad = "day " + parts[2]
+		}
+		if bad != "" {
+			p.why = refusal("I couldn't read " + t.s + " as a date: there is no " + bad + ". Try “Jul 13” or 2027-07-13.")
 			return ymd{}, nil, false, true
 		}
 		p.i++

@@ -165,10 +165,10 @@ func (p *parser) phrase(first bool) bool {
 }
 
 // noEnd are the ways of saying a schedule has no end, which it has
-// unless a bound is named (NL_SPEC 27): they mean nothing more.
+// unless a bound is named (NL_SPEC decision 8): they mean nothing more.
+// Pause and delete ignore them too (openEndedRe).
 var noEnd = [][]string{{"until", "further", "notice"}, {"until", "cancelled"}, {"until", "canceled"},
-	{"until", "stopped"}, {"for", "ever"},
-	{"forever"}, {"indefinitely"}, {"going", "forward"}, {"from", "now", "on"}}
+	{"until", "stopped"}, {"for", "ever"}, {"forever"}, {"indefinitely"}, {"going", "forward"}, {"from", "now", "on"}}
 
 // filler is what may stand between phrases.
 func (p *parser) filler() bool {

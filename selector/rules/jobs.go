@@ -137,22 +137,8 @@ func JobLabel(j selector.JobRef) string {
 // and the best wins.
 func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []string, ok bool) {
 	// a job's exact name wins ("nightly-build" over "nightly build check")
-	name := strings.TrimSpace(strings.ToLower(strings.Trim(words, "“”\"' ")))
-	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(name, "the "), "job "))
-	for _, suffix := range []string{" job", " schedule", " reminder", " post"} {
-		name = strings.TrimSuffix(name, suffix)
-	}
-	bare := ""
-	for _, j := range jobs {
-		if j.State == "deleted" || j.Name == "" {
-			continue
-		}
-		if bare == "" {
-			bare = strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
-		}
-		if strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare) {
-			return []string{j.JobID}, []string{j.Name}, true
-		}
+	if j, ok := namedJob(jobs, words); ok {
+		return []string{j.JobID}, []string{j.Name}, true
 	}
 	// "nightly-build" is the name's two words, as the job's are split
 	words = strings.NewReplacer("-", " ", "_", " ").Replace(words)
@@ -203,4 +189,20 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 		}
 	}
 	return ids, names, len(ids) > 0
+}
+
+// namedJob is the job whose name words are ("the nightly-build job").
+func namedJob(jobs []selector.JobRef, words string) (selector.JobRef, bool) {
+	name := strings.TrimSpace(strings.ToLower(strings.Trim(words, "“”\"' ")))
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(name, "the "), "job "))
+	for _, suffix := range []string{" job", " schedule", " reminder", " post"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	bare := strings.Join(strings.Fields(fillerRe.ReplaceAllString(name, " ")), " ")
+	for _, j := range jobs {
+		if j.State != "deleted" && j.Name != "" && (strings.EqualFold(j.Name, name) || strings.EqualFold(j.Name, bare)) {
+			return j, true
+		}
+	}
+	return selector.JobRef{}, false
 }

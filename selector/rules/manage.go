@@ -26,8 +26,9 @@ var (
 		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke|clear|wipe|purge)\b(.*)$`), "schedule.delete"},
 		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|inspect|look\s+up|check|what\s+does)\b(.*)$`), "schedule.show"},
 		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
-		// "trigger nightly-build", "run the standup": a job named, now
-		{regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`), "schedule.run_now"},
+		// "trigger nightly-build", "run the standup": a job named by its
+		// name and nothing else (runNowBare), now
+		{runNowBareRe, "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
 	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|s)\b`)
@@ -125,6 +126,13 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			return clarify(in, text, selector.MissingTime, "I change a job for good, not for a while or one day: "+
 				"pause it now and resume it later, or make a one-time post for that day."), true
 		}
+		if v.re == runNowBareRe {
+			// without "now", only a job's own name is running it: "run the
+			// standup at 9", "trigger a build" are not
+			if _, ok := namedJob(in.Jobs, words); !ok {
+				continue
+			}
+		}
 		if v.fn == "schedule.update" || v.fn == "schedule.show" || v.fn == "schedule.run_now" {
 			// "change X to 10am" / "show X": X names a job; without one it
 			// is not management ("set a reminder…", "send hi now" are
@@ -167,6 +175,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 
 var (
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
+	runNowBareRe = regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`)
 	// noMoreRe: "don't remind me about the backup anymore", "stop
 	// reminding #team about the backup"
 	noMoreRe    = regexp.MustCompile(`^(?:don'?t|do\s+not|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)

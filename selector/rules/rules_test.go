@@ -514,6 +514,7 @@ func TestSelect_AgendaWindows(t *testing.T) {
 		{"what's on next", "2026-11-20T15:00:00Z", "2026-11-27T15:00:00Z"},
 		{"what's on next tuesday?", "2026-11-24T05:00:00Z", "2026-11-25T05:00:00Z"},
 		{"what's on this sunday", "2026-11-22T05:00:00Z", "2026-11-23T05:00:00Z"},
+		{"what's on next weekend", "2026-11-28T05:00:00Z", "2026-11-30T05:00:00Z"},
 	} {
 		d := Decide(input(c.text))
 		var a struct{ From, Until string }
@@ -548,5 +549,30 @@ func TestSelect_MovingAOneTimeJobFollowsTheDSTRule(t *testing.T) {
 	json.Unmarshal(d.Args, &a)
 	if d.Function != "schedule.update" || !a.Schedule.RunAt.Equal(time.Date(2027, 3, 14, 7, 0, 0, 0, time.UTC)) {
 		t.Errorf("%s %s, want the update to 03:00 EDT (07:00Z)", d.Function, d.Args)
+	}
+}
+
+// TestSelect_WallTimesInZonesThatSkipAnHour: a day is counted right where
+// a zone skips its midnight (Santiago's clocks go from 23:59 to 01:00),
+// and an interval's first start in the spring-forward gap is the jump.
+func TestSelect_WallTimesInZonesThatSkipAnHour(t *testing.T) {
+	for _, c := range []struct{ zone, now, text, field, want string }{
+		{"America/Santiago", "2027-09-04T12:00:00Z", "post x tomorrow at 9am", "runAt", "2027-09-05T12:00:00Z"},
+		{"America/Santiago", "2027-09-04T12:00:00Z", "post x on sep 5 at 9am", "runAt", "2027-09-05T12:00:00Z"},
+		{"America/Santiago", "2027-09-04T12:00:00Z", "post x at 0:30", "runAt", "2027-09-05T04:00:00Z"},
+		{"America/New_York", "2027-03-13T12:00:00Z", "post x every 90 minutes starting at 2:30am", "startAt", "2027-03-14T07:00:00Z"},
+	} {
+		in := input(c.text)
+		in.Timezone = c.zone
+		in.Now, _ = time.Parse(time.RFC3339, c.now)
+		d := Decide(in)
+		var a struct {
+			Schedule struct{ RunAt, StartAt string }
+		}
+		json.Unmarshal(d.Args, &a)
+		got := map[string]string{"runAt": a.Schedule.RunAt, "startAt": a.Schedule.StartAt}[c.field]
+		if got != c.want {
+			t.Errorf("%s, %s: %q: %s %s, want %s %s", c.zone, c.now, c.text, d.Function, d.Args, c.field, c.want)
+		}
 	}
 }
