@@ -175,6 +175,8 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 
 var (
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
+	shouldBeRe   = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|run|go\s+out|post|fire)\s+((?:at|on|every)\s.+)$`)
+	jobFirstRe   = regexp.MustCompile(`^([^:]+):\s*(move|change|reschedule|update|pause|resume|delete)((?:\s+.+)?)$`)
 	runNowBareRe = regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`)
 	// noMoreRe: "don't remind me about the backup anymore", "stop
 	// reminding #team about the backup"
@@ -206,6 +208,12 @@ func manageSynonyms(in selector.Input, lower string) string {
 	}
 	if m := scrapRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "delete " + m[1]
+	}
+	if m := shouldBeRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "move " + m[1] + " to " + m[2] // "the standup should be at 10am"
+	}
+	if m := jobFirstRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return strings.TrimSpace(m[2] + " " + m[1] + m[3]) // "standup: move to 10am"
 	}
 	if m := noMoreRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "pause " + m[1] // "stop" means pause (decision 14)
@@ -286,9 +294,10 @@ func updateHead(words string) string {
 			return strings.TrimSpace(p)
 		}
 	}
-	// the first of the words that start the new when
+	// the first of the words that start the new when ("update the
+	// standup: 9:45am")
 	cut := -1
-	for _, sep := range []string{" to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every "} {
+	for _, sep := range []string{": ", " to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every "} {
 		if i := strings.Index(" "+words+" ", sep); i >= 0 && (cut < 0 || i < cut) {
 			cut = i
 		}

@@ -16,6 +16,9 @@ import (
 func update(in selector.Input, text, words string) selector.Decision {
 	head := updateHead(words)
 	newPart := strings.TrimSpace(strings.TrimPrefix(" "+words+" ", " "+head+" "))
+	if rest, ok := strings.CutPrefix(words, head+":"); ok {
+		newPart = strings.TrimSpace(rest) // "update the standup: 9:45am"
+	}
 	for _, lead := range []string{"to ", "for ", "so it runs ", "so that it runs ", "and make it ", "so it posts ", "so it "} {
 		newPart = strings.TrimPrefix(newPart, lead)
 	}
