@@ -106,6 +106,10 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	// pause and delete do anyway
 	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
 	lower = manageSynonyms(in, lower)
+	if dontRemindRe.MatchString(lower) {
+		// "don't remind me to call mom at 5pm" is not a request to remind
+		return unsupported("I won't, and nothing changed: I only schedule what you ask for. To stop a reminder, name it (“pause the standup”) or say “list my schedules”."), true
+	}
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		return listing(in, text, body, lower, m[1]), true
 	}
@@ -180,8 +184,10 @@ var (
 	runNowBareRe = regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`)
 	// noMoreRe: "don't remind me about the backup anymore", "stop
 	// reminding #team about the backup"
-	noMoreRe    = regexp.MustCompile(`^(?:don'?t|do\s+not|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)
-	openEndedRe = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
+	noMoreRe = regexp.MustCompile(`^(?:don'?t|do\s+not|never|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of|to)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)
+	// dontRemindRe: a "don't remind me …" that names no job asks for nothing
+	dontRemindRe = regexp.MustCompile(`^(?:don'?t|do\s+not|never)\s+(?:remind|ping|post|send)\b`)
+	openEndedRe  = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
 )
 
 // manageVerbs are the management verbs a one-edit slip is read as, when
