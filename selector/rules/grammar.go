@@ -170,6 +170,15 @@ func (p *parser) phrase(first bool) bool {
 var noEnd = [][]string{{"until", "further", "notice"}, {"until", "cancelled"}, {"until", "canceled"},
 	{"until", "stopped"}, {"for", "ever"}, {"forever"}, {"indefinitely"}, {"going", "forward"}, {"from", "now", "on"}}
 
+// noEndAlternatives is noEnd as regexp alternatives, for openEndedRe.
+func noEndAlternatives() string {
+	alts := make([]string, len(noEnd))
+	for i, words := range noEnd {
+		alts[i] = strings.Join(words, `\s+`)
+	}
+	return strings.Join(alts, "|")
+}
+
 // filler is what may stand between phrases.
 func (p *parser) filler() bool {
 	for _, words := range noEnd {

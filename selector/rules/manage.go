@@ -187,7 +187,12 @@ var (
 	noMoreRe = regexp.MustCompile(`^(?:don'?t|do\s+not|never|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of|to)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)
 	// dontRemindRe: a "don't remind me …" that names no job asks for nothing
 	dontRemindRe = regexp.MustCompile(`^(?:don'?t|do\s+not|never)\s+(?:remind|ping|post|send)\b`)
-	openEndedRe  = regexp.MustCompile(`\s+(?:until|till|til|'til)\s+(?:further\s+notice|i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)$|\s+(?:indefinitely|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently|forever)$`)
+	// openEndedRe: "pause the standup until further notice": for good,
+	// which is what pause and delete do anyway. The words a create reads
+	// as no end (noEnd), and those only a pause or delete says.
+	openEndedRe = regexp.MustCompile(`\s+(?:` + noEndAlternatives() + `|(?:till|til|'til)\s+further\s+notice` +
+		`|(?:until|till|til|'til)\s+(?:i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)` +
+		`|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently)$`)
 )
 
 // manageVerbs are the management verbs a one-edit slip is read as, when
