@@ -278,6 +278,11 @@ func TestChat_BareCancelDeletesNothing(t *testing.T) {
 	if n := len(c.jobs()); n != 1 {
 		t.Errorf("“cancel the bye post” left %d jobs, want 1 (the standup)", n)
 	}
+	// "cancel that" names the job just made, as "cancel it" does.
+	c.chat("post lunch every day at noon", "cancel that")
+	if n := len(c.jobs()); n != 1 {
+		t.Errorf("“cancel that” after a create left %d jobs, want 1 (the standup)", n)
+	}
 }
 
 // While a question about a new job waits, "it" and "that" are that
