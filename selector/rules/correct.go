@@ -19,6 +19,8 @@ var (
 	// after opening words "…, not 9am".
 	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!]*$`)
 	correctionNotRe  = regexp.MustCompile(`(?i)(?:,\s*|\s+)not\s+[^,]+$`)
+	// postItInRe: the job in context sent elsewhere.
+	postItInRe = regexp.MustCompile(`(?i)^(?:post|send|put|move)\s+(?:it|that|this)\s+(?:in|to|into|on)\s+(\S+)$`)
 )
 
 // correction reads text as a correction: opening or closing words say
@@ -40,6 +42,13 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		}
 	}
 	rest = strings.TrimSpace(strings.TrimRight(rest[:len(rest)-len(tail)], ",.!;: "))
+	if m := postItInRe.FindStringSubmatch(rest); m != nil && in.ContextJobID != "" {
+		// "post it in #eng (instead)": not a create, whose message cannot
+		// be "it" (decision 28)
+		if d := update(in, text, "it "+m[1]); d.Function == "schedule.update" {
+			return d, true
+		}
+	}
 	if lead == "" && tail == "" || rest == "" || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +26,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 	}
 	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
 	newPart = asWritten(text, newPart) // a message or a channel id keeps its case
-	id, d, ok := pickJobToChange(in, text, head)
+	id, d, ok := pickJobToChange(in, text, messageOfIt(in, head))
 	if !ok {
 		return d
 	}
@@ -37,19 +39,31 @@ func update(in selector.Input, text, words string) selector.Decision {
 			job = &in.Jobs[k]
 		}
 	}
-	if job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(newPart)) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(newPart))) {
+	if job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(outsideQuotes(newPart))) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(outsideQuotes(newPart)))) {
 		// "move the standup to 10am tomorrow only", "… for a week": a
 		// repeating job changes for good
 		return clarify(in, text, selector.MissingTime, "I change a repeating job for good, not for a while or one day. Say the new schedule (“every weekday at 10am”), or pause it and make a one-time post.")
 	}
-	// "change the standup message to “standup in 10”", "move it to #eng"
-	if p := lex(newPart); len(p) == 1 && (p[0].kind == tQuote || p[0].kind == tChannel) {
+	// "change the standup message to “standup in 10”", "make it say hi
+	// all", "move it to #eng", "post it in #eng"
+	p := lex(newPart)
+	if len(p) == 2 && p[1].kind == tChannel && channelLeadRe.MatchString(p[0].s) {
+		p = p[1:]
+	}
+	msg, isMsg := newMessage(head, newPart, p, in.Now)
+	if isMsg && !(len(p) == 1 && p[0].kind == tQuote) && slices.ContainsFunc(lex(msg), timeBearing) {
+		// "change the standup text to standup on Monday": a day, a number
+		// in unquoted words may be a when (decision 24)
+		return clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day: "+
+			"put the message in quotes (change the message to “"+msg+"”), and say a new time apart.")
+	}
+	if isMsg || len(p) == 1 && p[0].kind == tChannel {
 		patch := map[string]any{"jobId": id}
 		switch {
-		case p[0].kind == tQuote && job != nil && strings.HasPrefix(job.Text, "workflow "):
+		case isMsg && job != nil && strings.HasPrefix(job.Text, "workflow "):
 			return unsupported("That job starts a workflow; it has no message to change.")
-		case p[0].kind == tQuote:
-			patch["targetAction"] = action{text: p[0].s}.json()
+		case isMsg:
+			patch["targetAction"] = action{text: withMark(text, msg)}.json()
 		default:
 			s := &sentence{toks: p, used: make([]bool, 1)}
 			if why := s.takeTargets(); why != "" {
@@ -69,6 +83,70 @@ func update(in selector.Input, text, words string) selector.Decision {
 	}
 	patch["jobId"] = id
 	return call("schedule.update", patch)
+}
+
+var (
+	// channelLeadRe: the word before a channel an update moves a job to
+	// ("post it in #eng"); "to" is cut before.
+	channelLeadRe = regexp.MustCompile(`^(?:in|into|on|over)$`)
+	// sayRe: a new message said with its verb ("make it say hi all").
+	sayRe = regexp.MustCompile(`^(?:say|says|read|reads)\s+(.+)$`)
+	// messageHeadRe: an update whose job words end in the message they
+	// change ("change the message to hi all", "update the standup text:
+	// …"): what follows is the new message, quoted or not, unless it is
+	// a when ("move the message to Tuesday").
+	messageHeadRe = regexp.MustCompile(`(?:^|\s)(?:message|text|wording|words|content|note)$`)
+)
+
+// bareMessageRe: job words that are only the message ("change the text
+// to …").
+var bareMessageRe = regexp.MustCompile(`^(?:the|this|that)\s+(?:message|text|wording|words|content)$`)
+
+// messageOfIt reads "the message" as the message of the job in context,
+// when there is one: head otherwise.
+func messageOfIt(in selector.Input, head string) string {
+	if in.ContextJobID != "" && bareMessageRe.MatchString(head) {
+		return "its message"
+	}
+	return head
+}
+
+// newMessage is the message an update says, if it says one: quoted, after
+// "say", or after job words that end in "message" or "text".
+func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
+	if len(p) == 1 && p[0].kind == tQuote {
+		return p[0].s, true
+	}
+	if m := sayRe.FindStringSubmatch(newPart); m != nil {
+		return unquote(m[1]), true
+	}
+	if messageHeadRe.MatchString(head) && newPart != "" && !slices.ContainsFunc(p, func(t tok) bool { return t.kind == tQuote || t.kind == tChannel }) {
+		if _, isWhen, _ := parseBlock(p, when{}, now); !isWhen {
+			return unquote(newPart), true
+		}
+	}
+	return "", false
+}
+
+// withMark is msg with the "!" or "?" that ends text after it, which
+// the reading of the request trims ("make it say hi all!").
+func withMark(text, msg string) string {
+	i := strings.LastIndex(text, msg)
+	if i < 0 {
+		return msg
+	}
+	if after := strings.TrimSpace(text[i+len(msg):]); after != "" && strings.Trim(after, "!?") == "" {
+		return msg + after
+	}
+	return msg
+}
+
+// unquote is s without the quotes around all of it.
+func unquote(s string) string {
+	if p := lex(s); len(p) == 1 && p[0].kind == tQuote {
+		return p[0].s
+	}
+	return s
 }
 
 // newSchedule reads the when of an update and merges it into the job's

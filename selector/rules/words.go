@@ -309,4 +309,4 @@ var rangeWords = []string{"-", "through", "thru", "to", "till", "until", "til"}
 // backReferences point back to the job last spoken of: "pause it",
 // "delete that". A management message whose other words name no job
 // means that job only with one of these (NL_SPEC 14).
-var backReferences = []string{"it", "that", "this"}
+var backReferences = []string{"it", "its", "that", "this"}
