@@ -49,6 +49,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 			return d, true
 		}
 	}
+	if mins, dir, ok := shiftOf(politeTailRe.ReplaceAllString(rest, "")); ok && dir != 0 && in.ContextJobID != "" {
+		// "an hour later", "10 min earlier pls": the job in context moves
+		return shift(in, text, jobRef(in, in.ContextJobID), mins, dir), true
+	}
 	if lead == "" && tail == "" || rest == "" || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}

@@ -93,7 +93,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	lower := strings.ToLower(strings.TrimRight(body, ".!? "))
-	lower = strings.TrimPrefix(lower, "/")
+	lower = strings.TrimPrefix(politeTailRe.ReplaceAllString(lower, ""), "/")
 	// "remind show all reminders", "remind delete the standup": Slack's
 	// /remind verbs, typed after the word
 	if rest, ok := strings.CutPrefix(lower, "remind "); ok && remindVerbRe.MatchString(rest) {
@@ -178,6 +178,8 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 }
 
 var (
+	// politeTailRe: the courtesy that ends a change ("pause it pls").
+	politeTailRe = regexp.MustCompile(`[\s,]+(?:pls|plz|please|thx|thanks|thank\s+you|ty)[.!]*$`)
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
 	shouldBeRe   = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|run|go\s+out|post|fire)\s+((?:at|on|every)\s.+)$`)
 	jobFirstRe   = regexp.MustCompile(`^([^:]+):\s*(move|change|reschedule|update|pause|resume|delete)((?:\s+.+)?)$`)
@@ -210,6 +212,9 @@ var (
 func manageSynonyms(in selector.Input, lower string) string {
 	if !strings.Contains(lower, " ") {
 		return lower
+	}
+	if moved, ok := shiftWords(in, lower); ok {
+		return moved // "delay the standup by 15 minutes"
 	}
 	if m := onHoldRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "pause " + m[1]
@@ -304,6 +309,11 @@ func updateHead(words string) string {
 		if strings.HasPrefix(words+" ", p) {
 			return strings.TrimSpace(p)
 		}
+	}
+	// "push the standup back an hour": the job's words end where the
+	// amount begins
+	if m := shiftRe.FindStringSubmatchIndex(words); m != nil && m[0] > 0 && isShift(submatches(words, m)) {
+		return strings.TrimSpace(words[:m[0]])
 	}
 	// the first of the words that start the new when ("update the
 	// standup: 9:45am")

@@ -33,12 +33,10 @@ func update(in selector.Input, text, words string) selector.Decision {
 	if strings.TrimSpace(newPart) == "" {
 		return clarify(in, text, selector.MissingTime, "What should it change to? For example “every Friday at 10am”.")
 	}
-	var job *selector.JobRef
-	for k := range in.Jobs {
-		if in.Jobs[k].JobID == id {
-			job = &in.Jobs[k]
-		}
+	if mins, dir, ok := shiftOf(newPart); ok {
+		return shift(in, text, jobRef(in, id), mins, dir) // "push it back an hour"
 	}
+	job := jobRef(in, id)
 	if job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(outsideQuotes(newPart))) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(outsideQuotes(newPart)))) {
 		// "move the standup to 10am tomorrow only", "… for a week": a
 		// repeating job changes for good
@@ -147,6 +145,16 @@ func unquote(s string) string {
 		return p[0].s
 	}
 	return s
+}
+
+// jobRef is the job of in.Jobs with id, or nil.
+func jobRef(in selector.Input, id string) *selector.JobRef {
+	for k := range in.Jobs {
+		if in.Jobs[k].JobID == id {
+			return &in.Jobs[k]
+		}
+	}
+	return nil
 }
 
 // newSchedule reads the when of an update and merges it into the job's
