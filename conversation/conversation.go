@@ -497,7 +497,11 @@ func Describe(fn string, res any) string {
 		case "schedule.create":
 			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
 		case "schedule.update":
-			return "Updated — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
+			named := ""
+			if j.Name != "" {
+				named = " “" + j.Name + "”" // a rename says the new name
+			}
+			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
 		case "schedule.pause":
 			return fmt.Sprintf("Paused job %s (%s). Say “resume it” to start it again.", j.JobID, j.Description)
 		case "schedule.resume":

@@ -110,6 +110,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		// "don't remind me to call mom at 5pm" is not a request to remind
 		return unsupported("I won't, and nothing changed: I only schedule what you ask for. To stop a reminder, name it (“pause the standup”) or say “list my schedules”."), true
 	}
+	if d, ok := rename(in, text, lower); ok {
+		return d, true
+	}
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		return listing(in, text, body, lower, m[1]), true
 	}
@@ -196,6 +199,37 @@ var (
 		`|(?:until|till|til|'til)\s+(?:i\s+(?:say|tell\s+you)(?:\s+so)?(?:\s+otherwise)?|we\s+(?:say|resume\s+it)|next\s+time|i\s+resume\s+it)` +
 		`|for\s+now|for\s+the\s+time\s+being|for\s+good|permanently)$`)
 )
+
+// renameRes: a job's new name ("rename the standup to daily-sync",
+// "call it morning standup", "give the dentist reminder the name
+// dentist"). Group 1 names the job, group 2 is the name.
+var renameRes = []*regexp.Regexp{
+	regexp.MustCompile(`^(?:rename|re-name|retitle)\s+(.+?)\s+(?:to|as|into)\s+(.+)$`),
+	regexp.MustCompile(`^(?:call|name|title)\s+(it|that|this|that one|this one)\s+(?:as\s+)?(.+)$`),
+	regexp.MustCompile(`^(?:give|set)\s+(.+?)\s+(?:the\s+|a\s+)?name\s+(?:to\s+|of\s+)?(.+)$`),
+	regexp.MustCompile(`^(?:change|set|update)\s+(?:the\s+name\s+of\s+(.+?)|(.+?)(?:'s)?\s+name)\s+to\s+(.+)$`),
+}
+
+// rename reads a change of a job's name: schedule.update with "name".
+func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
+	for _, re := range renameRes {
+		m := re.FindStringSubmatch(lower)
+		if m == nil {
+			continue
+		}
+		words, name := strings.Join(m[1:len(m)-1], ""), m[len(m)-1]
+		if !namesJob(in, words) {
+			continue
+		}
+		id, d, ok := pickJob(in, text, words)
+		if !ok {
+			return d, true
+		}
+		name = unquote(strings.TrimSpace(asWritten(text, name)))
+		return call("schedule.update", map[string]any{"jobId": id, "name": name}), true
+	}
+	return selector.Decision{}, false
+}
 
 // manageVerbs are the management verbs a one-edit slip is read as, when
 // what follows names a job ("pasue the standup", "delte the dentist").

@@ -296,6 +296,10 @@ func TestSelect_Manage(t *testing.T) {
 		{"show the standup", "schedule.show", `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC"}`},
 		{"change the friday post to 10am every friday", "schedule.update",
 			`{"jobId":"01KBBBBBBBBBBBBBBBBBBBBBBB","schedule":{"cron":"0 10 * * 5","timezone":"America/New_York"},"scheduleType":"cron"}`},
+		// renames keep the name as written (NL_SPEC 23)
+		{"rename the standup job to Daily Sync", "schedule.update", `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC","name":"Daily Sync"}`},
+		{"give the backup reminder the name “backups”", "schedule.update", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA","name":"backups"}`},
+		{"change the name of the friday post to fri-hello", "schedule.update", `{"jobId":"01KBBBBBBBBBBBBBBBBBBBBBBB","name":"fri-hello"}`},
 	}
 	for _, c := range cases {
 		in := input(c.text)
@@ -319,6 +323,16 @@ func TestSelect_Manage(t *testing.T) {
 	in.ContextJobID = "01KCCCCCCCCCCCCCCCCCCCCCCC"
 	if d := Decide(in); d.Function != "schedule.pause" || !strings.Contains(string(d.Args), "01KCCC") {
 		t.Errorf("stop it with a job in context: %+v", d)
+	}
+	in = input("call it morning standup")
+	in.Jobs, in.ContextJobID = jobs, "01KCCCCCCCCCCCCCCCCCCCCCCC"
+	if d := Decide(in); d.Function != "schedule.update" || string(d.Args) != `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC","name":"morning standup"}` {
+		t.Errorf("call it … with a job in context: %+v", d)
+	}
+	in = input("call mom at 5pm")
+	in.Jobs, in.ContextJobID = jobs, "01KCCCCCCCCCCCCCCCCCCCCCCC"
+	if d := Decide(in); d.Function == "schedule.update" {
+		t.Errorf("“call mom at 5pm” renamed a job: %+v", d)
 	}
 }
 
