@@ -1,10 +1,13 @@
 package rules
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
 )
 
@@ -165,9 +168,19 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 			if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 				w = "" // an emoji, a mark: no word of the job's
 			}
+			if h, m, ampm, ok := clockWord(w); ok {
+				// "my 9:25 reminder", "the 6pm one": a time it fires at
+				if firesAt(j, h, m, ampm) || slices.Contains(hay, w) {
+					score++
+				}
+				continue
+			}
 			stem := w
 			if len(w) > 3 {
 				stem = strings.TrimSuffix(w, "s")
+			}
+			if len(w) > 6 {
+				stem = strings.TrimSuffix(stem, "ing") // "the watering reminder"
 			}
 			// a word of the job, or the start of one ("stand" for standup)
 			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) }) {
@@ -189,6 +202,58 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 		}
 	}
 	return ids, names, len(ids) > 0
+}
+
+// clockRe: a time of day as job words write it: "9:25", "9.25", "925",
+// "6pm", "9:25am", "1400".
+var clockRe = regexp.MustCompile(`^(\d{1,2})(?:[:.](\d{2}))?(am|pm|a|p)?$|^(\d{1,2})(\d{2})(am|pm)?$`)
+
+// clockWord reads w as a time of day; ampm is "am", "pm" or "" (either).
+// A bare hour ("the 9 one") is left to the job's words, as it was.
+func clockWord(w string) (h, m int, ampm string, ok bool) {
+	g := clockRe.FindStringSubmatch(w)
+	switch {
+	case g == nil:
+		return 0, 0, "", false
+	case g[1] != "":
+		if g[2] == "" && g[3] == "" {
+			return 0, 0, "", false
+		}
+		h, m, ampm = valueOf(g[1]), valueOf(g[2]), g[3]
+	default:
+		h, m, ampm = valueOf(g[4]), valueOf(g[5]), g[6]
+	}
+	switch ampm {
+	case "a":
+		ampm = "am"
+	case "p":
+		ampm = "pm"
+	}
+	if h > 23 || m > 59 || ampm != "" && (h == 0 || h > 12) {
+		return 0, 0, "", false
+	}
+	return h, m, ampm, true
+}
+
+// firesAt reports whether j fires at h:m of its zone's day; without am
+// or pm, h may be either.
+func firesAt(j selector.JobRef, h, m int, ampm string) bool {
+	loc, err := scheduler.LoadLocation(j.Schedule.Timezone)
+	if err != nil || j.Schedule.Timezone == "" {
+		loc = time.UTC
+	}
+	want := []int{h}
+	switch {
+	case ampm == "am" && h == 12:
+		want = []int{0}
+	case ampm == "pm" && h < 12:
+		want = []int{h + 12}
+	case ampm == "" && h >= 1 && h <= 11:
+		want = append(want, h+12)
+	}
+	return slices.ContainsFunc(oldTimes(j.ScheduleType, j.Schedule, loc), func(hm [2]int) bool {
+		return hm[1] == m && slices.Contains(want, hm[0])
+	})
 }
 
 // namedJob is the job whose name words are ("the nightly-build job").

@@ -31,7 +31,7 @@ var (
 		{runNowBareRe, "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
-	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|its|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|s)\b`)
+	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|its|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|says|saying|called|named|s)\b`)
 )
 
 // listing decides a request to list jobs (rest is what follows the
