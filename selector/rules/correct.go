@@ -13,14 +13,20 @@ import (
 
 var (
 	// correctionLeadRe: the words that open a correction, as many as are
-	// written ("no sorry, I meant …").
-	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|actually|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought)(?:[\s,.!:;]+|\s*[—–-]+\s*))+`)
+	// written ("no sorry, I meant …", "ugh typo, …", "not friday, …").
+	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|text|message)|not\s+[^,]+,)(?:[\s,.!:;]+|\s*[—–-]+\s*))+`)
 	// correctionTailRe: the words that close one ("… instead"), and
 	// after opening words "…, not 9am".
 	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!]*$`)
 	correctionNotRe  = regexp.MustCompile(`(?i)(?:,\s*|\s+)not\s+[^,]+$`)
-	// postItInRe: the job in context sent elsewhere.
-	postItInRe = regexp.MustCompile(`(?i)^(?:post|send|put|move)\s+(?:it|that|this)\s+(?:in|to|into|on)\s+(\S+)$`)
+	// shouldRe: "it should be 10am", "should go to #eng", "it should say
+	// hello everyone": the job in context, as it ought to be.
+	shouldRe = regexp.MustCompile(`(?i)^(?:it\s+|that\s+)?should\s+(?:(say|read)|be|go|post|run|fire)\s+(.+)$`)
+	// postItInRe: a job sent elsewhere ("post it in #eng", "send the
+	// dentist reminder to #eng"). Group 1 names the job, if anything.
+	postItInRe = regexp.MustCompile(`(?i)^(?:post|send|put|move)(?:\s+(.+?))?\s+(?:in|to|into|on)\s+(\S+)$`)
+	// sayInsteadRe: "post hi all instead", "say hi all instead".
+	sayInsteadRe = regexp.MustCompile(`(?i)^(?:post|say|send)\s+(.+)$`)
 )
 
 // correction reads text as a correction: opening or closing words say
@@ -32,28 +38,38 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if in.PickedJobID != "" {
 		return selector.Decision{}, false
 	}
+	text = strings.TrimSpace(text)
+	marked := strings.HasSuffix(text, "*") && !strings.HasSuffix(text, "**") // "10am*", as chat corrects a typo
 	lead := correctionLeadRe.FindString(text)
-	rest := strings.TrimSpace(text[len(lead):])
+	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
+	if m := shouldRe.FindStringSubmatch(rest); m != nil {
+		rest = m[2] // "it should be 10am": a correction whatever opens it
+		if m[1] != "" {
+			rest = "say " + rest
+		}
+		if lead == "" {
+			lead = "should"
+		}
+	}
 	tail := ""
 	if !strings.ContainsAny(rest, "\"“”") { // a quoted message may say anything
 		tail = correctionTailRe.FindString(rest)
-		if lead != "" && tail == "" {
-			tail = correctionNotRe.FindString(rest)
+		if tail == "" && (lead != "" || oneToken(rest[:len(rest)-len(correctionNotRe.FindString(rest))])) {
+			tail = correctionNotRe.FindString(rest) // "#eng not #team"
 		}
 	}
 	rest = strings.TrimSpace(strings.TrimRight(rest[:len(rest)-len(tail)], ",.!;: "))
-	if m := postItInRe.FindStringSubmatch(rest); m != nil && in.ContextJobID != "" {
-		// "post it in #eng (instead)": not a create, whose message cannot
-		// be "it" (decision 28)
-		if d := update(in, text, "it "+m[1]); d.Function == "schedule.update" {
-			return d, true
-		}
+	if rest == "" {
+		return selector.Decision{}, false
+	}
+	if d, ok := movedTo(in, text, rest, tail != ""); ok {
+		return d, true
 	}
 	if mins, dir, ok := shiftOf(politeTailRe.ReplaceAllString(rest, "")); ok && dir != 0 && in.ContextJobID != "" {
 		// "an hour later", "10 min earlier pls": the job in context moves
 		return shift(in, text, jobRef(in, in.ContextJobID), mins, dir), true
 	}
-	if lead == "" && tail == "" || rest == "" || retractRe.MatchString(outsideQuotes(rest)) {
+	if lead == "" && tail == "" && !marked || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}
 	if d, ok := manage(in, rest); ok {
@@ -62,12 +78,54 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if in.ContextJobID == "" {
 		return selector.Decision{}, false
 	}
+	if m := sayInsteadRe.FindStringSubmatch(rest); m != nil && !refersBack(strings.Fields(m[1])[0]) {
+		// "post hi all instead", "it should say hello everyone"
+		if d := update(in, text, "it say "+strings.ToLower(m[1])); d.Function == "schedule.update" || d.Missing == selector.MissingAction {
+			return d, true
+		}
+	}
 	// what is left must be a when or a target, nothing to post
 	if d := create(in, rest); d.Function != "" || d.Missing != selector.MissingAction {
 		return selector.Decision{}, false
 	}
-	if d := update(in, text, "it "+strings.ToLower(rest)); d.Function == "schedule.update" {
+	d := update(in, text, "it "+strings.ToLower(rest))
+	if _, isWhen, _ := parseBlock(lex(rest), when{}, in.Now); d.Function == "schedule.update" || isWhen && d.Clarify != "" {
+		return d, true // or its question about the new time ("3:30": am or pm?)
+	}
+	return selector.Decision{}, false
+}
+
+// movedTo reads "post it in #eng", "send the dentist reminder to #eng",
+// "move to #eng": a job, the one in context when no words name it, sent
+// to a channel. Job words must say they are a job (a job noun, "it"), or
+// "instead" must close the request: "post hello in #eng" is a create.
+func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decision, bool) {
+	m := postItInRe.FindStringSubmatch(rest)
+	if m == nil {
+		return selector.Decision{}, false
+	}
+	if p := lex(m[2]); len(p) != 1 || p[0].kind != tChannel {
+		return selector.Decision{}, false
+	}
+	words := strings.ToLower(m[1])
+	switch {
+	case words == "" || refersBack(words):
+		if in.ContextJobID == "" {
+			return selector.Decision{}, false
+		}
+		words = "it"
+	case !namesJob(in, words) || !instead && !jobNounRe.MatchString(words):
+		return selector.Decision{}, false
+	}
+	if d := update(in, text, words+" to "+m[2]); d.Function == "schedule.update" {
 		return d, true
 	}
 	return selector.Decision{}, false
+}
+
+// oneToken reports whether s is one channel or one number ("#eng",
+// "10am"), which "…not X" after it corrects.
+func oneToken(s string) bool {
+	p := lex(strings.TrimSpace(s))
+	return len(p) == 1 && (p[0].kind == tChannel || p[0].kind == tNum)
 }

@@ -24,14 +24,14 @@ var (
 		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\boff$`), "schedule.pause"},
 		{regexp.MustCompile(`^(?:pause|stop(?:\s+(?:pinging|posting|sending|running|reminding))?|disable|hold|suspend|mute|deactivate|turn\s+off|switch\s+off|put\s+on\s+hold|silence)\b(.*)$`), "schedule.pause"},
 		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke|clear|wipe|purge)\b(.*)$`), "schedule.delete"},
-		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|inspect|look\s+up|check|what\s+does)\b(.*)$`), "schedule.show"},
+		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|when's|whens|inspect|look\s+up|check|what\s+does)\b(.*)$`), "schedule.show"},
 		{regexp.MustCompile(`^(?:run|trigger|fire|execute|send|post|kick\s+off)\b(.*)\b(?:now|right\s+now|immediately|right\s+away|at\s+once)\b(.*)$`), "schedule.run_now"},
 		// "trigger nightly-build", "run the standup": a job named by its
 		// name and nothing else (runNowBare), now
 		{runNowBareRe, "schedule.run_now"},
 		{regexp.MustCompile(`^(?:change|move|reschedule|update|edit|modify|shift|set|push|make|switch|adjust|bump)\b(.*)$`), "schedule.update"},
 	}
-	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|its|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|says|saying|called|named|s)\b`)
+	fillerRe = regexp.MustCompile(`\b(the|my|our|a|an|this|that|its|job|jobs|schedule|scheduled|schedules|reminder|reminders|one|please|now|it|to|for|of|in|on|post|posts|message|automation|thing|again|right|away|immediately|me|status|details?|info|what|s|is|the|next|run|runs|does|will|when|show|about|cron|task|once|at|instead|pls|plz|thanks|thx|time|times|schedule|again|back|off|go|goes|out|be|happen|happens|instead|fire|fires|send|sends|channel|text|zone|timezone|tz|look|like|does|says|saying|called|named|msg|wording|s)\b`)
 )
 
 // listing decides a request to list jobs (rest is what follows the
@@ -137,6 +137,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			// without "now", only a job's own name is running it: "run the
 			// standup at 9", "trigger a build" are not
 			if _, ok := namedJob(in.Jobs, words); !ok {
+				if d, ok := runNowAsk(in, text, lower, words); ok {
+					return d, true
+				}
 				continue
 			}
 		}
@@ -231,6 +234,24 @@ func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
 	return selector.Decision{}, false
 }
 
+// runNowAsk asks before running a job its words name but not its name
+// ("trigger the standup", "test the friday post"): a run posts at once,
+// so a loose match is confirmed, never guessed. "run" is left out: "run
+// the standup at 9" and "run workflow W" are creates.
+func runNowAsk(in selector.Input, text, lower, words string) (selector.Decision, bool) {
+	if strings.HasPrefix(lower, "run ") || slices.ContainsFunc(lex(words), func(t tok) bool { return t.kind == tNum }) {
+		return selector.Decision{}, false
+	}
+	ids, _, ok := matchJobs(in.Jobs, words)
+	if !ok || len(ids) != 1 {
+		return selector.Decision{}, false
+	}
+	j := jobRef(in, ids[0])
+	d := clarify(in, text, selector.MissingJob, "Run this job now: "+JobLabel(*j)+"? (yes or no)")
+	d.Pending.Yes = "run " + j.JobID + " now"
+	return d, true
+}
+
 // manageVerbs are the management verbs a one-edit slip is read as, when
 // what follows names a job ("pasue the standup", "delte the dentist").
 var manageVerbs = []string{"pause", "resume", "delete", "cancel", "remove", "show", "unpause", "describe"}
@@ -239,6 +260,10 @@ var (
 	onHoldRe    = regexp.MustCompile(`^(?:put|place|keep)\s+(.+?)\s+on\s+hold$`)
 	needPauseRe = regexp.MustCompile(`^i\s+(?:need|want)\s+(.+?)\s+(paused|stopped|deleted|removed|resumed)$`)
 	scrapRe     = regexp.MustCompile(`^(?:scrap|ditch|bin|axe)\s+(.+)$`)
+	replaceRe   = regexp.MustCompile(`^(?:replace|swap)\s+(.+?)\s+(?:with|for|by)\s+(.+)$`)
+	// messageShouldRe: "the standup text should be standup in 10"
+	messageShouldRe = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|say|read)\s+(.+)$`)
+	rewordRe        = regexp.MustCompile(`^(?:reword|rephrase|rewrite)\s+(.+?)(?::\s*|\s+(?:to|as)\s+)(.+)$`)
 )
 
 // manageSynonyms rewrites management said another way into the verb the
@@ -246,6 +271,18 @@ var (
 func manageSynonyms(in selector.Input, lower string) string {
 	if !strings.Contains(lower, " ") {
 		return lower
+	}
+	if m := replaceRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		return "change " + m[1] + " to " + m[2] // "replace hello world with hello team"
+	}
+	if m := messageShouldRe.FindStringSubmatch(lower); m != nil && messageHeadRe.MatchString(m[1]) && namesJob(in, messageOfIt(in, m[1])) {
+		return "change " + m[1] + " to " + m[2] // "the message should be hello team"
+	}
+	if m := rewordRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
+		if refersBack(m[1]) {
+			return "change its message to " + m[2] // "reword it: hi all"
+		}
+		return "change " + m[1] + " message to " + m[2]
 	}
 	if moved, ok := shiftWords(in, lower); ok {
 		return moved // "delay the standup by 15 minutes"
@@ -352,7 +389,7 @@ func updateHead(words string) string {
 	// the first of the words that start the new when ("update the
 	// standup: 9:45am")
 	cut := -1
-	for _, sep := range []string{": ", " to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every "} {
+	for _, sep := range []string{": ", " to ", " for ", " so it ", " so that it ", " and make it ", " from ", " at ", " on ", " every ", " say ", " says "} {
 		if i := strings.Index(" "+words+" ", sep); i >= 0 && (cut < 0 || i < cut) {
 			cut = i
 		}

@@ -329,6 +329,18 @@ func TestSelect_Manage(t *testing.T) {
 	if d := Decide(in); d.Function != "schedule.update" || string(d.Args) != `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC","name":"morning standup"}` {
 		t.Errorf("call it … with a job in context: %+v", d)
 	}
+	// a run posts at once: words that are not the job's name ask first
+	in = input("trigger the backup reminder")
+	in.Jobs = jobs
+	d := Decide(in)
+	if d.Pending == nil || d.Pending.Yes == "" || d.Function != "" {
+		t.Fatalf("trigger by words: %+v, want a yes/no question", d)
+	}
+	in = input(d.Pending.Yes)
+	in.Jobs = jobs
+	if d := Decide(in); d.Function != "schedule.run_now" || !strings.Contains(string(d.Args), "01KAAAAAAAAAAAAAAAAAAAAAAA") {
+		t.Errorf("yes to “trigger the backup reminder”: %+v", d)
+	}
 	in = input("call mom at 5pm")
 	in.Jobs, in.ContextJobID = jobs, "01KCCCCCCCCCCCCCCCCCCCCCCC"
 	if d := Decide(in); d.Function == "schedule.update" {

@@ -48,7 +48,11 @@ func update(in selector.Input, text, words string) selector.Decision {
 	if len(p) == 2 && p[1].kind == tChannel && channelLeadRe.MatchString(p[0].s) {
 		p = p[1:]
 	}
-	msg, isMsg := newMessage(head, newPart, p, in.Now)
+	msgHead := messageOfIt(in, head)
+	if job != nil && job.Text != "" && strings.EqualFold(unquote(head), job.Text) {
+		msgHead = "its message" // "change hello world to hello team": the job by its message
+	}
+	msg, isMsg := newMessage(msgHead, newPart, p, in.Now)
 	if isMsg && !(len(p) == 1 && p[0].kind == tQuote) && slices.ContainsFunc(lex(msg), timeBearing) {
 		// "change the standup text to standup on Monday": a day, a number
 		// in unquoted words may be a when (decision 24)
@@ -88,23 +92,35 @@ var (
 	// ("post it in #eng"); "to" is cut before.
 	channelLeadRe = regexp.MustCompile(`^(?:in|into|on|over)$`)
 	// sayRe: a new message said with its verb ("make it say hi all").
-	sayRe = regexp.MustCompile(`^(?:say|says|read|reads)\s+(.+)$`)
+	sayRe = regexp.MustCompile(`^(?:say|says|read|reads|post|send)\s+(.+)$`)
 	// messageHeadRe: an update whose job words end in the message they
 	// change ("change the message to hi all", "update the standup text:
 	// …"): what follows is the new message, quoted or not, unless it is
 	// a when ("move the message to Tuesday").
-	messageHeadRe = regexp.MustCompile(`(?:^|\s)(?:message|text|wording|words|content|note)$`)
+	messageHeadRe = regexp.MustCompile(`(?:^|\s)(?:message|msg|text|wording|words|content|note)$`)
+	// messageOfRe: "the text of the standup" is "the standup text".
+	messageOfRe = regexp.MustCompile(`^(?:the\s+)?(message|msg|text|wording|channel|time)\s+(?:of|for|in|on)\s+(.+)$`)
 )
 
-// bareMessageRe: job words that are only the message ("change the text
-// to …").
-var bareMessageRe = regexp.MustCompile(`^(?:the|this|that)\s+(?:message|text|wording|words|content)$`)
+// bareMessageRe: job words that are only the message or the channel
+// ("change the text to …", "change the channel to #eng").
+var bareMessageRe = regexp.MustCompile(`^(?:(?:the|this|that)\s+)?(message|msg|text|wording|words|content|channel)$`)
 
 // messageOfIt reads "the message" as the message of the job in context,
-// when there is one: head otherwise.
+// when there is one, "the text of the standup" as "the standup text", and
+// no words at all ("move to #eng") as "it": head otherwise.
 func messageOfIt(in selector.Input, head string) string {
-	if in.ContextJobID != "" && bareMessageRe.MatchString(head) {
-		return "its message"
+	if m := messageOfRe.FindStringSubmatch(head); m != nil {
+		return m[2] + " " + m[1]
+	}
+	if in.ContextJobID == "" {
+		return head
+	}
+	if m := bareMessageRe.FindStringSubmatch(head); m != nil {
+		return "its " + m[1]
+	}
+	if head == "" {
+		return "it"
 	}
 	return head
 }
@@ -115,13 +131,12 @@ func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
 	if len(p) == 1 && p[0].kind == tQuote {
 		return p[0].s, true
 	}
-	if m := sayRe.FindStringSubmatch(newPart); m != nil {
-		return unquote(m[1]), true
+	isWhen := func(s string) bool { _, ok, _ := parseBlock(lex(s), when{}, now); return ok }
+	if m := sayRe.FindStringSubmatch(newPart); m != nil && !isWhen(m[1]) {
+		return unquote(m[1]), true // not "make it post at 10am"
 	}
-	if messageHeadRe.MatchString(head) && newPart != "" && !slices.ContainsFunc(p, func(t tok) bool { return t.kind == tQuote || t.kind == tChannel }) {
-		if _, isWhen, _ := parseBlock(p, when{}, now); !isWhen {
-			return unquote(newPart), true
-		}
+	if messageHeadRe.MatchString(head) && newPart != "" && !slices.ContainsFunc(p, func(t tok) bool { return t.kind == tQuote || t.kind == tChannel }) && !isWhen(newPart) {
+		return unquote(newPart), true
 	}
 	return "", false
 }
