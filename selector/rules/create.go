@@ -304,6 +304,13 @@ func (r *reading) checkText() (selector.Decision, bool) {
 		if !y.found() {
 			y = r.why // what a longer reading found ("February 30 doesn't exist")
 		}
+		if understood, unread, ok := r.unreadAfterWhen(bad); ok && !y.found() && len(s.blocks) == 0 && !s.whenBeforeText && unsupportedIn(text, s, true) == "" {
+			// "every day at 9am local time": the when reads, what follows
+			// it does not, and that is what the question quotes
+			d := clarify(in, text, selector.MissingTime, fmt.Sprintf("I understood “%s” but not “%s”. Could you say it another way? (Put the message in quotes if those words are part of it.)", understood, unread))
+			d.Pending.Unread = true
+			return d, true
+		}
 		return s.notUnderstood(in, text, r.w, nil, y, bad), true
 	}
 	if len(s.blocks) == 0 && r.why.found() {
@@ -328,6 +335,39 @@ func (r *reading) checkText() (selector.Decision, bool) {
 		r.w = w2
 	}
 	return selector.Decision{}, false
+}
+
+// unreadAfterWhen splits the message's words from where span (a
+// time-bearing leftover) begins: the longest when that reads from there,
+// and the words after it to the end, as written. ok is false when no
+// when reads from there or nothing follows it.
+func (r *reading) unreadAfterWhen(span string) (understood, unread string, ok bool) {
+	t := r.s.textToks
+	for i := range t {
+		if !strings.HasPrefix(spanText(t[i:]), span) {
+			continue
+		}
+		// the when ends before an aside or a question mark ("at 2pm (for
+		// the Berlin team)")
+		end := len(t) - 1
+		for k := i; k < end; k++ {
+			if t[k].s == "(" || t[k].s == "?" || t[k].s == "!" {
+				end = k
+			}
+		}
+		for k := end; k > i; k-- {
+			if _, ok, _ := parseBlock(t[i:k], when{}, r.now); !ok || t[len(t)-1].j > len(r.body) {
+				continue
+			}
+			unread = strings.TrimLeft(r.body[t[k].i:t[len(t)-1].j], ",;?! ")
+			if first, _, _ := strings.Cut(strings.ToLower(unread), " "); unread == "" || first == "to" || first == "that" || unread[0] == ':' {
+				return "", "", false // the message goes on: the when is inside it
+			}
+			return r.body[t[i].i:t[k-1].j], unread, true
+		}
+		return "", "", false
+	}
+	return "", "", false
 }
 
 // compileCall compiles the when, verifies its fires and makes the call.

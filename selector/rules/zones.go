@@ -18,6 +18,13 @@ func (p *parser) pZone() bool {
 	}
 	zone := ""
 	switch {
+	case p.is(0, "my", "our") && p.is(1, "local") && p.is(2, "time"):
+		p.i += 3 // "9am my local time": the sender's zone, said
+		return true
+	case p.is(0, "local", "my", "our") && p.is(1, "time"), p.is(0, "local") && afterTime(p.tk(-1)):
+		// "9am local time", "at 9am my time", "9am local"
+		p.i += 1 + btoi(p.is(1, "time"))
+		return true
 	case zoneAbbrev[p.s(0)] != "" && p.tk(0).kind == tWord && (len(p.s(0)) > 2 || afterTime(p.tk(-1))):
 		// "PST" anywhere in a when; "pt", "et" only after a time
 		zone = zoneAbbrev[p.s(0)]
