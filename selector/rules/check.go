@@ -18,8 +18,18 @@ import (
 // word left in it; every other word that says when must be read by the
 // when grammar; and the proposed schedule must fire exactly when the rules
 // read those words to fire. Anything else becomes the rules' question (or
-// refusal), never the call. Other decisions pass unchanged.
+// refusal), never the call. A question it asks is marked as the rules
+// mark theirs about the same words (Pending.Create, Pending.Unread), so
+// that the conversation treats "delete it" and unread answers alike
+// whichever selector asked. Other decisions pass unchanged.
 func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
+	if d.Pending != nil && d.Function == "" {
+		if r := Decide(in); r.Pending != nil {
+			d.Pending.Create = d.Pending.Create || r.Pending.Create
+			d.Pending.Unread = d.Pending.Unread || r.Pending.Unread
+		}
+		return d
+	}
 	if d.Function == "schedule.update" {
 		return checkUpdate(in, d)
 	}

@@ -619,3 +619,20 @@ func TestSelect_QuestionsQuoteWhatWasNotRead(t *testing.T) {
 		}
 	}
 }
+
+// A model's question is marked as the rules mark theirs about the same
+// words: about a new job, "delete it" then drops it (conversation).
+func TestCheckProposal_MarksAModelsQuestion(t *testing.T) {
+	ask := func(text string) selector.Decision {
+		in := input(text)
+		in.Jobs = jobs
+		return CheckProposal(in, selector.Decision{Clarify: "What time?", Missing: selector.MissingTime,
+			Pending: &selector.Pending{Text: text, Missing: selector.MissingTime}})
+	}
+	if d := ask("post hello every friday"); d.Pending == nil || !d.Pending.Create {
+		t.Errorf("a question about a new job: %+v, want Pending.Create", d.Pending)
+	}
+	if d := ask("move the backup reminder"); d.Pending == nil || d.Pending.Create {
+		t.Errorf("a question about a change: %+v, want no Pending.Create", d.Pending)
+	}
+}
