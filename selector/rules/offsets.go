@@ -42,6 +42,16 @@ func (p *parser) pCasualDay() bool {
 		}
 		p.i += 3
 		return p.setDay(2)
+	case p.is(0, "next", "this") && p.is(1, "week", "month") && p.w.rec && p.w.start == nil && p.w.until == nil:
+		// "every day next week at 9am": the recurrence within that week
+		u, next := p.s(1), p.is(0, "next")
+		p.i += 2
+		end := endOf(p.now, u)
+		if next {
+			p.w.start = &bound{at: end, isDay: true}
+			end = endOf(end, u)
+		}
+		return p.setUntil(end, true)
 	case p.is(0, "next", "this") && p.is(1, "week", "weekend", "month", "year"),
 		p.is(0, "later") && p.is(1, "this", "today") || p.is(0, "some") && p.is(1, "day", "time"):
 		p.w.vague = p.s(0) + " " + p.s(1)
