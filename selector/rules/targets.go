@@ -24,6 +24,28 @@ type sentence struct {
 	whenBeforeText bool
 }
 
+// afterWhenWords is where the words that say when, from j, end, if a
+// channel and the message follow them ("remind me at 3pm in #eng to
+// deploy"); j otherwise.
+func afterWhenWords(t []tok, j int) int {
+	k := j
+	for k < len(t) && k < j+8 && (t[k].kind == tNum || timeBearing(t[k]) || recurWords[t[k].s] || unit(t[k].s) != "" ||
+		slices.Contains(whenPreps, t[k].s) || slices.Contains([]string{"am", "pm", "noon", "midnight", "tomorrow", "today", "tonight", "a", "an"}, t[k].s)) {
+		if (t[k].s == "in" || t[k].s == "on") && k+1 < len(t) && (t[k+1].kind == tChannel || t[k+1].s == "the" && k+2 < len(t) && t[k+2].kind == tChannel) {
+			c := k + 1
+			if t[c].s == "the" {
+				c++
+			}
+			if c+1 < len(t) && slices.Contains([]string{"to", "that", ":", "about", "channel", "room"}, t[c+1].s) {
+				return k
+			}
+			return j
+		}
+		k++
+	}
+	return j
+}
+
 // target is where the job posts.
 type target struct {
 	channelID string
@@ -46,7 +68,11 @@ func (s *sentence) takeTargets() (why string) {
 			// "remind me in #eng to …", "remind @here in the #eng channel
 			// …": where they are reminded is the target (a person named
 			// by @ stays the target, and the channel is in the text)
-			if j := k + 2; j+1 < len(t) && (t[k+1].s == "me" || everyoneRe.MatchString(t[k+1].s)) && (t[j].s == "in" || t[j].s == "on") {
+			j := k + 2
+			if k+1 < len(t) && (t[k+1].s == "me" || everyoneRe.MatchString(t[k+1].s)) {
+				j = afterWhenWords(t, j) // "remind me in 5 minutes in #eng to …"
+			}
+			if j+1 < len(t) && (t[k+1].s == "me" || everyoneRe.MatchString(t[k+1].s)) && (t[j].s == "in" || t[j].s == "on") {
 				if t[j+1].s == "the" && j+2 < len(t) {
 					j++
 				}
