@@ -92,6 +92,27 @@ func TestChat_ExamplesWork(t *testing.T) {
 	}
 }
 
+// What the README suggests right after a create changes that job: a
+// correction, a relative move, a new message, a rename (NL_SPEC 23, 39).
+func TestChat_ChangesRightAfterACreate(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello world in #team every Friday at 9AM", "no, make it 10am", "push it back an hour",
+		"make it say hi all", "rename it to friday hello")
+	if n := strings.Count(out, "Updated"); n != 4 {
+		t.Fatalf("%d of 4 changes updated the job:\n%s", n, out)
+	}
+	js := c.jobs()
+	if len(js) != 1 {
+		t.Fatalf("%d jobs, want the one made and changed:\n%s", len(js), out)
+	}
+	if j := js[0]; j.Schedule.Cron != "0 11 * * 5" || jobText(j) != "hi all" || j.Name != "friday hello" || j.TargetRef == nil || j.TargetRef.ChannelID != "#team" {
+		t.Errorf("the job after the changes: %s %q %q %+v\n%s", j.Schedule.Cron, jobText(j), j.Name, j.TargetRef, out)
+	}
+	if !strings.Contains(out, "Updated “friday hello” — I'll post “hi all” in #team every Friday at 11:00 AM") {
+		t.Errorf("the rename is not confirmed in words:\n%s", out)
+	}
+}
+
 // A refusal is said in words, naming what to do; no field path reaches
 // the person, and nothing changes.
 func TestChat_RefusalInWords(t *testing.T) {
