@@ -22,7 +22,7 @@ var (
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
 	// namesItRe: the cancel words that name a job, "it" (NL_SPEC 14, 38):
 	// with no question open they are that job's delete or skip.
-	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this|that)|drop it|skip it)$`)
+	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this)|drop it|skip it)$`)
 	// deleteItRe: a delete of "it" or "that", which, while a question
 	// about a new job waits, is that request.
 	deleteItRe = regexp.MustCompile(`^(?:delete|remove|cancel|stop|drop|scrap|ditch|discard|trash|kill|erase|nuke|get rid of|forget about|undo)(?: all)? (?:it|that|this|that one|this one)$`)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/schedbot/schedbot/selector"
@@ -42,27 +43,35 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	marked := strings.HasSuffix(text, "*") && !strings.HasSuffix(text, "**") // "10am*", as chat corrects a typo
 	lead := correctionLeadRe.FindString(text)
 	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
+	said := false // "it should say …": the message is what follows
 	if m := shouldRe.FindStringSubmatch(rest); m != nil {
-		rest = m[2] // "it should be 10am": a correction whatever opens it
-		if m[1] != "" {
-			rest = "say " + rest
-		}
+		rest, said = m[2], m[1] != "" // "it should be 10am": a correction whatever opens it
 		if lead == "" {
 			lead = "should"
 		}
 	}
-	tail := ""
+	tail, instead := "", false
 	if !strings.ContainsAny(rest, "\"“”") { // a quoted message may say anything
 		tail = correctionTailRe.FindString(rest)
-		if tail == "" && (lead != "" || oneToken(rest[:len(rest)-len(correctionNotRe.FindString(rest))])) {
-			tail = correctionNotRe.FindString(rest) // "#eng not #team"
+		instead = tail != ""
+		if not := correctionNotRe.FindString(rest); tail == "" && not != "" {
+			// "#eng not #team", "sorry, 10am not 9am": a time or a channel
+			// before it, not "use tabs not spaces"
+			if before := strings.TrimSpace(rest[:len(rest)-len(not)]); oneToken(before) || isWhenWords(in, before) {
+				tail = not
+			}
 		}
 	}
 	rest = strings.TrimSpace(strings.TrimRight(rest[:len(rest)-len(tail)], ",.!;: "))
 	if rest == "" {
 		return selector.Decision{}, false
 	}
-	if d, ok := movedTo(in, text, rest, tail != ""); ok {
+	if !said && create(in, rest).Function != "" {
+		// "no, send the report at noon on weekdays", "post hello 2 hours
+		// later": a complete request, which decide reads as one
+		return selector.Decision{}, false
+	}
+	if d, ok := movedTo(in, text, rest, instead); ok {
 		return d, true
 	}
 	if mins, dir, ok := shiftOf(politeTailRe.ReplaceAllString(rest, "")); ok && dir != 0 && in.ContextJobID != "" {
@@ -72,14 +81,17 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if lead == "" && tail == "" && !marked || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}
-	if d, ok := manage(in, rest); ok {
+	if d, ok := manage(in, rest); ok && !marked {
 		return d, true
 	}
 	if in.ContextJobID == "" {
 		return selector.Decision{}, false
 	}
-	if m := sayInsteadRe.FindStringSubmatch(rest); m != nil && !refersBack(strings.Fields(m[1])[0]) {
-		// "post hi all instead", "it should say hello everyone"
+	if said {
+		return update(in, text, "it say "+strings.ToLower(rest)), true // "it should say hello everyone"
+	}
+	if m := sayInsteadRe.FindStringSubmatch(rest); m != nil && instead && !marked && !refersBack(strings.Fields(m[1])[0]) {
+		// "post hi all instead"
 		if d := update(in, text, "it say "+strings.ToLower(m[1])); d.Function == "schedule.update" || d.Missing == selector.MissingAction {
 			return d, true
 		}
@@ -88,8 +100,12 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if d := create(in, rest); d.Function != "" || d.Missing != selector.MissingAction {
 		return selector.Decision{}, false
 	}
+	isWhen := isWhenWords(in, rest)
+	if marked && !isWhen && !oneToken(rest) {
+		return selector.Decision{}, false // "delete*" is not a correction of the job's time
+	}
 	d := update(in, text, "it "+strings.ToLower(rest))
-	if _, isWhen, _ := parseBlock(lex(rest), when{}, in.Now); d.Function == "schedule.update" || isWhen && d.Clarify != "" {
+	if d.Function == "schedule.update" || isWhen && d.Clarify != "" {
 		return d, true // or its question about the new time ("3:30": am or pm?)
 	}
 	return selector.Decision{}, false
@@ -109,7 +125,9 @@ func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decis
 	}
 	words := strings.ToLower(m[1])
 	switch {
-	case words == "" || refersBack(words):
+	case strings.ContainsAny(words, "\"“”'‘’"):
+		return selector.Decision{}, false // a quoted message: a create
+	case words == "" || slices.Contains([]string{"it", "that", "this", "that one", "this one"}, words):
 		if in.ContextJobID == "" {
 			return selector.Decision{}, false
 		}
@@ -121,6 +139,12 @@ func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decis
 		return d, true
 	}
 	return selector.Decision{}, false
+}
+
+// isWhenWords reports whether s reads as a when and nothing else.
+func isWhenWords(in selector.Input, s string) bool {
+	_, ok, _ := parseBlock(lex(s), when{}, in.Now)
+	return ok
 }
 
 // oneToken reports whether s is one channel or one number ("#eng",

@@ -179,8 +179,9 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 			if len(w) > 3 {
 				stem = strings.TrimSuffix(w, "s")
 			}
-			if len(w) > 6 {
-				stem = strings.TrimSuffix(stem, "ing") // "the watering reminder"
+			if verb, ok := strings.CutSuffix(stem, "ing"); ok && len(verb) >= 4 && slices.Contains(hay, verb) {
+				score++ // "the watering reminder": the job's own word, whole
+				continue
 			}
 			// a word of the job, or the start of one ("stand" for standup)
 			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) }) {

@@ -93,7 +93,10 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	lower := strings.ToLower(strings.TrimRight(body, ".!? "))
-	lower = strings.TrimPrefix(politeTailRe.ReplaceAllString(lower, ""), "/")
+	if polite := politeTailRe.FindString(lower); polite != "" && !objectEndRe.MatchString(lower[:len(lower)-len(polite)]) {
+		lower = lower[:len(lower)-len(polite)] // "pause it pls", not "change the message to thanks"
+	}
+	lower = strings.TrimPrefix(lower, "/")
 	// "remind show all reminders", "remind delete the standup": Slack's
 	// /remind verbs, typed after the word
 	if rest, ok := strings.CutPrefix(lower, "remind "); ok && remindVerbRe.MatchString(rest) {
@@ -185,6 +188,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 
 var (
 	// politeTailRe: the courtesy that ends a change ("pause it pls").
+	objectEndRe  = regexp.MustCompile(`(?:^|\s)(?:to|say|says|as|be|with|into|read|reads|:)$`)
 	politeTailRe = regexp.MustCompile(`[\s,]+(?:pls|plz|please|thx|thanks|thank\s+you|ty)[.!]*$`)
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
 	shouldBeRe   = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|run|go\s+out|post|fire)\s+((?:at|on|every)\s.+)$`)
@@ -209,9 +213,20 @@ var (
 var renameRes = []*regexp.Regexp{
 	regexp.MustCompile(`^(?:rename|re-name|retitle)\s+(.+?)\s+(?:to|as|into)\s+(.+)$`),
 	regexp.MustCompile(`^(?:call|name|title)\s+(it|that|this|that one|this one)\s+(?:as\s+)?(.+)$`),
-	regexp.MustCompile(`^(?:give|set)\s+(.+?)\s+(?:the\s+|a\s+)?name\s+(?:to\s+|of\s+)?(.+)$`),
-	regexp.MustCompile(`^(?:change|set|update)\s+(?:the\s+name\s+of\s+(.+?)|(.+?)(?:'s)?\s+name)\s+to\s+(.+)$`),
+	regexp.MustCompile(`^(?:give|set)\s+(.+?)\s+the\s+name\s+(?:to\s+|of\s+)?(.+)$`),
+	regexp.MustCompile(`^(?:change|set|update)\s+(?:the\s+name\s+of\s+(.+?)|(its|.+?'s)\s+name)\s+to\s+(.+)$`),
 }
+
+// nameSaysWhen reports whether a new name is a when ("call it at 5pm",
+// "call it tomorrow"): a name may have a day part ("morning standup").
+func nameSaysWhen(in selector.Input, name string) bool {
+	return slices.ContainsFunc(lex(name), func(t tok) bool { return t.kind == tNum || strongTime(t) }) ||
+		slices.Contains([]string{"now", "later", "soon", "today", "tomorrow", "tonight"}, strings.TrimSpace(name)) ||
+		create(in, "post x "+name).Function != ""
+}
+
+// callItIdioms are what "call it …" means that is no name.
+var callItIdioms = []string{"off", "a day", "a night", "quits", "even", "done", "a wrap", "it", "that", "a deal", "now"}
 
 // rename reads a change of a job's name: schedule.update with "name".
 func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
@@ -221,9 +236,10 @@ func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
 			continue
 		}
 		words, name := strings.Join(m[1:len(m)-1], ""), m[len(m)-1]
-		if !namesJob(in, words) {
-			continue
+		if !namesJob(in, words) || slices.Contains(callItIdioms, strings.TrimSpace(name)) || nameSaysWhen(in, name) {
+			continue // "call it off", "call it at 5pm"
 		}
+		words = strings.TrimSuffix(words, "'s")
 		id, d, ok := pickJob(in, text, words)
 		if !ok {
 			return d, true
@@ -262,7 +278,7 @@ var (
 	scrapRe     = regexp.MustCompile(`^(?:scrap|ditch|bin|axe)\s+(.+)$`)
 	replaceRe   = regexp.MustCompile(`^(?:replace|swap)\s+(.+?)\s+(?:with|for|by)\s+(.+)$`)
 	// messageShouldRe: "the standup text should be standup in 10"
-	messageShouldRe = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|say|read)\s+(.+)$`)
+	messageShouldRe = regexp.MustCompile(`^(.+?)\s+should\s+(?:say|read|be\s+(?:["“']))\s*(.+)$`)
 	rewordRe        = regexp.MustCompile(`^(?:reword|rephrase|rewrite)\s+(.+?)(?::\s*|\s+(?:to|as)\s+)(.+)$`)
 )
 

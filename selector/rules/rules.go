@@ -81,7 +81,7 @@ func decide(in selector.Input, text string) selector.Decision {
 		return d
 	}
 	switch {
-	case retractRe.MatchString(outsideQuotes(text)) && !cancelThatRe.MatchString(text):
+	case retractRe.MatchString(outsideQuotes(text)):
 		return aboutNew(clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message."))
 	case !hasLetters(text):
 		return aboutNew(clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: remind me to stretch every day at 3pm."))
@@ -108,10 +108,6 @@ func aboutNew(d selector.Decision) selector.Decision {
 
 // retractRe: the sender takes the request back ("… actually no").
 var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|cancel\s+that|disregard\s+(?:that|this))\b`)
-
-// cancelThatRe: "cancel that" alone names the job last spoken of, as
-// "cancel it" does (decision 14); inside a request it takes it back.
-var cancelThatRe = regexp.MustCompile(`(?i)^\s*cancel\s+that[\s.!]*$`)
 
 // outsideQuotes is s without what it quotes: a quoted message may say
 // anything.

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,17 +36,21 @@ func shiftWords(in selector.Input, lower string) (string, bool) {
 	lower = putOffRe.ReplaceAllString(lower, "postpone $1")
 	m := shiftVerbRe.FindStringSubmatch(lower)
 	if m == nil {
-		// "standup 15 min later": a job's words, then the move
+		// "standup 15 min later": a job's words, then the move (not "post
+		// hello 2 hours later", a create)
 		if at := shiftRe.FindStringSubmatchIndex(lower); at != nil && at[0] > 0 && (group(lower, at, 1) != "" || group(lower, at, 5) != "") &&
-			namesJob(in, lower[:at[0]]) {
+			!startsAction(lower) && namesJob(in, lower[:at[0]]) {
 			return "move " + lower, true
 		}
 		return "", false
 	}
 	body := strings.TrimSpace(m[2] + " " + m[3])
 	at := shiftRe.FindStringSubmatchIndex(body)
-	if at == nil {
-		return "", false
+	if at == nil || m[1] == "bring" && m[3] != "forward" && group(body, at, 1) != "forward" && group(body, at, 5) != "forward" {
+		return "", false // "bring water in 2 hours": no move
+	}
+	if before := strings.Fields(body[:at[0]]); len(before) > 0 && slices.Contains([]string{"in", "within", "for", "every", "after", "at"}, before[len(before)-1]) {
+		return "", false // "delay … in 2 hours", "push … every 2 hours": a when
 	}
 	dir := "later"
 	if strings.HasPrefix(m[1], "bring") {
@@ -225,6 +230,13 @@ func dowField(days []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
+}
+
+// startsAction reports whether lower opens with the verb of a create
+// ("post …", "remind …").
+func startsAction(lower string) bool {
+	first, _, _ := strings.Cut(lower, " ")
+	return slices.Contains(postVerbs, first) || first == "remind" || first == "run" || first == "start"
 }
 
 // isShift: a match of shiftRe that says a direction or "by".

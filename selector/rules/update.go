@@ -53,7 +53,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 		msgHead = "its message" // "change hello world to hello team": the job by its message
 	}
 	msg, isMsg := newMessage(msgHead, newPart, p, in.Now)
-	if isMsg && !(len(p) == 1 && p[0].kind == tQuote) && slices.ContainsFunc(lex(msg), timeBearing) {
+	if isMsg && !(len(p) == 1 && p[0].kind == tQuote) && saysWhen(in, msg) {
 		// "change the standup text to standup on Monday": a day, a number
 		// in unquoted words may be a when (decision 24)
 		return clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day: "+
@@ -92,7 +92,7 @@ var (
 	// ("post it in #eng"); "to" is cut before.
 	channelLeadRe = regexp.MustCompile(`^(?:in|into|on|over)$`)
 	// sayRe: a new message said with its verb ("make it say hi all").
-	sayRe = regexp.MustCompile(`^(?:say|says|read|reads|post|send)\s+(.+)$`)
+	sayRe = regexp.MustCompile(`^(?:say|says)\s+(.+)$`)
 	// messageHeadRe: an update whose job words end in the message they
 	// change ("change the message to hi all", "update the standup text:
 	// …"): what follows is the new message, quoted or not, unless it is
@@ -139,6 +139,15 @@ func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
 		return unquote(newPart), true
 	}
 	return "", false
+}
+
+// saysWhen reports whether unquoted message words say when or where
+// ("standup on Monday", "hi at noon", "hi in #eng", "hi every day"):
+// a new message with such words is asked about, as decision 24 asks.
+func saysWhen(in selector.Input, msg string) bool {
+	return slices.ContainsFunc(lex(msg), func(t tok) bool {
+		return t.kind == tChannel || timeBearing(t) || strongTime(t) || recurWords[t.s]
+	}) || create(in, "post "+msg).Function != ""
 }
 
 // withMark is msg with the "!" or "?" that ends text after it, which
