@@ -30,8 +30,8 @@ var (
 
 // nothingToCancel is the answer to a cancel word when no question is
 // open: it cancels nothing, and a job changes only when words name it.
-const nothingToCancel = "There's nothing to cancel — I wasn't waiting for an answer, and nothing changed. " +
-	"To delete or pause a schedule, name it: “delete the standup”, “pause it”."
+const nothingToCancel = "There's nothing to cancel — I wasn't waiting for an answer, and this changed nothing. " +
+	"To undo a change, say the change back (“move it back to 9am”, “resume it”); to delete or pause a schedule, name it: “delete the standup”, “pause it”."
 
 // bareCancel reports whether reply, with no question open, is a cancel
 // word that names no job ("cancel", "stop", "never mind"): it must not

@@ -285,7 +285,7 @@ func TestChat_YesNo(t *testing.T) {
 func TestChat_BareCancelDeletesNothing(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post bye every monday", "9am", "cancel", "stop", "Cancel.", "never mind")
-	if n := strings.Count(out, "There's nothing to cancel — I wasn't waiting for an answer, and nothing changed."); n != 4 {
+	if n := strings.Count(out, "There's nothing to cancel — I wasn't waiting for an answer, and this changed nothing."); n != 4 {
 		t.Errorf("%d of 4 cancel words said there was nothing to cancel:\n%s", n, out)
 	}
 	if j := c.jobByText("bye"); j.State != store.JobEnabled {

@@ -26,6 +26,8 @@ var (
 	// postItInRe: a job sent elsewhere ("post it in #eng", "send the
 	// dentist reminder to #eng"). Group 1 names the job, if anything.
 	postItInRe = regexp.MustCompile(`(?i)^(?:post|send|put|move)(?:\s+(.+?))?\s+(?:in|to|into|on)\s+(\S+)$`)
+	// remindMeRe: "remind me at 5pm (instead)".
+	remindMeRe = regexp.MustCompile(`(?i)^remind\s+(?:me|us)\s+(.+)$`)
 	// sayInsteadRe: "post hi all instead", "say hi all instead".
 	sayInsteadRe = regexp.MustCompile(`(?i)^(?:post|say|send)\s+(.+)$`)
 )
@@ -65,6 +67,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	rest = strings.TrimSpace(strings.TrimRight(rest[:len(rest)-len(tail)], ",.!;: "))
 	if rest == "" {
 		return selector.Decision{}, false
+	}
+	if m := remindMeRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
+		rest = m[1] // "actually remind me at 5pm instead": the job's new time
 	}
 	if !said && create(in, rest).Function != "" {
 		// "no, send the report at noon on weekdays", "post hello 2 hours

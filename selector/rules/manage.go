@@ -212,7 +212,7 @@ var (
 // dentist"). Group 1 names the job, group 2 is the name.
 var renameRes = []*regexp.Regexp{
 	regexp.MustCompile(`^(?:rename|re-name|retitle)\s+(.+?)\s+(?:to|as|into)\s+(.+)$`),
-	regexp.MustCompile(`^(?:call|name|title)\s+(it|that|this|that one|this one)\s+(?:as\s+)?(.+)$`),
+	regexp.MustCompile(`^(?:call|name|title)\s+(that one|this one|(?:this|that|the)\s+(?:job|reminder|schedule|post)|it|that|this)\s+(?:as\s+)?(.+)$`),
 	regexp.MustCompile(`^(?:give|set)\s+(.+?)\s+the\s+name\s+(?:to\s+|of\s+)?(.+)$`),
 	regexp.MustCompile(`^(?:change|set|update)\s+(?:the\s+name\s+of\s+(.+?)|(its|.+?'s)\s+name)\s+to\s+(.+)$`),
 }
@@ -223,6 +223,20 @@ func nameSaysWhen(in selector.Input, name string) bool {
 	return slices.ContainsFunc(lex(name), func(t tok) bool { return t.kind == tNum || strongTime(t) }) ||
 		slices.Contains([]string{"now", "later", "soon", "today", "tomorrow", "tonight"}, strings.TrimSpace(name)) ||
 		create(in, "post x "+name).Function != ""
+}
+
+// notNames open what "call it …", "name it …" say that is no name
+// ("call it off for today", "name it after mom", "call it in").
+var notNames = []string{"off", "quits", "in", "out", "a", "an", "even", "done", "what", "whatever", "whichever",
+	"after", "something", "anything", "for", "like", "so"}
+
+// byChannelOnly reports whether words name a job by its channel's name
+// alone ("the team" for a job in #team), too loose to rename it by.
+func byChannelOnly(in selector.Input, words string) bool {
+	sig := strings.TrimSpace(fillerRe.ReplaceAllString(strings.ToLower(words), " "))
+	return sig != "" && slices.ContainsFunc(in.Jobs, func(j selector.JobRef) bool {
+		return strings.EqualFold(strings.TrimPrefix(j.ChannelID, "#"), strings.TrimPrefix(sig, "#"))
+	})
 }
 
 // callItIdioms are what "call it …" means that is no name.
@@ -236,8 +250,10 @@ func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
 			continue
 		}
 		words, name := strings.Join(m[1:len(m)-1], ""), m[len(m)-1]
-		if !namesJob(in, words) || slices.Contains(callItIdioms, strings.TrimSpace(name)) || nameSaysWhen(in, name) {
-			continue // "call it off", "call it at 5pm"
+		first, _, _ := strings.Cut(strings.TrimSpace(name), " ")
+		if !namesJob(in, words) || slices.Contains(callItIdioms, strings.TrimSpace(name)) || slices.Contains(notNames, first) ||
+			nameSaysWhen(in, name) || byChannelOnly(in, words) {
+			continue // "call it off for today", "call it at 5pm", "rename the team to eng"
 		}
 		words = strings.TrimSuffix(words, "'s")
 		id, d, ok := pickJob(in, text, words)

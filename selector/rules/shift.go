@@ -46,20 +46,29 @@ func shiftWords(in selector.Input, lower string) (string, bool) {
 	}
 	body := strings.TrimSpace(m[2] + " " + m[3])
 	at := shiftRe.FindStringSubmatchIndex(body)
-	if at == nil || m[1] == "bring" && m[3] != "forward" && group(body, at, 1) != "forward" && group(body, at, 5) != "forward" {
+	after := ""
+	if at != nil {
+		after = group(body, at, 5)
+	}
+	if at == nil || m[1] == "bring" && m[3] != "forward" && group(body, at, 1) != "forward" && after != "forward" && after != "earlier" && after != "sooner" {
 		return "", false // "bring water in 2 hours": no move
 	}
-	if before := strings.Fields(body[:at[0]]); len(before) > 0 && slices.Contains([]string{"in", "within", "for", "every", "after", "at"}, before[len(before)-1]) {
+	whens := []string{"in", "within", "for", "every", "after", "at"}
+	if m[1] == "delay" || m[1] == "postpone" {
+		whens = []string{"in", "within", "every", "at"} // "delay it for an hour" is by an hour
+	}
+	if before := strings.Fields(body[:at[0]]); len(before) > 0 && slices.Contains(whens, before[len(before)-1]) {
 		return "", false // "delay … in 2 hours", "push … every 2 hours": a when
 	}
 	dir := "later"
 	if strings.HasPrefix(m[1], "bring") {
 		dir = "earlier"
 	}
-	if after := group(body, at, 5); after == "later" || after == "earlier" || after == "sooner" {
+	if after == "later" || after == "earlier" || after == "sooner" {
 		dir = after
 	}
-	return "move " + strings.TrimSpace(body[:at[0]]) + " " + body[at[6]:at[9]] + " " + dir, true
+	job := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(body[:at[0]]), " for"))
+	return "move " + job + " " + body[at[6]:at[9]] + " " + dir, true
 }
 
 // shiftOf reads part as a relative move: minutes (negative: earlier),

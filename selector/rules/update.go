@@ -37,11 +37,6 @@ func update(in selector.Input, text, words string) selector.Decision {
 		return shift(in, text, jobRef(in, id), mins, dir) // "push it back an hour"
 	}
 	job := jobRef(in, id)
-	if job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(outsideQuotes(newPart))) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(outsideQuotes(newPart)))) {
-		// "move the standup to 10am tomorrow only", "… for a week": a
-		// repeating job changes for good
-		return clarify(in, text, selector.MissingTime, "I change a repeating job for good, not for a while or one day. Say the new schedule (“every weekday at 10am”), or pause it and make a one-time post.")
-	}
 	// "change the standup message to “standup in 10”", "make it say hi
 	// all", "move it to #eng", "post it in #eng"
 	p := lex(newPart)
@@ -53,11 +48,21 @@ func update(in selector.Input, text, words string) selector.Decision {
 		msgHead = "its message" // "change hello world to hello team": the job by its message
 	}
 	msg, isMsg := newMessage(msgHead, newPart, p, in.Now)
-	if isMsg && !(len(p) == 1 && p[0].kind == tQuote) && saysWhen(in, msg) {
+	quoted := len(p) == 1 && p[0].kind == tQuote
+	if isMsg && !quoted && saysWhen(in, msg) {
 		// "change the standup text to standup on Monday": a day, a number
 		// in unquoted words may be a when (decision 24)
 		return clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day: "+
 			"put the message in quotes (change the message to “"+msg+"”), and say a new time apart.")
+	}
+	if isMsg && !quoted && commentRe.MatchString(strings.ToLower(msg)) {
+		// "make it say something nicer": what to post, not the post
+		return clarify(in, text, selector.MissingAction, "What should it say? Give me the new message in quotes, such as: make it say “standup in 5”.")
+	}
+	if !isMsg && job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(outsideQuotes(newPart))) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(outsideQuotes(newPart)))) {
+		// "move the standup to 10am tomorrow only", "… for a week": a
+		// repeating job changes for good
+		return clarify(in, text, selector.MissingTime, "I change a repeating job for good, not for a while or one day. Say the new schedule (“every weekday at 10am”), or pause it and make a one-time post.")
 	}
 	if isMsg || len(p) == 1 && p[0].kind == tChannel {
 		patch := map[string]any{"jobId": id}
@@ -141,13 +146,17 @@ func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
 	return "", false
 }
 
+// commentRe: words about a message rather than the message ("something
+// nicer", "whatever you like", "better").
+var commentRe = regexp.MustCompile(`^(?:something|anything|whatever|whichever|different|better|nicer|shorter|longer|else|more\s+\w+|less\s+\w+)\b`)
+
 // saysWhen reports whether unquoted message words say when or where
 // ("standup on Monday", "hi at noon", "hi in #eng", "hi every day"):
 // a new message with such words is asked about, as decision 24 asks.
 func saysWhen(in selector.Input, msg string) bool {
 	return slices.ContainsFunc(lex(msg), func(t tok) bool {
 		return t.kind == tChannel || timeBearing(t) || strongTime(t) || recurWords[t.s]
-	}) || create(in, "post "+msg).Function != ""
+	}) || slices.Contains([]string{"later", "earlier", "sooner", "soon"}, strings.ToLower(msg)) || create(in, "post "+msg).Function != ""
 }
 
 // withMark is msg with the "!" or "?" that ends text after it, which
