@@ -148,7 +148,7 @@ func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
 
 // commentRe: words about a message rather than the message ("something
 // nicer", "whatever you like", "better").
-var commentRe = regexp.MustCompile(`^(?:something|anything|whatever|whichever|different|better|nicer|shorter|longer|else|more\s+\w+|less\s+\w+)\b`)
+var commentRe = regexp.MustCompile(`^(?:(?:something|anything|whatever|whichever)\b.*|(?:different|better|nicer|shorter|longer|else|friendlier)|(?:more|less|a\s+bit|a\s+little)\s+(?:\w+er|friendly|polite|formal|casual|professional|fun|clear|concise|specific|positive|urgent))[.!]?$`)
 
 // saysWhen reports whether unquoted message words say when or where
 // ("standup on Monday", "hi at noon", "hi in #eng", "hi every day"):
