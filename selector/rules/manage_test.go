@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+func TestSelect_Manage(t *testing.T) {
+	cases := []struct{ text, fn, args string }{
+		{"list my schedules", "schedule.list", `{"createdBy":"U0ADA"}`},
+		{"what's scheduled", "schedule.list", `{}`},
+		{"what jobs do I have", "schedule.list", `{}`},
+		{"what's scheduled in #ops", "schedule.list", `{"channelId":"#ops"}`},
+		{"what's scheduled in <#C024BE91L|ops>", "schedule.list", `{"channelId":"C024BE91L"}`},
+		{"show me all the jobs", "schedule.list", `{}`},
+		{"pause the backup reminder", "schedule.pause", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA"}`},
+		{"stop the backup reminder", "schedule.pause", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA"}`},
+		{"resume the backup reminder", "schedule.resume", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA"}`},
+		{"delete job 01KBBBBBBBBBBBBBBBBBBBBBBB", "schedule.delete", `{"jobId":"01KBBBBBBBBBBBBBBBBBBBBBBB"}`},
+		{"run the standup job now", "schedule.run_now", `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC"}`},
+		{"cancel the hello world post", "schedule.delete", `{"jobId":"01KBBBBBBBBBBBBBBBBBBBBBBB"}`},
+		{"show the standup", "schedule.show", `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC"}`},
+		{"change the friday post to 10am every friday", "schedule.update",
+			`{"jobId":"01KBBBBBBBBBBBBBBBBBBBBBBB","schedule":{"cron":"0 10 * * 5","timezone":"America/New_York"},"scheduleType":"cron"}`},
+		// renames keep the name as written (NL_SPEC 23)
+		{"rename the standup job to Daily Sync", "schedule.update", `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC","name":"Daily Sync"}`},
+		{"give the backup reminder the name “backups”", "schedule.update", `{"jobId":"01KAAAAAAAAAAAAAAAAAAAAAAA","name":"backups"}`},
+		{"change the name of the friday post to fri-hello", "schedule.update", `{"jobId":"01KBBBBBBBBBBBBBBBBBBBBBBB","name":"fri-hello"}`},
+	}
+	for _, c := range cases {
+		in := input(c.text)
+		in.Jobs = jobs
+		d := Decide(in)
+		if d.Function != c.fn || string(d.Args) != c.args {
+			t.Errorf("%q: %s %s, want %s %s (%+v)", c.text, d.Function, d.Args, c.fn, c.args, d)
+		}
+	}
+	in := input("pause the team post")
+	in.Jobs = jobs
+	if d := Decide(in); d.Missing != "job" || !strings.Contains(d.Clarify, "01KBBBBBBBBBBBBBBBBBBBBBBB") || !strings.Contains(d.Clarify, "01KCCCCCCCCCCCCCCCCCCCCCCC") {
+		t.Errorf("two matches: %+v, want a question listing both", d)
+	}
+	in = input("pause the payroll reminder")
+	in.Jobs = jobs
+	if d := Decide(in); d.Unsupported == "" || !strings.Contains(d.Unsupported, "payroll") {
+		t.Errorf("no match: %+v", d)
+	}
+	in = input("stop it")
+	in.ContextJobID = "01KCCCCCCCCCCCCCCCCCCCCCCC"
+	if d := Decide(in); d.Function != "schedule.pause" || !strings.Contains(string(d.Args), "01KCCC") {
+		t.Errorf("stop it with a job in context: %+v", d)
+	}
+	in = input("call it morning standup")
+	in.Jobs, in.ContextJobID = jobs, "01KCCCCCCCCCCCCCCCCCCCCCCC"
+	if d := Decide(in); d.Function != "schedule.update" || string(d.Args) != `{"jobId":"01KCCCCCCCCCCCCCCCCCCCCCCC","name":"morning standup"}` {
+		t.Errorf("call it … with a job in context: %+v", d)
+	}
+	// a run posts at once: words that are not the job's name ask first
+	in = input("trigger the backup reminder")
+	in.Jobs = jobs
+	d := Decide(in)
+	if d.Pending == nil || d.Pending.Yes == "" || d.Function != "" {
+		t.Fatalf("trigger by words: %+v, want a yes/no question", d)
+	}
+	in = input(d.Pending.Yes)
+	in.Jobs = jobs
+	if d := Decide(in); d.Function != "schedule.run_now" || !strings.Contains(string(d.Args), "01KAAAAAAAAAAAAAAAAAAAAAAA") {
+		t.Errorf("yes to “trigger the backup reminder”: %+v", d)
+	}
+	in = input("call mom at 5pm")
+	in.Jobs, in.ContextJobID = jobs, "01KCCCCCCCCCCCCCCCCCCCCCCC"
+	if d := Decide(in); d.Function == "schedule.update" {
+		t.Errorf("“call mom at 5pm” renamed a job: %+v", d)
+	}
+}
+
+// A model's question is marked as the rules mark theirs about the same
+// words: about a new job, "delete it" then drops it (conversation).
+func TestCheckProposal_MarksAModelsQuestion(t *testing.T) {
+	ask := func(text string) selector.Decision {
+		in := input(text)
+		in.Jobs = jobs
+		return CheckProposal(in, selector.Decision{Clarify: "What time?", Missing: selector.MissingTime,
+			Pending: &selector.Pending{Text: text, Missing: selector.MissingTime}})
+	}
+	if d := ask("post hello every friday"); d.Pending == nil || !d.Pending.Create {
+		t.Errorf("a question about a new job: %+v, want Pending.Create", d.Pending)
+	}
+	if d := ask("move the backup reminder"); d.Pending == nil || d.Pending.Create {
+		t.Errorf("a question about a change: %+v, want no Pending.Create", d.Pending)
+	}
+}
