@@ -220,7 +220,10 @@ var renameRes = []*regexp.Regexp{
 // nameSaysWhen reports whether a new name is a when ("call it at 5pm",
 // "call it tomorrow"): a name may have a day part ("morning standup").
 func nameSaysWhen(in selector.Input, name string) bool {
-	return slices.ContainsFunc(lex(name), func(t tok) bool { return t.kind == tNum || strongTime(t) }) ||
+	toks := lex(name)
+	return slices.ContainsFunc(toks, func(t tok) bool { return t.kind == tNum || strongTime(t) }) ||
+		len(toks) > 0 && !slices.ContainsFunc(toks, func(t tok) bool { return !timeBearing(t) }) || // "call it monday"
+
 		slices.Contains([]string{"now", "later", "soon", "today", "tomorrow", "tonight"}, strings.TrimSpace(name)) ||
 		create(in, "post x "+name).Function != ""
 }

@@ -92,3 +92,18 @@ func TestCheckProposal_MarksAModelsQuestion(t *testing.T) {
 		t.Errorf("a question about a change: %+v, want no Pending.Create", d.Pending)
 	}
 }
+
+// A new message with a time in it asks, and "yes" makes those words the
+// message (NL_SPEC 23, 24).
+func TestSelect_MessageWithATimeAsksThenTakesYes(t *testing.T) {
+	in := input("make it say see you at 5")
+	in.Jobs, in.ContextJobID = jobs, "01KCCCCCCCCCCCCCCCCCCCCCCC"
+	d := Decide(in)
+	if d.Function != "" || d.Pending == nil || d.Pending.Yes == "" {
+		t.Fatalf("%+v, want a yes/no question", d)
+	}
+	in.Text = d.Pending.Yes
+	if d := Decide(in); d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"text":"see you at 5"`) {
+		t.Errorf("yes: %s %s (%+v), want the message changed", d.Function, d.Args, d)
+	}
+}

@@ -52,12 +52,22 @@ func update(in selector.Input, text, words string) selector.Decision {
 	if isMsg && !quoted && saysWhen(in, msg) {
 		// "change the standup text to standup on Monday": a day, a number
 		// in unquoted words may be a when (decision 24)
-		return clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day: "+
-			"put the message in quotes (change the message to “"+msg+"”), and say a new time apart.")
+		// (yes or no: "yes" makes them the message, quoted)
+		if slices.ContainsFunc(lex(msg), func(t tok) bool { return t.kind == tChannel }) {
+			// "post hi in #eng instead": the channel is likely meant
+			return clarify(in, text, selector.MissingAction, "Should “"+msg+"” be the new message, or should it post somewhere else? "+
+				"Say the message in quotes (make it say “…”), or the channel alone (“post it in #eng”).")
+		}
+		d := clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day, "+
+			"so I'm asking: say yes, or say the message in quotes (make it say “…”) and a new time apart.")
+		d.Pending.Yes = "change " + id + " message to “" + msg + "”"
+		return d
 	}
 	if isMsg && !quoted && commentRe.MatchString(strings.ToLower(msg)) {
-		// "make it say something nicer": what to post, not the post
-		return clarify(in, text, selector.MissingAction, "What should it say? Give me the new message in quotes, such as: make it say “standup in 5”.")
+		// "make it say something nicer": about the post, not the post; an
+		// answer could not be told from another such comment, so nothing
+		// waits for one
+		return unsupported("I post the words I'm given and can't write them for you. Give me the new message in quotes: make it say “good morning team”.")
 	}
 	if !isMsg && job != nil && job.ScheduleType != store.ScheduleOnce && (limitedRe.MatchString(strings.ToLower(outsideQuotes(newPart))) || limitedRe.MatchString(head) || onceDateRe.MatchString(strings.ToLower(outsideQuotes(newPart)))) {
 		// "move the standup to 10am tomorrow only", "… for a week": a
@@ -148,7 +158,7 @@ func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
 
 // commentRe: words about a message rather than the message ("something
 // nicer", "whatever you like", "better").
-var commentRe = regexp.MustCompile(`^(?:(?:something|anything|whatever|whichever)\b.*|(?:different|better|nicer|shorter|longer|else|friendlier)|(?:more|less|a\s+bit|a\s+little)\s+(?:\w+er|friendly|polite|formal|casual|professional|fun|clear|concise|specific|positive|urgent))[.!]?$`)
+var commentRe = regexp.MustCompile(`^(?:(?:something|anything|whatever|whichever|more|less|the\s+opposite)\b.*|\w+er(?:\s+(?:things|words|stuff))?|a\s+(?:bit|little)\s+.*|(?:a|an)\s+(?:\w+er|better|different|new|other|proper|real)\s+(?:message|greeting|text|one|version|post|wording))[.!]?$`)
 
 // saysWhen reports whether unquoted message words say when or where
 // ("standup on Monday", "hi at noon", "hi in #eng", "hi every day"):
