@@ -97,7 +97,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	if m := sayInsteadRe.FindStringSubmatch(rest); m != nil && instead && !marked && !refersBack(strings.Fields(m[1])[0]) {
 		// "post hi all instead"
-		if d := update(in, text, "it say "+strings.ToLower(m[1])); d.Function == "schedule.update" || d.Missing == selector.MissingAction {
+		if d := update(in, text, "it say "+strings.ToLower(m[1])); d.Function == "schedule.update" || d.Missing == selector.MissingAction || d.Unsupported != "" {
 			return d, true
 		}
 	}

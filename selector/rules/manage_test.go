@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedbot/schedbot/selector"
 )
@@ -102,8 +103,15 @@ func TestSelect_MessageWithATimeAsksThenTakesYes(t *testing.T) {
 	if d.Function != "" || d.Pending == nil || d.Pending.Yes == "" {
 		t.Fatalf("%+v, want a yes/no question", d)
 	}
+	pending := d.Pending
 	in.Text = d.Pending.Yes
 	if d := Decide(in); d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"text":"see you at 5"`) {
 		t.Errorf("yes: %s %s (%+v), want the message changed", d.Function, d.Args, d)
+	}
+	// a message in quotes answers it too, in those words' place
+	in.Text, in.Pending = "“see you soon”", pending
+	in.Pending.Expires = in.Now.Add(time.Minute)
+	if d := Decide(in); d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"text":"see you soon"`) {
+		t.Errorf("a quoted answer: %s %s (%+v), want the message changed", d.Function, d.Args, d)
 	}
 }

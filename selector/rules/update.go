@@ -47,20 +47,22 @@ func update(in selector.Input, text, words string) selector.Decision {
 	if job != nil && job.Text != "" && strings.EqualFold(unquote(head), job.Text) {
 		msgHead = "its message" // "change hello world to hello team": the job by its message
 	}
-	msg, isMsg := newMessage(msgHead, newPart, p, in.Now)
-	quoted := len(p) == 1 && p[0].kind == tQuote
+	msg, isMsg, quoted := newMessage(msgHead, newPart, p, in.Now)
 	if isMsg && !quoted && saysWhen(in, msg) {
 		// "change the standup text to standup on Monday": a day, a number
 		// in unquoted words may be a when (decision 24)
-		// (yes or no: "yes" makes them the message, quoted)
 		if slices.ContainsFunc(lex(msg), func(t tok) bool { return t.kind == tChannel }) {
-			// "post hi in #eng instead": the channel is likely meant
-			return clarify(in, text, selector.MissingAction, "Should “"+msg+"” be the new message, or should it post somewhere else? "+
-				"Say the message in quotes (make it say “…”), or the channel alone (“post it in #eng”).")
+			// "post hi in #eng instead": the channel is likely meant; no
+			// one answer settles which, so nothing waits for one
+			return unsupported("I can't tell whether “%s” is the new message or where to post it. Say the message in quotes "+
+				"(make it say “…”), or the channel alone (“post it in #eng”).", msg)
 		}
+		// "yes" makes them the message; a message in quotes takes their
+		// place in the request
 		d := clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day, "+
-			"so I'm asking: say yes, or say the message in quotes (make it say “…”) and a new time apart.")
+			"so I'm asking: say yes, or say the message in quotes and a new time apart.")
 		d.Pending.Yes = "change " + id + " message to “" + msg + "”"
+		d.Pending.Replace = strings.Join(strings.Fields(msg), " ")
 		return d
 	}
 	if isMsg && !quoted && commentRe.MatchString(strings.ToLower(msg)) {
@@ -141,19 +143,21 @@ func messageOfIt(in selector.Input, head string) string {
 }
 
 // newMessage is the message an update says, if it says one: quoted, after
-// "say", or after job words that end in "message" or "text".
-func newMessage(head, newPart string, p []tok, now time.Time) (string, bool) {
+// "say", or after job words that end in "message" or "text". quoted: the
+// words were in quotes, so they are the message whatever they say.
+func newMessage(head, newPart string, p []tok, now time.Time) (msg string, ok, quoted bool) {
 	if len(p) == 1 && p[0].kind == tQuote {
-		return p[0].s, true
+		return p[0].s, true, true
 	}
 	isWhen := func(s string) bool { _, ok, _ := parseBlock(lex(s), when{}, now); return ok }
 	if m := sayRe.FindStringSubmatch(newPart); m != nil && !isWhen(m[1]) {
-		return unquote(m[1]), true // not "make it post at 10am"
+		msg = unquote(m[1])
+		return msg, true, msg != m[1] // not "make it post at 10am"
 	}
 	if messageHeadRe.MatchString(head) && newPart != "" && !slices.ContainsFunc(p, func(t tok) bool { return t.kind == tQuote || t.kind == tChannel }) && !isWhen(newPart) {
-		return unquote(newPart), true
+		return unquote(newPart), true, false
 	}
-	return "", false
+	return "", false, false
 }
 
 // commentRe: words about a message rather than the message ("something
