@@ -48,6 +48,10 @@ func update(in selector.Input, text, words string) selector.Decision {
 		msgHead = "its message" // "change hello world to hello team": the job by its message
 	}
 	msg, isMsg, quoted := newMessage(msgHead, newPart, p, in.Now)
+	if m := sayRe.FindStringSubmatch(newPart); isMsg && !quoted && m != nil && lex(m[1])[0].kind == tQuote {
+		// "make it say “call at 5” at 10am": two changes (decision 27)
+		return unsupported("I change one thing a message. Say: make it say “%s”; then the new time or channel (“move it to 10am”).", msg)
+	}
 	if isMsg && !quoted && saysWhen(in, msg) {
 		// "change the standup text to standup on Monday": a day, a number
 		// in unquoted words may be a when (decision 24)
@@ -60,7 +64,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 		// "yes" makes them the message; a message in quotes takes their
 		// place in the request
 		d := clarify(in, text, selector.MissingAction, "Should the new message be “"+msg+"”? Its words name a time or a day, "+
-			"so I'm asking: say yes, or say the message in quotes and a new time apart.")
+			"so I'm asking: say yes, or give the message in quotes.")
 		d.Pending.Yes = "change " + id + " message to “" + msg + "”"
 		d.Pending.Replace = strings.Join(strings.Fields(msg), " ")
 		return d
@@ -150,9 +154,13 @@ func newMessage(head, newPart string, p []tok, now time.Time) (msg string, ok, q
 		return p[0].s, true, true
 	}
 	isWhen := func(s string) bool { _, ok, _ := parseBlock(lex(s), when{}, now); return ok }
-	if m := sayRe.FindStringSubmatch(newPart); m != nil && !isWhen(m[1]) {
-		msg = unquote(m[1])
-		return msg, true, msg != m[1] // not "make it post at 10am"
+	if m := sayRe.FindStringSubmatch(newPart); m != nil {
+		if q := lex(m[1]); len(q) > 0 && q[0].kind == tQuote {
+			return q[0].s, true, len(q) == 1 // "say “tomorrow”": quoted, the message whatever it says
+		}
+		if !isWhen(m[1]) {
+			return m[1], true, false // not "make it post at 10am"
+		}
 	}
 	if messageHeadRe.MatchString(head) && newPart != "" && !slices.ContainsFunc(p, func(t tok) bool { return t.kind == tQuote || t.kind == tChannel }) && !isWhen(newPart) {
 		return unquote(newPart), true, false
