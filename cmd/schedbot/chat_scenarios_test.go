@@ -85,11 +85,7 @@ func TestChat_ExamplesWork(t *testing.T) {
 	}
 	// The examples the README's tour and help suggest next also work.
 	out = c.chat("list my schedules", "pause the standup", "resume it", "move the standup to 10am", "run the standup now", "delete the standup")
-	for _, want := range []string{"schedule(s):", "Paused job", "Resumed job", "Updated — I'll post “standup in 5” in #team every weekday at 10:00 AM", "Running job", "Deleted job"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("chat lacks %q:\n%s", want, out)
-		}
-	}
+	wantAll(t, out, "schedule(s):", "Paused job", "Resumed job", "Updated — I'll post “standup in 5” in #team every weekday at 10:00 AM", "Running job", "Deleted job")
 }
 
 // What the README suggests right after a create changes that job: a
@@ -164,17 +160,13 @@ func TestChat_NoSwallowing(t *testing.T) {
 		"at 5",                                // narrows: am or pm?
 		"pm",                                  // answered
 	)
-	for _, want := range []string{
+	wantAll(t, out,
 		"I've dropped my earlier question about “post hello every friday”.",
 		"I'm still asking about “post tea every monday”",
 		"OK, dropped — nothing scheduled.",
 		"Is that 5 in the morning or in the afternoon?",
 		"OK — I'll post “coffee” every day at 5:00 PM",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("chat lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	var texts []string
 	for _, j := range c.jobs() {
 		texts = append(texts, jobText(j))
@@ -245,18 +237,14 @@ func TestChat_Questions(t *testing.T) {
 	out := c.chat("what is paused?", "what's on this week?", "who paused the backup check?",
 		"what changed in #team this week?", "when did the standup last run?", "show the standup")
 	user, _ := chatUser()
-	for _, want := range []string{
-		"• " + c.jobByText("backup check").JobID + " — post “backup check” in #ops — Every day at 5:00 PM (UTC) — paused",
-		user + " paused post “backup check” in #ops on ",
-		user + " changed post “standup” in #team on ",
+	wantAll(t, out,
+		"• "+c.jobByText("backup check").JobID+" — post “backup check” in #ops — Every day at 5:00 PM (UTC) — paused",
+		user+" paused post “backup check” in #ops on ",
+		user+" changed post “standup” in #team on ",
 		"from “Every weekday at 9:25 AM (UTC)” to “Every weekday at 10:00 AM (UTC)”",
 		"active: post “standup” in #team every weekday at 10:00 AM (UTC).",
 		"It has not run yet.",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("chat lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "backup check” in #ops\n") || strings.Contains(out, "What would you like") {
 		t.Errorf("a question was not understood:\n%s", out)
 	}
@@ -386,16 +374,12 @@ func TestChat_UnreadAnswerKeepsTheRequest(t *testing.T) {
 	out := c.chat("post hello every friday", "nine",
 		"post standup every monday at 3", "afternoon",
 		"post tea every friday", "ok 9am", "umm 9am i guess", "9am")
-	for _, want := range []string{
+	wantAll(t, out,
 		"OK — I'll post “hello” every Friday at 9:00 AM (UTC).",
 		"OK — I'll post “standup” every Monday at 3:00 PM (UTC).",
 		"I'm still asking about “post tea every friday”: What time? For example 9am or 17:30.",
 		"OK — I'll post “tea” every Friday at 9:00 AM (UTC).",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("chat lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "every friday ok") || strings.Contains(out, "every friday umm") {
 		t.Errorf("an unread answer was glued onto the request:\n%s", out)
 	}
@@ -409,5 +393,15 @@ func TestChat_OverlongLineIsAnsweredAndChatGoesOn(t *testing.T) {
 	c.jobByText("hi") // the line after the 3 MB one was read
 	if !strings.Contains(out, "too long") {
 		t.Errorf("the 3 MB line got no answer saying it is too long:\n%.600s", out)
+	}
+}
+
+// wantAll fails t for each of wants that chat's output lacks.
+func wantAll(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("chat lacks %q:\n%s", want, out)
+		}
 	}
 }

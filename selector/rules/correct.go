@@ -71,7 +71,8 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if m := remindMeRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
 		rest = m[1] // "actually remind me at 5pm instead": the job's new time
 	}
-	if !said && create(in, rest).Function != "" {
+	asCreate := create(in, rest) // read once: whether rest is a request of its own
+	if !said && asCreate.Function != "" {
 		// "no, send the report at noon on weekdays", "post hello 2 hours
 		// later": a complete request, which decide reads as one
 		return selector.Decision{}, false
@@ -102,7 +103,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		}
 	}
 	// what is left must be a when or a target, nothing to post
-	if d := create(in, rest); d.Function != "" || d.Missing != selector.MissingAction {
+	if asCreate.Function != "" || asCreate.Missing != selector.MissingAction {
 		return selector.Decision{}, false
 	}
 	isWhen := isWhenWords(in, rest)
