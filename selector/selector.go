@@ -64,13 +64,18 @@ type JobRef struct {
 	Schedule     store.Schedule
 	// Skip is the occurrences it leaves out ("unskip the standup").
 	Skip []time.Time
+	// StartAt, EndAt and Action let "post it in #eng too" make the same
+	// job elsewhere.
+	StartAt, EndAt time.Time
+	Action         store.TargetAction
 }
 
 // RefOf is what the selector may know of a job. Chat and parse both use
 // it, so a reference resolves the same way through either.
 func RefOf(j *store.Job) JobRef {
 	ref := JobRef{JobID: j.JobID, Name: j.Name, Description: j.Description, State: string(j.State),
-		CreatedBy: j.CreatedBy.SenderID, ScheduleType: j.ScheduleType, Schedule: j.Schedule, Skip: j.Skip}
+		CreatedBy: j.CreatedBy.SenderID, ScheduleType: j.ScheduleType, Schedule: j.Schedule, Skip: j.Skip,
+		StartAt: j.StartAt, EndAt: j.EndAt, Action: j.TargetAction}
 	switch a := j.TargetAction; {
 	case a.Type == store.ActionWorkflowStart:
 		ref.Text = "workflow " + a.WorkflowID

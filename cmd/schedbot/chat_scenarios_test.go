@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,32 @@ func TestChat_ChangesRightAfterACreate(t *testing.T) {
 	}
 	if !strings.Contains(out, "Updated “friday hello” — I'll post “hi all” in #team every Friday at 11:00 AM") {
 		t.Errorf("the rename is not confirmed in words:\n%s", out)
+	}
+}
+
+// "post it in #eng too" makes a second job like the first; "send it to
+// me" then moves that one (the job last spoken of) to the sender.
+func TestChat_CopyThenSendToMe(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello world in #team every Friday at 9AM", "post it in #eng too", "send it to me instead")
+	wantAll(t, out, "I'll post “hello world” in #eng every Friday at 9:00 AM", "Updated")
+	js := c.jobs()
+	if len(js) != 2 {
+		t.Fatalf("%d jobs, want the first and its copy:\n%s", len(js), out)
+	}
+	var where []string
+	for _, j := range js {
+		if j.Schedule.Cron != "0 9 * * 5" || jobText(j) != "hello world" {
+			t.Errorf("job %s: %s %q, want the first's schedule and message", j.JobID, j.Schedule.Cron, jobText(j))
+		}
+		if j.TargetRef == nil {
+			where = append(where, "sender")
+		} else {
+			where = append(where, j.TargetRef.ChannelID)
+		}
+	}
+	if slices.Sort(where); !slices.Equal(where, []string{"#team", "sender"}) {
+		t.Errorf("the jobs post to %q, want #team and the sender:\n%s", where, out)
 	}
 }
 

@@ -26,6 +26,16 @@ var (
 	// postItInRe: a job sent elsewhere ("post it in #eng", "send the
 	// dentist reminder to #eng"). Group 1 names the job, if anything.
 	postItInRe = regexp.MustCompile(`(?i)^(?:post|send|put|move)(?:\s+(.+?))?\s+(?:in|to|into|on)\s+(\S+)$`)
+	// toMeRe: a job sent to the person writing ("send it to me", "dm me
+	// instead", "send the standup to my DMs"). Groups 1 to 3 name the
+	// job, if anything.
+	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|dm\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))$`)
+	// alsoRe: a job posted somewhere else as well ("post it in #eng too",
+	// "also send the standup to #eng"). Group 1 names the job, if anything;
+	// "also" before or "too", "also", "as well" after must be said.
+	alsoRe = regexp.MustCompile(`(?i)^(also\s+)?(?:post|send|put)(?:\s+(.+?))?\s+(?:in|to|into|on)\s+(\S+?)[.!]?(\s+(?:too|also|as\s+well)[.!]?)?$`)
+	// itWords name the job in context and nothing else.
+	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// remindMeRe: "remind me at 5pm (instead)".
 	remindMeRe = regexp.MustCompile(`(?i)^remind\s+(?:me|us)\s+(.+)$`)
 	// sayInsteadRe: "post hi all instead", "say hi all instead".
@@ -77,7 +87,11 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		// later": a complete request, which decide reads as one
 		return selector.Decision{}, false
 	}
-	if d, ok := movedTo(in, text, rest, instead); ok {
+	bare := strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")) // "can you post it in #eng too pls"
+	if d, ok := copiedTo(in, text, bare); ok {
+		return d, true
+	}
+	if d, ok := movedTo(in, text, bare, instead); ok {
 		return d, true
 	}
 	if mins, dir, ok := shiftOf(politeTailRe.ReplaceAllString(rest, "")); ok && dir != 0 && in.ContextJobID != "" {
@@ -122,18 +136,22 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 // to a channel. Job words must say they are a job (a job noun, "it"), or
 // "instead" must close the request: "post hello in #eng" is a create.
 func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decision, bool) {
-	m := postItInRe.FindStringSubmatch(rest)
-	if m == nil {
+	var words, to string
+	if m := toMeRe.FindStringSubmatch(rest); m != nil {
+		words, to = m[1]+m[2]+m[3], "me"
+	} else if m := postItInRe.FindStringSubmatch(rest); m != nil {
+		if p := lex(m[2]); len(p) != 1 || p[0].kind != tChannel {
+			return selector.Decision{}, false
+		}
+		words, to = m[1], m[2]
+	} else {
 		return selector.Decision{}, false
 	}
-	if p := lex(m[2]); len(p) != 1 || p[0].kind != tChannel {
-		return selector.Decision{}, false
-	}
-	words := strings.ToLower(m[1])
+	words = strings.ToLower(words)
 	switch {
 	case strings.ContainsAny(words, "\"“”'‘’"):
 		return selector.Decision{}, false // a quoted message: a create
-	case words == "" || slices.Contains([]string{"it", "that", "this", "that one", "this one"}, words):
+	case words == "" || slices.Contains(itWords, words):
 		if in.ContextJobID == "" {
 			return selector.Decision{}, false
 		}
@@ -141,10 +159,52 @@ func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decis
 	case !namesJob(in, words) || !instead && !jobNounRe.MatchString(words):
 		return selector.Decision{}, false
 	}
-	if d := update(in, text, words+" to "+m[2]); d.Function == "schedule.update" {
+	if d := update(in, text, words+" to "+to); d.Function == "schedule.update" {
 		return d, true
 	}
 	return selector.Decision{}, false
+}
+
+// copiedTo reads "post it in #eng too", "also send the standup to #eng":
+// a new job as the one named (in context, when no words name it), posting
+// to another channel. Job words must say they are a job ("the standup
+// reminder"); quoted words are a message, and so a create of its own.
+func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
+	m := alsoRe.FindStringSubmatch(rest)
+	if m == nil || m[1] == "" && m[4] == "" || strings.ContainsAny(m[2], "\"“”'‘’") {
+		return selector.Decision{}, false
+	}
+	p := lex(m[3])
+	if len(p) != 1 || p[0].kind != tChannel {
+		return selector.Decision{}, false
+	}
+	id, words := in.ContextJobID, strings.ToLower(m[2])
+	if words != "" && !slices.Contains(itWords, words) {
+		if !jobNounRe.MatchString(words) || !namesJob(in, words) {
+			return selector.Decision{}, false
+		}
+		var d selector.Decision
+		var ok bool
+		if id, d, ok = pickJob(in, text, words); !ok {
+			return d, true
+		}
+	}
+	job := jobRef(in, id)
+	if job == nil {
+		return selector.Decision{}, false
+	}
+	ref, why := channelRef(in, p[0])
+	if why != "" {
+		return unsupported("%s", why), true
+	}
+	args := map[string]any{"scheduleType": job.ScheduleType, "schedule": job.Schedule, "targetAction": job.Action, "targetRef": ref}
+	if !job.StartAt.IsZero() {
+		args["startAt"] = job.StartAt
+	}
+	if !job.EndAt.IsZero() {
+		args["endAt"] = job.EndAt
+	}
+	return call("schedule.create", args), true
 }
 
 // isWhenWords reports whether s reads as a when and nothing else.

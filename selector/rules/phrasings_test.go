@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -72,6 +73,10 @@ func tableJobRefs() []selector.JobRef {
 		ref.ScheduleType = j.sched.Type
 		ref.Schedule = store.Schedule{Cron: j.sched.Cron, Timezone: j.sched.Timezone, EverySeconds: j.sched.EverySeconds,
 			StartAt: j.sched.StartAt, RunAt: j.sched.RunAt}
+		ref.Action = store.TargetAction{Type: store.ActionCommandInvoke, FunctionID: "message.post", FunctionArgs: json.RawMessage(`{"text":` + strconv.Quote(j.text) + `}`)}
+		if wf, ok := strings.CutPrefix(j.text, "wf:"); ok {
+			ref.Action = store.TargetAction{Type: store.ActionWorkflowStart, WorkflowID: wf}
+		}
 		refs = append(refs, ref)
 	}
 	return refs

@@ -106,8 +106,10 @@ func aboutNew(d selector.Decision) selector.Decision {
 	return d
 }
 
-// retractRe: the sender takes the request back ("… actually no").
-var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|cancel\s+that|disregard\s+(?:that|this))\b`)
+// retractRe: the sender takes the request back ("… actually no"). "cancel
+// that" followed by a word of its own names a job ("cancel that
+// reminder"), which manage reads.
+var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|disregard\s+(?:that|this))\b|\bcancel\s+that(?:\s+(?:one|please|pls|thanks))?\s*(?:[.!,;:—–-]|$)`)
 
 // outsideQuotes is s without what it quotes: a quoted message may say
 // anything.

@@ -36,6 +36,11 @@ func update(in selector.Input, text, words string) selector.Decision {
 	if mins, dir, ok := shiftOf(newPart); ok {
 		return shift(in, text, jobRef(in, id), mins, dir) // "push it back an hour"
 	}
+	if toMeRe.MatchString("send it to " + newPart) {
+		// "send it to me": to the sender, as "remind me" makes a job;
+		// outside Slack no target, which is the conversation it came from
+		return call("schedule.update", map[string]any{"jobId": id, "targetRef": targetRef(in, target{}, action{remindWho: "me"})})
+	}
 	job := jobRef(in, id)
 	// "change the standup message to “standup in 10”", "make it say hi
 	// all", "move it to #eng", "post it in #eng"
@@ -88,13 +93,9 @@ func update(in selector.Input, text, words string) selector.Decision {
 		case isMsg:
 			patch["targetAction"] = action{text: withMark(text, msg)}.json()
 		default:
-			s := &sentence{toks: p, used: make([]bool, 1)}
-			if why := s.takeTargets(); why != "" {
+			ref, why := channelRef(in, p[0])
+			if why != "" {
 				return unsupported("%s", why)
-			}
-			ref := targetRef(in, s.tgt, action{})
-			if ref == nil {
-				return unsupported("I couldn't read that channel.")
 			}
 			patch["targetRef"] = ref
 		}
@@ -200,6 +201,20 @@ func unquote(s string) string {
 		return p[0].s
 	}
 	return s
+}
+
+// channelRef is the target a job moved (or copied) to channel ch posts
+// to, or why there is none.
+func channelRef(in selector.Input, ch tok) (map[string]any, string) {
+	s := &sentence{toks: []tok{ch}, used: make([]bool, 1)}
+	if why := s.takeTargets(); why != "" {
+		return nil, why
+	}
+	ref := targetRef(in, s.tgt, action{})
+	if ref == nil {
+		return nil, "I couldn't read that channel."
+	}
+	return ref, ""
 }
 
 // jobRef is the job of in.Jobs with id, or nil.
