@@ -136,6 +136,18 @@ func TestChat_CopyThenSendToMe(t *testing.T) {
 	}
 }
 
+// "change the message" and "change the day" name only the part to
+// change; each asks, and its answer alone is the new message or day.
+func TestChat_ChangeAPartThenAnswer(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello world in #team every Friday at 9AM", "change the message", "see you at 5", "change the day", "tuesday")
+	wantAll(t, out, "What should it say?", "What should it change to?")
+	js := c.jobs()
+	if len(js) != 1 || js[0].Schedule.Cron != "0 9 * * 2" || jobText(js[0]) != "see you at 5" {
+		t.Fatalf("jobs after the answers: %+v, want one posting “see you at 5” on Tuesdays at 9:\n%s", js, out)
+	}
+}
+
 // A refusal is said in words, naming what to do; no field path reaches
 // the person, and nothing changes.
 func TestChat_RefusalInWords(t *testing.T) {

@@ -36,10 +36,13 @@ var (
 	alsoRe = regexp.MustCompile(`(?i)^(also\s+)?(?:post|send|put)(?:\s+(.+?))?\s+(?:in|to|into|on)\s+(\S+?)[.!]?(\s+(?:too|also|as\s+well)[.!]?)?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
-	// remindMeRe: "remind me at 5pm (instead)".
-	remindMeRe = regexp.MustCompile(`(?i)^remind\s+(?:me|us)\s+(.+)$`)
-	// sayInsteadRe: "post hi all instead", "say hi all instead".
-	sayInsteadRe = regexp.MustCompile(`(?i)^(?:post|say|send)\s+(.+)$`)
+	// verbWhenRe: a when after the job's verb ("remind me at 5pm
+	// instead", "send it at 10 instead", "make it post at 10am"): the
+	// job's new when, when group 1 is one.
+	verbWhenRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+it\s+)?(?:remind\s+(?:me|us)|post|send|run|fire|go\s+out)(?:\s+it)?\s+(.+)$`)
+	// sayInsteadRe: "post hi all instead", "say hi all instead", "make it
+	// post hi all instead".
+	sayInsteadRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+it\s+)?(?:post|say|send)\s+(.+)$`)
 )
 
 // correction reads text as a correction: opening or closing words say
@@ -78,7 +81,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if rest == "" {
 		return selector.Decision{}, false
 	}
-	if m := remindMeRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
+	if m := verbWhenRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
 		rest = m[1] // "actually remind me at 5pm instead": the job's new time
 	}
 	asCreate := create(in, rest) // read once: whether rest is a request of its own
@@ -101,6 +104,12 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if lead == "" && tail == "" && !marked || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}
+	if m := sayInsteadRe.FindStringSubmatch(rest); m != nil && instead && !marked && in.ContextJobID != "" && !refersBack(strings.Fields(m[1])[0]) && !isChannelWords(m[1]) {
+		// "post hi all instead", "make it post hi all instead"
+		if d := update(in, text, "it say "+strings.ToLower(m[1])); d.Function == "schedule.update" || d.Missing == selector.MissingAction || d.Unsupported != "" {
+			return d, true
+		}
+	}
 	if d, ok := manage(in, rest); ok && !marked {
 		return d, true
 	}
@@ -109,12 +118,6 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	if said {
 		return update(in, text, "it say "+strings.ToLower(rest)), true // "it should say hello everyone"
-	}
-	if m := sayInsteadRe.FindStringSubmatch(rest); m != nil && instead && !marked && !refersBack(strings.Fields(m[1])[0]) {
-		// "post hi all instead"
-		if d := update(in, text, "it say "+strings.ToLower(m[1])); d.Function == "schedule.update" || d.Missing == selector.MissingAction || d.Unsupported != "" {
-			return d, true
-		}
 	}
 	// what is left must be a when or a target, nothing to post
 	if asCreate.Function != "" || asCreate.Missing != selector.MissingAction {

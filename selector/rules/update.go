@@ -24,6 +24,12 @@ func update(in selector.Input, text, words string) selector.Decision {
 	for _, lead := range []string{"to ", "for ", "so it runs ", "so that it runs ", "and make it ", "so it posts ", "so it "} {
 		newPart = strings.TrimPrefix(newPart, lead)
 	}
+	newPart = strings.TrimPrefix(newPart, ": ") // an answer to "What should it say?"
+	if m := verbWhenRe.FindStringSubmatch(newPart); m != nil {
+		if w := strings.TrimSuffix(m[1], " instead"); isWhenWords(in, w) || isChannelWords(w) {
+			newPart = strings.TrimPrefix(m[1], "to ") // "make it post at 10am", "make it post in #eng": the when, the channel
+		}
+	}
 	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
 	newPart = asWritten(text, newPart) // a message or a channel id keeps its case
 	id, d, ok := pickJobToChange(in, text, messageOfIt(in, head))
@@ -31,7 +37,20 @@ func update(in selector.Input, text, words string) selector.Decision {
 		return d
 	}
 	if strings.TrimSpace(newPart) == "" {
-		return clarify(in, text, selector.MissingTime, "What should it change to? For example “every Friday at 10am”.")
+		// "change the time": the answer ("10am", "hi all") is what it
+		// changes to, which words naming only a part must say
+		asked := strings.TrimSpace(text)
+		if bareMessageRe.MatchString(head) && !strings.HasSuffix(strings.ToLower(asked), " to") {
+			asked += " to"
+		}
+		switch h := messageOfIt(in, head); {
+		case messageHeadRe.MatchString(h):
+			// "change the message": its answer is the message, whatever it says
+			return clarify(in, asked, selector.MissingAction, "What should it say? For example “hello team”.")
+		case strings.HasSuffix(h, " channel"):
+			return clarify(in, asked, selector.MissingTarget, "Which channel should it post in? For example #eng.")
+		}
+		return clarify(in, asked, selector.MissingTime, "What should it change to? For example “every Friday at 10am”.")
 	}
 	if mins, dir, ok := shiftOf(newPart); ok {
 		return shift(in, text, jobRef(in, id), mins, dir) // "push it back an hour"
@@ -124,9 +143,10 @@ var (
 	messageOfRe = regexp.MustCompile(`^(?:the\s+)?(message|msg|text|wording|channel|time)\s+(?:of|for|in|on)\s+(.+)$`)
 )
 
-// bareMessageRe: job words that are only the message or the channel
-// ("change the text to …", "change the channel to #eng").
-var bareMessageRe = regexp.MustCompile(`^(?:(?:the|this|that)\s+)?(message|msg|text|wording|words|content|channel)$`)
+// bareMessageRe: job words that are only the message, the channel or
+// the when ("change the text to …", "change the channel to #eng",
+// "change the time to 10am").
+var bareMessageRe = regexp.MustCompile(`^(?:(?:the|this|that|its)\s+)?(message|msg|text|wording|words|content|channel|time|day|days|date|schedule|timing)$`)
 
 // messageOfIt reads "the message" as the message of the job in context,
 // when there is one, "the text of the standup" as "the standup text", and
@@ -139,7 +159,13 @@ func messageOfIt(in selector.Input, head string) string {
 		return head
 	}
 	if m := bareMessageRe.FindStringSubmatch(head); m != nil {
-		return "its " + m[1]
+		switch m[1] {
+		case "channel":
+			return "its channel"
+		case "time", "day", "days", "date", "schedule", "timing":
+			return "its time"
+		}
+		return "its message"
 	}
 	if head == "" {
 		return "it"
@@ -201,6 +227,16 @@ func unquote(s string) string {
 		return p[0].s
 	}
 	return s
+}
+
+// isChannelWords reports whether s is a channel and nothing else ("#eng",
+// "in #eng").
+func isChannelWords(s string) bool {
+	p := lex(s)
+	if len(p) == 2 && (channelLeadRe.MatchString(p[0].s) || p[0].s == "to") {
+		p = p[1:]
+	}
+	return len(p) == 1 && p[0].kind == tChannel
 }
 
 // channelRef is the target a job moved (or copied) to channel ch posts
