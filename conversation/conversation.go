@@ -72,12 +72,15 @@ func (c *Conversations) now() time.Time {
 
 // conversationKey names the conversation a message belongs to: the
 // thread it starts or continues (an answer in the thread of a question
-// belongs with it), or the whole channel for a direct message or the
-// terminal, which have no threads to speak of. Its open question is
+// belongs with it), or the whole channel for a direct message (threads
+// or not: it is answered in line) or the terminal. Its open question is
 // stored under it.
 func conversationKey(item *store.QueueItem, m *orchestrator.Message) string {
 	root := m.ThreadTS
-	if root == "" && !strings.HasPrefix(m.ChannelID, "D") {
+	switch {
+	case strings.HasPrefix(m.ChannelID, "D"):
+		root = ""
+	case root == "":
 		root = m.MessageTS
 	}
 	return "q|" + item.ChannelProfileID + "|" + m.ChannelID + "|" + root + "|" + m.SenderID
@@ -232,9 +235,13 @@ func (c *Conversations) Handle(ctx context.Context, item *store.QueueItem, m *or
 // MessageHandler.
 func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) orchestrator.Reply {
 	c.prune(ctx, c.now())
-	text, save, req, finish := c.handle(ctx, item, m)
+	var asks bool
+	text, save, req, finish := c.handle(ctx, item, m, &asks)
 	if req == nil {
-		return orchestrator.Reply{Text: text, SaveFunc: save}
+		// A question is asked where everyone sees it (in a channel, the
+		// thread of the request, which it opens): it repeats what its
+		// asker wrote there, and its answer there needs no mention.
+		return orchestrator.Reply{Text: text, SaveFunc: save, Public: asks}
 	}
 	return orchestrator.Reply{Call: req, Done: func(res any, err error) orchestrator.Reply {
 		text, save := finish(res, err)
@@ -261,8 +268,9 @@ func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *or
 
 // handle decides what a message asks for: an answer, or a call and how to
 // answer once it has run. Each answer comes with what writes the
-// conversation's new state (nil when it does not change).
-func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) (string, func(store.Tx) error, *functions.Request, func(any, error) (string, func(store.Tx) error)) {
+// conversation's new state (nil when it does not change); asks is set
+// when the answer is a question left open.
+func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *orchestrator.Message, asks *bool) (string, func(store.Tx) error, *functions.Request, func(any, error) (string, func(store.Tx) error)) {
 	prof, ok := c.Profiles[item.ChannelProfileID]
 	via := orchestrator.ViaOf(prof.Channel)
 	if !ok || via == "" {
@@ -321,6 +329,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	}
 	switch {
 	case d.Clarify != "":
+		*asks = d.Pending != nil
 		return d.Clarify + dropped, c.save(mem, d.Pending, false, "", now), nil, nil
 	case d.Unsupported != "":
 		return d.Unsupported + dropped, closed, nil, nil
@@ -578,6 +587,8 @@ func channelName(id string) string {
 		return id
 	case strings.HasPrefix(id, "U") || strings.HasPrefix(id, "W"):
 		return "a direct message to <@" + id + ">"
+	case strings.HasPrefix(id, "D"):
+		return "a direct message" // Slack links no DM conversation by id
 	}
 	return "<#" + id + ">"
 }

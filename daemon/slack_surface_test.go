@@ -48,8 +48,12 @@ func (e *slackEnv) ackPayload(t *testing.T, env map[string]any) map[string]any {
 	return p
 }
 
-// Answers meant for the asker are shown to them alone; the confirmation
-// of a job that will post in the channel stays public, in the thread.
+// Answers meant for the asker are shown to them alone, where Slack
+// shows them: at the channel's level for a request made there (an
+// ephemeral message in a thread shows only once the thread exists). The
+// confirmation of a job that will post in the channel stays public, in
+// the thread, as does a question, so that its answer there needs no
+// mention.
 func TestSlack_AnswersMeantForTheAskerArePrivate(t *testing.T) {
 	e := startSlack(t)
 	e.f.Send(t, slacktest.Mention("Ev1", "U1", "post hello in #team every day at 9am", "1700000000.000100", 0))
@@ -57,26 +61,37 @@ func TestSlack_AnswersMeantForTheAskerArePrivate(t *testing.T) {
 		t.Errorf("confirmation: %s %v", p.Method, p.Form)
 	}
 	id := e.jobs(t)[0].JobID
-	for i, c := range []struct{ user, text, want string }{
-		{"U1", "list schedules", "1 schedule(s)"},
-		{"U1", "remind me to stretch", "When should I post"},
-		{"U2", "pause job " + id, "only its creator"},
+	for i, c := range []struct {
+		user, text, want string
+		public           bool
+	}{
+		{"U1", "list schedules", "1 schedule(s)", false},
+		{"U1", "remind me to stretch", "When should I post", true},
+		{"U2", "pause job " + id, "only its creator", false},
+		// a reminder of one's own is nobody else's business
+		{"U0ANA", "remind me to call mom every day at 5pm", "I'll post “call mom”", false},
 	} {
 		ts := fmt.Sprintf("1700000000.00020%d", i)
 		e.f.Send(t, slacktest.Mention(fmt.Sprintf("EvP%d", i), c.user, c.text, ts, 0))
 		p := e.waitPost(t, i+2, c.text)
-		if p.Method != "chat.postEphemeral" || p.Form.Get("user") != c.user || p.Form.Get("thread_ts") != ts || !strings.Contains(p.Form.Get("text"), c.want) {
-			t.Errorf("%q: %s %v, want an ephemeral answer to %s saying %q", c.text, p.Method, p.Form, c.user, c.want)
+		if !strings.Contains(p.Form.Get("text"), c.want) {
+			t.Errorf("%q: %v, want an answer saying %q", c.text, p.Form, c.want)
+		}
+		switch {
+		case c.public && (p.Method != "chat.postMessage" || p.Form.Get("thread_ts") != ts):
+			t.Errorf("%q: %s %v, want a post in the thread of the request", c.text, p.Method, p.Form)
+		case !c.public && (p.Method != "chat.postEphemeral" || p.Form.Get("user") != c.user || p.Form.Has("thread_ts")):
+			t.Errorf("%q: %s %v, want an ephemeral answer to %s at the channel's level", c.text, p.Method, p.Form, c.user)
 		}
 	}
 	// /schedule list answers through its response_url, like /remind list.
 	e.f.Send(t, slashCmd("U1", "C0TEAM", "list"))
 	r := e.waitResponse(t, 1, "the slash listing")
-	if r.Body["response_type"] != "ephemeral" || !strings.Contains(fmt.Sprint(r.Body["text"]), "1 schedule(s)") {
+	if r.Body["response_type"] != "ephemeral" || !strings.Contains(fmt.Sprint(r.Body["text"]), "2 schedule(s)") {
 		t.Errorf("slash list: %v", r.Body)
 	}
-	if n := len(e.f.Posts()); n != 4 {
-		t.Errorf("%d posts, want 4: the slash listing went through its response_url only", n)
+	if n := len(e.f.Posts()); n != 5 {
+		t.Errorf("%d posts, want 5: the slash listing went through its response_url only", n)
 	}
 }
 
@@ -460,5 +475,41 @@ func TestSlack_AFiredReminderIsCompletedSnoozedAndSkipped(t *testing.T) {
 	t.Logf("audited: %v", seen)
 	if j := e.jobs(t)[0]; len(seen) < 4 {
 		t.Errorf("job %+v; audited actions by U1: %v", j, seen)
+	}
+}
+
+// dmMsg is a direct message from U0ANA; in the thread of threadTS when set.
+func dmMsg(eventID, text, ts, threadTS string) map[string]any {
+	ev := map[string]any{"type": "message", "channel_type": "im", "user": "U0ANA", "text": text, "ts": ts, "channel": "D0ANA", "event_ts": ts}
+	if threadTS != "" {
+		ev["thread_ts"] = threadTS
+	}
+	return map[string]any{"envelope_id": fmt.Sprintf("env-%d", slacktest.NextEnvelope()), "type": "events_api", "payload": map[string]any{
+		"token": "x", "team_id": "T1", "type": "event_callback", "event_id": eventID, "event_time": 1700000000, "event": ev}}
+}
+
+// What Slack writes in its markup (entities, links, "@schedbot: …") is
+// read as the person typed it, and posted back escaped once. A direct
+// message is answered in line, and a reply in a DM's thread is the same
+// conversation.
+func TestSlack_TextIsWhatThePersonTyped(t *testing.T) {
+	e := startSlack(t)
+	e.f.Send(t, slacktest.Mention("EvT1", "U1", ": post R&amp;D sync <https://x.io/doc|the doc> in #team every day at 9am", "1700000000.000100", 0))
+	post := e.waitPost(t, 1, "the confirmation")
+	if text := post.Form.Get("text"); !strings.Contains(text, "“R&amp;D sync the doc (https://x.io/doc)”") || strings.Contains(text, "&amp;amp;") {
+		t.Errorf("confirmation = %q, want the text escaped once", text)
+	}
+	if js := e.jobs(t); len(js) != 1 || !strings.Contains(string(js[0].TargetAction.FunctionArgs), `"R&D sync the doc (https://x.io/doc)"`) {
+		t.Fatalf("jobs = %+v", js)
+	}
+	e.f.Send(t, dmMsg("EvT2", "remind me to drink water", "1700000001.000100", ""))
+	post = e.waitPost(t, 2, "the DM question")
+	if post.Form.Get("channel") != "D0ANA" || post.Form.Has("thread_ts") || !strings.Contains(post.Form.Get("text"), "drink water") {
+		t.Errorf("DM question %v, want it in line", post.Form)
+	}
+	e.f.Send(t, dmMsg("EvT3", "every 2 hours", "1700000001.000200", "1700000001.000100"))
+	post = e.waitPost(t, 3, "the DM answer's confirmation")
+	if !strings.Contains(post.Form.Get("text"), "every 2 hours") || len(e.jobs(t)) != 2 {
+		t.Errorf("the answer in the DM's thread: %q, %d jobs", post.Form.Get("text"), len(e.jobs(t)))
 	}
 }

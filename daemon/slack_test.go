@@ -267,8 +267,9 @@ func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
 	if e.jobs(t)[0].State != store.JobDeleted || !strings.Contains(upd.Form.Get("blocks"), "Deleted by") {
 		t.Errorf("after deleting: %s, %v", e.jobs(t)[0].State, upd.Form)
 	}
-	// A job that fires posts in its channel (escaped), not in a thread.
-	e.f.Send(t, slacktest.Mention("Ev9", "U1", "post <!channel> & friends in #team every day at 9am", "1700000000.000900", 0))
+	// A job that fires posts in its channel (escaped, "<!channel>" as the
+	// words "@channel", which ping nobody), not in a thread.
+	e.f.Send(t, slacktest.Mention("Ev9", "U1", "post <!channel> &amp; friends in #team every day at 9am", "1700000000.000900", 0))
 	e.waitPost(t, 3, "the second confirmation")
 	e.f.Send(t, slacktest.Mention("Ev10", "U1", "run it now", "1700000000.001000", 0))
 	waitFor(t, 10*time.Second, "the fired post", func() bool {
@@ -281,7 +282,7 @@ func TestSlack_SlashCommandButtonsAndAFiredPost(t *testing.T) {
 	})
 	for _, p := range e.f.Posts() {
 		if strings.Contains(p.Form.Get("text"), "friends") && p.Form.Get("thread_ts") == "" {
-			if p.Form.Get("channel") != "C0TEAM" || !strings.Contains(p.Form.Get("text"), "&lt;!channel&gt; &amp; friends") ||
+			if p.Form.Get("channel") != "C0TEAM" || !strings.Contains(p.Form.Get("text"), "@channel &amp; friends") || strings.Contains(p.Form.Get("text"), "<!") ||
 				p.Form.Get("unfurl_links") != "false" {
 				t.Errorf("fired post = %v", p.Form)
 			}

@@ -37,7 +37,7 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 				return &actionError{err}
 			}
 			r, called = reply.done(res, nil), true
-			r.Public = publicCalls[reply.Call.Function]
+			r.Public = publicCalls[reply.Call.Function] && !forOnePerson(res)
 		}
 		return w.finishMessage(tx, it, &m, r)
 	})
@@ -65,6 +65,18 @@ func (w *Worker) handleMessage(ctx context.Context, it *store.QueueItem) error {
 // asked may read: what a job will post there, or no longer will.
 var publicCalls = map[string]bool{"schedule.create": true, "schedule.update": true, "schedule.pause": true,
 	"schedule.resume": true, "schedule.delete": true, "schedule.run_now": true}
+
+// forOnePerson reports whether a call's result is a job that posts to one
+// person (a Slack user or DM): its confirmation is theirs, not the
+// channel's, as a reminder of one's own is nobody else's business.
+func forOnePerson(res any) bool {
+	jr, ok := res.(*functions.JobResult)
+	if !ok || jr.Job == nil || jr.Job.TargetRef == nil {
+		return false
+	}
+	id := jr.Job.TargetRef.ChannelID
+	return strings.HasPrefix(id, "U") || strings.HasPrefix(id, "W") || strings.HasPrefix(id, "D")
+}
 
 // done is the reply once the call has run.
 func (r Reply) done(res any, err error) Reply {
@@ -97,7 +109,7 @@ func (w *Worker) finishMessage(tx store.Tx, it *store.QueueItem, m *Message, r R
 		}
 	}
 	if r.Text != "" {
-		target := w.replyTarget(it, m)
+		target := w.replyTarget(it, m, !r.Public)
 		payload, err := json.Marshal(ReplyPayload{MessagePostArgs: functions.MessagePostArgs{Text: r.Text, TargetRef: &target},
 			JobID: r.JobID, Actions: r.Actions, NextRuns: r.NextRuns, ListJobs: r.ListJobs, ListArgs: r.ListArgs,
 			Private: !r.Public, Asker: m.SenderID, ResponseURL: m.ResponseURL})
@@ -115,16 +127,22 @@ func (w *Worker) finishMessage(tx store.Tx, it *store.QueueItem, m *Message, r R
 	return tx.QueuePut(&done)
 }
 
-func (w *Worker) replyTarget(it *store.QueueItem, m *Message) store.TargetRef {
+func (w *Worker) replyTarget(it *store.QueueItem, m *Message, private bool) store.TargetRef {
 	t := store.TargetRef{Channel: w.opt.ProfileChannels[it.ChannelProfileID], ChannelProfileID: it.ChannelProfileID,
 		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, PostingMode: store.PostChannel}
 	if t.Channel == "" {
 		t.Channel = w.opt.DefaultTarget.Channel
 	}
-	if m.ThreadTS != "" {
+	switch {
+	case m.ThreadTS != "":
 		t.PostingMode = store.PostThread
-	} else if m.MessageTS != "" {
-		t.ThreadTS, t.PostingMode = m.MessageTS, store.PostThread // answer in the thread of the request
+	case m.MessageTS != "" && !private && !strings.HasPrefix(m.ChannelID, "D"):
+		// A channel's public answer (a confirmation, a question) in the
+		// thread of the request, where a reply answers without a
+		// mention. A DM is answered in line; a private answer at the
+		// channel's level, where Slack shows it (an ephemeral message in
+		// a thread shows only once the thread exists).
+		t.ThreadTS, t.PostingMode = m.MessageTS, store.PostThread
 	}
 	return t
 }

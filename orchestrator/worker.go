@@ -115,7 +115,8 @@ type Reply struct {
 	ListJobs []string        `json:"listJobs,omitempty"`
 	ListArgs json.RawMessage `json:"-"`
 	// Public is an answer for everyone where it is posted (the
-	// confirmation of a change to a job); any other is for the asker.
+	// confirmation of a change to a job, a question); any other is for
+	// the asker.
 	Public bool `json:"-"`
 	// Call, when set, is what the message asks to do. The worker runs it
 	// in the transaction that queues the reply and completes the message,

@@ -349,7 +349,7 @@ func (a *Adapter) take(ctx context.Context, teamID, channelID, userID, text, ts,
 		}
 		return func() { a.refuse(ctx, channelID, thread, responseURL) }, nil
 	}
-	m := orchestrator.Message{Text: strings.TrimSpace(mentionRe.ReplaceAllStringFunc(text, func(s string) string {
+	m := orchestrator.Message{Text: plainText(mentionRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.Contains(s, a.botUserID) {
 			return ""
 		}
