@@ -71,19 +71,61 @@ func (c *Conversations) now() time.Time {
 }
 
 // conversationKey names the conversation a message belongs to: the
-// thread it starts or continues (an answer in the thread of a question
-// belongs with it), or the whole channel for a direct message (threads
-// or not: it is answered in line) or the terminal. Its open question is
-// stored under it.
+// thread it continues, or the channel's top level (a request made there
+// is asked about in its thread, and answered there or by the sender's
+// next mention at the top level: openQuestionKey), or the whole channel
+// for a direct message (threads or not: it is answered in line) or the
+// terminal. Its open question is stored under it.
 func conversationKey(item *store.QueueItem, m *orchestrator.Message) string {
 	root := m.ThreadTS
-	switch {
-	case strings.HasPrefix(m.ChannelID, "D"):
+	if strings.HasPrefix(m.ChannelID, "D") {
 		root = ""
-	case root == "":
-		root = m.MessageTS
 	}
 	return "q|" + item.ChannelProfileID + "|" + m.ChannelID + "|" + root + "|" + m.SenderID
+}
+
+// topLevelKey is where a reply in a thread finds a question asked about a
+// request made at the channel's top level (its Pending.Thread is that
+// thread); "" where there is no such place.
+func topLevelKey(item *store.QueueItem, m *orchestrator.Message) string {
+	if m.ThreadTS == "" || strings.HasPrefix(m.ChannelID, "D") {
+		return ""
+	}
+	return conversationKey(item, &orchestrator.Message{ChannelID: m.ChannelID, SenderID: m.SenderID})
+}
+
+// questionThread is the thread a question about m is asked in: m's own,
+// or the one its answer opens under m (Slack); "" in a DM.
+func questionThread(m *orchestrator.Message) string {
+	if m.ThreadTS != "" || strings.HasPrefix(m.ChannelID, "D") {
+		return m.ThreadTS
+	}
+	return m.MessageTS
+}
+
+// findQuestion reads the conversation a message continues with get (nil
+// for none): under its own key, else, for a reply in a thread, the
+// question asked there about a request made at the top level. It returns
+// the key it was found under (its own when none was).
+func findQuestion(get func(key string) (*store.Conversation, error), item *store.QueueItem, m *orchestrator.Message) (*store.Conversation, string, error) {
+	key := conversationKey(item, m)
+	q, err := get(key)
+	if err != nil || q != nil {
+		return q, key, err
+	}
+	top := topLevelKey(item, m)
+	if top == "" {
+		return nil, key, nil
+	}
+	q, err = get(top)
+	if err != nil || q == nil {
+		return nil, key, err
+	}
+	var p selector.Pending
+	if json.Unmarshal(q.Pending, &p) != nil || p.Thread != m.ThreadTS {
+		return nil, key, nil // another thread's question
+	}
+	return q, top, nil
 }
 
 // itKey names "it": the job a sender last spoke of in a channel,
@@ -105,19 +147,21 @@ type remembered struct {
 // remembers, from one read transaction. A stored conversation that
 // cannot be read is taken as none (a new question replaces it, pruning
 // removes it), not an error.
-func (c *Conversations) read(ctx context.Context, qKey, jobKey string) ([]selector.JobRef, remembered, error) {
+func (c *Conversations) read(ctx context.Context, item *store.QueueItem, m *orchestrator.Message) ([]selector.JobRef, remembered, error) {
 	var refs []selector.JobRef
 	var mem remembered
+	jobKey := itKey(item, m)
 	err := c.Store.View(ctx, func(tx store.Tx) error {
-		refs, mem = nil, remembered{qKey: qKey, itKey: jobKey}
+		refs, mem = nil, remembered{itKey: jobKey}
 		var err error
 		if refs, err = jobRefsTx(tx); err != nil {
 			return err
 		}
-		q, err := c.conversation(tx, qKey)
+		q, qKey, err := findQuestion(func(key string) (*store.Conversation, error) { return c.conversation(tx, key) }, item, m)
 		if err != nil {
 			return err
 		}
+		mem.qKey = qKey
 		if q != nil {
 			mem.hadPending = true
 			if len(q.Pending) > 0 {
@@ -258,7 +302,8 @@ func (c *Conversations) Decide(ctx context.Context, item *store.QueueItem, m *or
 		if jr, ok := res.(*functions.JobResult); ok && jr.Job.State != store.JobDeleted {
 			fn := req.Function
 			r.JobID, r.NextRuns = jr.Job.JobID, jr.NextRuns
-			if fn == "schedule.create" || fn == "schedule.update" || fn == "schedule.resume" || fn == "schedule.show" {
+			if fn == "schedule.create" || fn == "schedule.update" || fn == "schedule.pause" || fn == "schedule.resume" || fn == "schedule.show" {
+				// the buttons follow the job's state: Resume on a paused one
 				r.Actions = []string{"pause", "delete"}
 			}
 		}
@@ -277,7 +322,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		// A renamed or removed profile is nobody's: never the CLI's authority.
 		return orchestrator.NotSetUp(item.ChannelProfileID), nil, nil, nil
 	}
-	jobs, mem, err := c.read(ctx, conversationKey(item, m), itKey(item, m))
+	jobs, mem, err := c.read(ctx, item, m)
 	if err != nil {
 		return "Sorry, I can't read the schedules right now: " + err.Error(), nil, nil, nil
 	}
@@ -329,7 +374,9 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	}
 	switch {
 	case d.Clarify != "":
-		*asks = d.Pending != nil
+		if *asks = d.Pending != nil; *asks {
+			d.Pending.Thread = questionThread(m)
+		}
 		return d.Clarify + dropped, c.save(mem, d.Pending, false, "", now), nil, nil
 	case d.Unsupported != "":
 		return d.Unsupported + dropped, closed, nil, nil

@@ -90,15 +90,32 @@ func TestConversation_AnswerInTheThreadOfTheQuestion(t *testing.T) {
 		return c.Handle(context.Background(), &store.QueueItem{ChannelProfileID: "team"},
 			&orchestrator.Message{Text: text, SenderID: "UANA", Sender: "ana", ChannelID: "C0TEAM", MessageTS: ts, ThreadTS: thread}).Text
 	}
+	// A request made at the top level is asked about in its thread, and
+	// answered there, or by the sender's next message at the top level.
 	if got := ask("post hello every friday", "1700000000.000100", ""); !strings.HasPrefix(got, "What time?") {
 		t.Fatalf("question = %q", got)
 	}
-	// A question elsewhere in the channel is another conversation.
-	if got := ask("9am", "1700000000.000300", ""); strings.HasPrefix(got, "OK") {
-		t.Errorf("a top-level message answered a thread's question: %q", got)
-	}
 	if got := ask("9am", "1700000000.000200", "1700000000.000100"); !strings.HasPrefix(got, "OK — I'll post “hello”") {
 		t.Errorf("answer in the thread = %q", got)
+	}
+	if got := ask("post bye every monday", "1700000000.000300", ""); !strings.HasPrefix(got, "What time?") {
+		t.Fatalf("question = %q", got)
+	}
+	if got := ask("10am", "1700000000.000400", ""); !strings.HasPrefix(got, "OK — I'll post “bye”") {
+		t.Errorf("answer at the top level = %q", got)
+	}
+	// A question asked in another thread is another conversation: neither
+	// the top level nor a third thread answers it.
+	if got := ask("post hi every tuesday", "1700000000.000600", "1700000000.000500"); !strings.HasPrefix(got, "What time?") {
+		t.Fatalf("question in a thread = %q", got)
+	}
+	for _, thread := range []string{"", "1700000000.000100"} {
+		if got := ask("11am", "1700000000.000700", thread); strings.HasPrefix(got, "OK") {
+			t.Errorf("a message in thread %q answered another thread's question: %q", thread, got)
+		}
+	}
+	if got := ask("11am", "1700000000.000800", "1700000000.000500"); !strings.HasPrefix(got, "OK — I'll post “hi”") {
+		t.Errorf("answer in the question's thread = %q", got)
 	}
 	// In a direct message the whole channel is one conversation.
 	dm := func(text, ts string) string {

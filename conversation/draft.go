@@ -77,8 +77,14 @@ func DryRun(ctx context.Context, st store.Store, reg *functions.Registry, req fu
 // holds a question schedbot asked its sender that is still open: a
 // thread reply that answers it needs no mention.
 func OpenQuestion(tx store.Tx, profileID string, m *orchestrator.Message, now time.Time) bool {
-	cv, err := tx.ConversationGet(conversationKey(&store.QueueItem{ChannelProfileID: profileID}, m))
-	if err != nil || len(cv.Pending) == 0 {
+	cv, _, err := findQuestion(func(key string) (*store.Conversation, error) {
+		cv, err := tx.ConversationGet(key)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
+		return cv, err
+	}, &store.QueueItem{ChannelProfileID: profileID}, m)
+	if err != nil || cv == nil || len(cv.Pending) == 0 {
 		return false
 	}
 	var p selector.Pending

@@ -141,6 +141,16 @@ func TestSlack_AReplyInTheThreadOfAQuestionNeedsNoMention(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].Schedule.Cron != "0 15 * * *" || len(e.f.Posts()) != 2 {
 		t.Errorf("jobs %+v, %d posts", jobs, len(e.f.Posts()))
 	}
+	// The question opens the thread of the request, in public; the
+	// sender's next mention at the top level answers it too.
+	e.f.Send(t, slacktest.Mention("Ev7", "U0ANA1234", "remind me to drink water", "1700000000.000700", 0))
+	if p := e.waitPost(t, 3, "the second question"); p.Method != "chat.postMessage" || p.Form.Get("thread_ts") != "1700000000.000700" {
+		t.Errorf("the question: %s %v, want it in the thread of the request", p.Method, p.Form)
+	}
+	e.f.Send(t, slacktest.Mention("Ev8", "U0ANA1234", "every 2 hours", "1700000000.000800", 0))
+	if p := e.waitPost(t, 4, "the top-level answer's confirmation"); !strings.Contains(p.Form.Get("text"), "“drink water”") || len(e.jobs(t)) != 2 {
+		t.Errorf("answer by a new mention: %q, %d jobs", p.Form.Get("text"), len(e.jobs(t)))
+	}
 }
 
 // The Home tab shows a user's schedules (all of them to an admin) with
@@ -511,5 +521,17 @@ func TestSlack_TextIsWhatThePersonTyped(t *testing.T) {
 	post = e.waitPost(t, 3, "the DM answer's confirmation")
 	if !strings.Contains(post.Form.Get("text"), "every 2 hours") || len(e.jobs(t)) != 2 {
 		t.Errorf("the answer in the DM's thread: %q, %d jobs", post.Form.Get("text"), len(e.jobs(t)))
+	}
+}
+
+// The confirmation of a pause offers Resume, as SLACK.md says of every
+// confirmation.
+func TestSlack_APauseOffersResume(t *testing.T) {
+	e := startSlack(t)
+	e.f.Send(t, slacktest.Mention("EvR1", "U1", "post hello in #team every day at 9am", "1700000000.000100", 0))
+	e.waitPost(t, 1, "the confirmation")
+	e.f.Send(t, slacktest.Mention("EvR2", "U1", "pause it", "1700000000.000200", 0))
+	if p := e.waitPost(t, 2, "the pause's confirmation"); !strings.Contains(p.Form.Get("text"), "Paused") || !strings.Contains(p.Form.Get("blocks"), "schedbot_resume") {
+		t.Errorf("the pause's confirmation: %v", p.Form)
 	}
 }

@@ -8,6 +8,7 @@ package selector
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/schedbot/schedbot/store"
@@ -95,6 +96,17 @@ func RefOf(j *store.Job) JobRef {
 	return ref
 }
 
+// Asked is the request of p as its sender reads it, to quote back: an
+// answer to "What would you like me to schedule?" is held as ": “words”"
+// (a message, whatever its words), read "post “words”".
+func (p *Pending) Asked() string {
+	t := strings.TrimSpace(p.Text)
+	if rest, ok := strings.CutPrefix(t, ": “"); ok {
+		return "post “" + rest
+	}
+	return t
+}
+
 // Pending is a question asked and not yet answered.
 type Pending struct {
 	Text    string    `json:"text"`    // the request that was incomplete
@@ -120,6 +132,9 @@ type Pending struct {
 	// An answer read into Text that leaves such words asks the open
 	// question again instead, so that it does not become the request.
 	Unread bool `json:"unread,omitempty"`
+	// Thread is the thread the question was asked in (Slack), where a
+	// reply answers it; the conversation sets it, not the selector.
+	Thread string `json:"thread,omitempty"`
 }
 
 // Decision is exactly one of a call, a clarification, unsupported or a

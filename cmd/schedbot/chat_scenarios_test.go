@@ -148,6 +148,17 @@ func TestChat_ChangeAPartThenAnswer(t *testing.T) {
 	}
 }
 
+// A question's request is quoted as its sender said it: a message given
+// in answer to "What would you like me to schedule?" is "post “…”".
+func TestChat_AQuestionQuotesItsRequestAsSaid(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post", "hello world", "huh?", "post hi every day at 9am")
+	wantAll(t, out, "I'm still asking about “post “hello world””", "I've dropped my earlier question about “post “hello world””")
+	if strings.Contains(out, ": “hello world”") {
+		t.Errorf("the request is quoted in its stored form:\n%s", out)
+	}
+}
+
 // A refusal is said in words, naming what to do; no field path reaches
 // the person, and nothing changes.
 func TestChat_RefusalInWords(t *testing.T) {

@@ -19,14 +19,14 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	p := in.Pending
 	alone := decide(in, text)
 	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
-		alone.Dropped = p.Text
+		alone.Dropped = p.Asked()
 		return alone
 	}
 	if p.Create && alone.Missing == selector.MissingJob {
 		// "pause it" while a new job is asked about: "it" is that request,
 		// which is no job yet; a "Which one?" is a new request's question.
 		if alone.Pending != nil && len(alone.Pending.Candidates) > 0 {
-			alone.Dropped = p.Text
+			alone.Dropped = p.Asked()
 			return alone
 		}
 		return stillAsking(in)
@@ -45,7 +45,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		}
 	}
 	if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) {
-		alone.Dropped = p.Text // a new request, itself incomplete
+		alone.Dropped = p.Asked() // a new request, itself incomplete
 		return alone
 	}
 	if answerShaped(p.Missing, text) && (first.Pending == nil || !first.Pending.Unread) {
@@ -110,7 +110,7 @@ func stillAsking(in selector.Input) selector.Decision {
 		}[p.Missing]
 	}
 	p.Expires = in.Now.Add(selector.PendingTTL)
-	return selector.Decision{Clarify: "I'm still asking about “" + p.Text + "”: " + q + " (Or say “cancel” to drop it.)",
+	return selector.Decision{Clarify: "I'm still asking about “" + p.Asked() + "”: " + q + " (Or say “cancel” to drop it.)",
 		Missing: p.Missing, Pending: &p}
 }
 
