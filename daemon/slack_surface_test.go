@@ -519,7 +519,8 @@ func TestSlack_TextIsWhatThePersonTyped(t *testing.T) {
 	}
 	e.f.Send(t, dmMsg("EvT3", "every 2 hours", "1700000001.000200", "1700000001.000100"))
 	post = e.waitPost(t, 3, "the DM answer's confirmation")
-	if !strings.Contains(post.Form.Get("text"), "every 2 hours") || len(e.jobs(t)) != 2 {
+	// an interval is told in its sender's zone, as any other schedule
+	if !strings.Contains(post.Form.Get("text"), "every 2 hours (America/New_York)") || len(e.jobs(t)) != 2 {
 		t.Errorf("the answer in the DM's thread: %q, %d jobs", post.Form.Get("text"), len(e.jobs(t)))
 	}
 }

@@ -401,8 +401,8 @@ func (r *reading) compileCall() selector.Decision {
 		return clarify(in, text, selector.MissingTarget, "Which channel should I remind them in? For example “remind #team to …”.")
 	}
 	args := map[string]any{"scheduleType": c.typ, "schedule": c.sched, "targetAction": s.act.json()}
-	if c.typ == "once" {
-		c.sched["timezone"] = zone
+	if c.typ == "once" || c.typ == "interval" {
+		c.sched["timezone"] = zone // the zone its times are shown in
 	}
 	if ref := targetRef(in, s.tgt, s.act); ref != nil {
 		args["targetRef"] = ref
