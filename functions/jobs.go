@@ -73,6 +73,18 @@ func (c *Call) checkSchedule(j *store.Job) (*scheduler.Spec, error) {
 	j.Schedule.RunAt = j.Schedule.RunAt.UTC()
 	j.EndAt = j.EndAt.UTC()
 	limit := c.Now.Add(MaxAhead)
+	// No instant before 1970 (Unix time 0): a year-0 start is a typo, and
+	// iCalendar feeds would show two thousand years of runs that never were.
+	epoch := time.Unix(0, 0)
+	if j.StartAt.Before(epoch) && !j.StartAt.IsZero() {
+		return nil, fieldErr("startAt", "%s is before 1970", j.StartAt.Format(time.RFC3339))
+	}
+	if j.Schedule.StartAt.Before(epoch) && !j.Schedule.StartAt.IsZero() {
+		return nil, fieldErr("schedule.startAt", "%s is before 1970", j.Schedule.StartAt.Format(time.RFC3339))
+	}
+	if dt, err := scheduler.ParseWall(j.Schedule.Dtstart); err == nil && j.Schedule.Dtstart != "" && dt.Year() < 1970 {
+		return nil, fieldErr("schedule.dtstart", "%s is before 1970", j.Schedule.Dtstart)
+	}
 	if !j.StartAt.IsZero() {
 		if j.StartAt.After(limit) {
 			return nil, fieldErr("startAt", "more than 10 years ahead")

@@ -156,6 +156,9 @@ func TestCreate_BadRRuleNamesThePartAndChangesNothing(t *testing.T) {
 		{"cron on rrule", `{"scheduleType":"rrule","schedule":{"cron":"0 9 * * 5","timezone":"UTC","rrule":"FREQ=DAILY"},` + postHi + `}`, "schedule", "only rrule, timezone and dtstart"},
 		{"endAt before startAt", rruleArgs("FREQ=DAILY", "UTC", `"startAt":"2026-12-07T00:00:00Z","endAt":"2026-12-01T00:00:00Z",`), "endAt", "not after startAt"},
 		{"startAt too far", rruleArgs("FREQ=DAILY", "UTC", `"startAt":"2040-01-01T00:00:00Z",`), "startAt", "10 years"},
+		{"startAt in year 0", rruleArgs("FREQ=DAILY", "UTC", `"startAt":"0000-01-01T00:00:00Z",`), "startAt", "before 1970"},
+		{"dtstart in year 0", `{"scheduleType":"rrule","schedule":{"rrule":"FREQ=DAILY;COUNT=3","timezone":"UTC","dtstart":"0000-01-01T09:00:00"},` + postHi + `}`, "schedule.dtstart", "before 1970"},
+		{"interval anchored in 1700", `{"scheduleType":"interval","schedule":{"everySeconds":3600,"startAt":"1700-01-01T00:00:00Z"},` + postHi + `}`, "schedule.startAt", "before 1970"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)

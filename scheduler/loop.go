@@ -319,12 +319,12 @@ func intervalWindows(sp *Spec, first, now time.Time) (int, bool, time.Time) {
 	if !ok || g.After(now) {
 		return 1, false, first
 	}
-	k := now.Sub(g) / sp.Every // windows g, g+Every, … g+k*Every are due
-	if !sp.End.IsZero() {
+	last, k := gridFloor(g, now, sp.Every) // windows g, g+Every, … last are due
+	if !sp.End.IsZero() && !last.Before(sp.End) {
 		// Next said g is before End; no window at or after End counts.
-		k = min(k, (sp.End.Sub(g)-1)/sp.Every)
+		last, k = gridFloor(g, sp.End.Add(-1), sp.Every)
 	}
-	return int(k) + 2, false, g.Add(k * sp.Every)
+	return int(k) + 2, false, last
 }
 
 func walkWindows(next func(time.Time) (time.Time, bool), first, now time.Time) (int, bool, time.Time) {

@@ -185,8 +185,8 @@ func (sp *Spec) next(after time.Time) (t time.Time, ok bool) {
 		if after.Before(sp.Start) {
 			t, ok = sp.Start, true
 		} else {
-			k := after.Sub(sp.Start)/sp.Every + 1
-			t, ok = sp.Start.Add(k*sp.Every), true
+			floor, _ := gridFloor(sp.Start, after, sp.Every)
+			t, ok = floor.Add(sp.Every), true
 		}
 	case store.ScheduleOnce:
 		t, ok = sp.RunAt, sp.RunAt.After(after)
@@ -197,6 +197,23 @@ func (sp *Spec) next(after time.Time) (t time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return t.UTC(), ok
+}
+
+// gridFloor is the last instant start+k·every at or before t (t not
+// before start), and k. t.Sub(start) stops at 292 years (time.Duration's
+// range), which would leave the grid behind t for an anchor centuries
+// back: the start is moved up a century of whole periods at a time first.
+func gridFloor(start, t time.Time, every time.Duration) (time.Time, int64) {
+	const century = 100 * 365 * 24 * time.Hour
+	var k int64
+	if n := century / every; n > 0 {
+		for t.Sub(start) > century {
+			start = start.Add(n * every)
+			k += int64(n)
+		}
+	}
+	m := t.Sub(start) / every
+	return start.Add(m * every), k + int64(m)
 }
 
 // NextN returns up to n fire instants after after.

@@ -118,3 +118,26 @@ func BenchmarkDueWindows_YearDown(b *testing.B) {
 		}
 	})
 }
+
+// An interval's grid holds centuries from its anchor, past the 292 years
+// a time.Duration spans: Next moves forward (a calendar read for the year
+// 2400 looped for ever), and the due windows end at the latest one.
+func TestInterval_CenturiesFromItsAnchor(t *testing.T) {
+	for _, c := range []struct{ anchor, after string }{
+		{"1700-01-01T00:00:00Z", "2026-11-27T15:30:00Z"},
+		{"2026-01-01T00:00:00Z", "2400-01-01T00:30:00Z"},
+		{"0001-01-01T01:00:00Z", "9999-12-31T22:30:00Z"},
+	} {
+		anchor, _ := time.Parse(time.RFC3339, c.anchor)
+		after, _ := time.Parse(time.RFC3339, c.after)
+		sp := mustSpec(t, store.ScheduleInterval, store.Schedule{EverySeconds: 3600, StartAt: anchor}, time.Time{})
+		next, ok := sp.Next(after)
+		if want := after.Truncate(time.Hour).Add(time.Hour); !ok || !next.Equal(want) {
+			t.Errorf("anchor %s: Next(%s) = %s, %v; want %s", c.anchor, c.after, next, ok, want)
+		}
+		count, _, last := dueWindows(sp, anchor, after)
+		if want := after.Truncate(time.Hour); !last.Equal(want) || count < 2 {
+			t.Errorf("anchor %s: due windows up to %s end at %s (%d), want %s", c.anchor, c.after, last, count, want)
+		}
+	}
+}
