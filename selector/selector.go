@@ -20,6 +20,9 @@ const (
 	MissingAction = "action"
 	MissingTarget = "target"
 	MissingJob    = "job"
+	// MissingMessage asks for a job's new message ("change the message"):
+	// the answer's words are read as they come, not as anything to post.
+	MissingMessage = "message"
 )
 
 // Input is one message and what the selector may know around it.
@@ -65,9 +68,10 @@ type JobRef struct {
 	Schedule     store.Schedule
 	// Skip is the occurrences it leaves out ("unskip the standup").
 	Skip []time.Time
-	// StartAt, EndAt and Action let "post it in #eng too" make the same
-	// job elsewhere.
+	// StartAt, EndAt, Remaining and Action let "post it in #eng too"
+	// make the same job elsewhere.
 	StartAt, EndAt time.Time
+	Remaining      int64
 	Action         store.TargetAction
 }
 
@@ -76,7 +80,7 @@ type JobRef struct {
 func RefOf(j *store.Job) JobRef {
 	ref := JobRef{JobID: j.JobID, Name: j.Name, Description: j.Description, State: string(j.State),
 		CreatedBy: j.CreatedBy.SenderID, ScheduleType: j.ScheduleType, Schedule: j.Schedule, Skip: j.Skip,
-		StartAt: j.StartAt, EndAt: j.EndAt, Action: j.TargetAction}
+		StartAt: j.StartAt, EndAt: j.EndAt, Remaining: j.Remaining, Action: j.TargetAction}
 	switch a := j.TargetAction; {
 	case a.Type == store.ActionWorkflowStart:
 		ref.Text = "workflow " + a.WorkflowID

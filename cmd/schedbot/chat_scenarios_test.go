@@ -114,7 +114,7 @@ func TestChat_ChangesRightAfterACreate(t *testing.T) {
 // me" then moves that one (the job last spoken of) to the sender.
 func TestChat_CopyThenSendToMe(t *testing.T) {
 	c := newCLI(t)
-	out := c.chat("post hello world in #team every Friday at 9AM", "post it in #eng too", "send it to me instead")
+	out := c.chat("post hello world in #team every Friday at 9AM 3 times", "post it in #eng too", "send it to me instead")
 	wantAll(t, out, "I'll post “hello world” in #eng every Friday at 9:00 AM", "Updated")
 	js := c.jobs()
 	if len(js) != 2 {
@@ -122,8 +122,8 @@ func TestChat_CopyThenSendToMe(t *testing.T) {
 	}
 	var where []string
 	for _, j := range js {
-		if j.Schedule.Cron != "0 9 * * 5" || jobText(j) != "hello world" {
-			t.Errorf("job %s: %s %q, want the first's schedule and message", j.JobID, j.Schedule.Cron, jobText(j))
+		if j.Schedule.Cron != "0 9 * * 5" || jobText(j) != "hello world" || j.Remaining != 3 {
+			t.Errorf("job %s: %s %q, %d runs left; want the first's schedule, message and count", j.JobID, j.Schedule.Cron, jobText(j), j.Remaining)
 		}
 		if j.TargetRef == nil {
 			where = append(where, "sender")
@@ -140,8 +140,9 @@ func TestChat_CopyThenSendToMe(t *testing.T) {
 // change; each asks, and its answer alone is the new message or day.
 func TestChat_ChangeAPartThenAnswer(t *testing.T) {
 	c := newCLI(t)
-	out := c.chat("post hello world in #team every Friday at 9AM", "change the message", "see you at 5", "change the day", "tuesday")
-	wantAll(t, out, "What should it say?", "What should it change to?")
+	out := c.chat("post hello world in #team every Friday at 9AM", "change the message", "ok", "see you at 5", "what?", "yes", "change the day", "tuesday")
+	// "ok" and "what?" answer nothing; words with a time ask first
+	wantAll(t, out, "What should it say?", "I'm still asking about", "Should the new message be “see you at 5”?", "What should it change to?")
 	js := c.jobs()
 	if len(js) != 1 || js[0].Schedule.Cron != "0 9 * * 2" || jobText(js[0]) != "see you at 5" {
 		t.Fatalf("jobs after the answers: %+v, want one posting “see you at 5” on Tuesdays at 9:\n%s", js, out)

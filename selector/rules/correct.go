@@ -200,7 +200,13 @@ func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
 	if why != "" {
 		return unsupported("%s", why), true
 	}
+	if ch, _ := ref["channelId"].(string); strings.EqualFold(ch, job.ChannelID) {
+		return unsupported("It already posts in %s.", m[3]), true
+	}
 	args := map[string]any{"scheduleType": job.ScheduleType, "schedule": job.Schedule, "targetAction": job.Action, "targetRef": ref}
+	if job.Remaining > 0 {
+		args["count"] = job.Remaining // "3 more times": the copy as many
+	}
 	if !job.StartAt.IsZero() {
 		args["startAt"] = job.StartAt
 	}

@@ -31,6 +31,16 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		}
 		return stillAsking(in)
 	}
+	if p.Yes != "" && !quotedAlone(text) || p.Missing == selector.MissingMessage && !answerShaped(p.Missing, text) {
+		// A yes/no question takes yes or no (settled before this) or the
+		// words in quotes; "what should it say?" any words but "ok",
+		// "what?", "thanks": they would become the job's message.
+		if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) {
+			alone.Dropped = p.Asked() // a new request, itself incomplete
+			return alone
+		}
+		return stillAsking(in)
+	}
 	var first selector.Decision
 	for k, combined := range answered(p, text) {
 		d := decide(in, combined)
@@ -90,8 +100,20 @@ func answerShaped(missing, text string) bool {
 		return false
 	case selector.MissingJob:
 		return false // a job is named by words a call resolves, or picked from the list
+	case selector.MissingMessage:
+		return !ackRe.MatchString(strings.TrimSpace(text))
 	}
 	return true
+}
+
+// ackRe: a reply that acknowledges, hesitates or thanks, and so says no
+// words to post.
+var ackRe = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|k|yes|yeah|yep|yup|sure|no|nope|thanks|thank\s+you|thx|ty|hmm+|um+|uh+|wait|maybe|cool|great|lol|\.+)[\s.!?]*$`)
+
+// quotedAlone: text is one quoted stretch and nothing else.
+func quotedAlone(text string) bool {
+	toks := lex(text)
+	return len(toks) == 1 && toks[0].kind == tQuote
 }
 
 var vagueTimes = wordSet(dayParts, strings.Fields(`am pm a.m. p.m. noon midnight lunchtime hourly weekly monthly yearly
@@ -204,6 +226,9 @@ func answerText(missing, text string) string {
 		if t := lex(text); len(t) > 0 && (t[0].kind == tNum || len(t) == 1 && numberIn(t[0].s, 1, 23)) {
 			return "at " + text // "9", "nine"
 		}
+	}
+	if missing == selector.MissingMessage && !isChannelWords(text) {
+		return "say " + text // a job's new message, as "make it say …" gives one ("#eng" moves it)
 	}
 	if missing == selector.MissingAction {
 		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 {

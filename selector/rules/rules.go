@@ -109,7 +109,7 @@ func aboutNew(d selector.Decision) selector.Decision {
 // retractRe: the sender takes the request back ("… actually no"). "cancel
 // that" followed by a word of its own names a job ("cancel that
 // reminder"), which manage reads.
-var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|disregard\s+(?:that|this))\b|\bcancel\s+that(?:\s+(?:one|please|pls|thanks))?\s*(?:[.!,;:—–-]|$)`)
+var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|disregard\s+(?:that|this))\b|\bcancel\s+that(?:\s+(?:one|please|pls|thanks))?\s*(?:[.!,;:—–-]|$)|\bcancel\s+that\s+\w+\s+and\b`)
 
 // outsideQuotes is s without what it quotes: a quoted message may say
 // anything.

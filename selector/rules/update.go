@@ -46,7 +46,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 		switch h := messageOfIt(in, head); {
 		case messageHeadRe.MatchString(h):
 			// "change the message": its answer is the message, whatever it says
-			return clarify(in, asked, selector.MissingAction, "What should it say? For example “hello team”.")
+			return clarify(in, asked, selector.MissingMessage, "What should it say? For example “hello team”.")
 		case strings.HasSuffix(h, " channel"):
 			return clarify(in, asked, selector.MissingTarget, "Which channel should it post in? For example #eng.")
 		}
@@ -185,9 +185,7 @@ func newMessage(head, newPart string, p []tok, now time.Time) (msg string, ok, q
 		if q := lex(m[1]); len(q) > 0 && q[0].kind == tQuote {
 			return q[0].s, true, len(q) == 1 // "say “tomorrow”": quoted, the message whatever it says
 		}
-		if !isWhen(m[1]) {
-			return m[1], true, false // not "make it post at 10am"
-		}
+		return m[1], true, false // a when in it asks first (saysWhen)
 	}
 	if messageHeadRe.MatchString(head) && newPart != "" && !slices.ContainsFunc(p, func(t tok) bool { return t.kind == tQuote || t.kind == tChannel }) && !isWhen(newPart) {
 		return unquote(newPart), true, false
