@@ -114,6 +114,9 @@ func Open(path string, opts *Options) (s *Store, err error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	if err := walkPages(path, timeout); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	bo := DBOptions()
 	bo.Timeout, bo.ReadOnly = timeout, opts.ReadOnly
 	db, err := bolt.Open(path, 0o600, bo)
@@ -205,6 +208,43 @@ func create(path string) error {
 // past its end: a SIGBUS, which no recover can catch. What is not a regular
 // file (a directory, a FIFO, a device) is refused before it is opened:
 // opening a FIFO blocks until another process opens it for writing.
+// walkPages reads every page of the store at path once, read-only, and
+// says whether one is damaged. A writer's bolt.Open rebuilds the free
+// list (DBOptions' NoFreelistSync) by walking the pages on a goroutine of
+// its own, where a damaged page panics past any recover: the whole
+// process dies, schedbot doctor too. Here the same pages are read on
+// this goroutine, where the panic is caught and told as ErrCorrupt. A
+// file it cannot open (locked, or not a store) is left to bolt.Open.
+func walkPages(path string, timeout time.Duration) (err error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: a page is damaged (%v); restore the file from a backup", store.ErrCorrupt, r)
+		}
+	}()
+	var walk func(b *bolt.Bucket) error
+	walk = func(b *bolt.Bucket) error {
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if v == nil {
+				if nested := b.Bucket(k); nested != nil {
+					if err := walk(nested); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
+	})
+}
+
 func checkFile(path string) error {
 	if st, err := os.Stat(path); err != nil {
 		return err

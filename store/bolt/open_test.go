@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,11 +111,18 @@ func TestOpen_DamagedFilesAreCorruptNotPanics(t *testing.T) {
 	db.View(func(tx *bbolt.Tx) error { used = tx.Size(); return nil })
 	db.Close()
 	garbage := []byte(strings.Repeat("not a database ", 1000))
+	// Every page past the two metas says it is another: bbolt's free list
+	// rebuild (on a goroutine of its own) would panic the process.
+	scrambled := slices.Clone(data)
+	for off := 2 * os.Getpagesize(); off+8 <= int(used); off += os.Getpagesize() {
+		binary.LittleEndian.PutUint64(scrambled[off:], 0xdeadbeef)
+	}
 	cases := map[string][]byte{
-		"truncated": data[:used/3],
-		"half":      data[:used/2],
-		"tiny":      data[:100],
-		"garbage":   garbage,
+		"truncated":       data[:used/3],
+		"half":            data[:used/2],
+		"tiny":            data[:100],
+		"garbage":         garbage,
+		"pages scrambled": scrambled,
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
