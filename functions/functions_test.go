@@ -191,6 +191,8 @@ func TestCreate_BadInputNamesFieldAndChangesNothing(t *testing.T) {
 		{"1 MB of text", strings.Replace(cron("0 9 * * 5", "UTC"), `"text":"x"`, `"text":"`+strings.Repeat("a", 1<<20)+`"`, 1), "args", "at most 65536"},
 		{"text too long", strings.Replace(cron("0 9 * * 5", "UTC"), `"text":"x"`, `"text":"`+strings.Repeat("a", 4001)+`"`, 1), "targetAction.functionArgs.text", "4000"},
 		{"blank text", strings.Replace(cron("0 9 * * 5", "UTC"), `"text":"x"`, `"text":"   "`, 1), "targetAction.functionArgs.text", "blank"},
+		{"escape sequence in text", strings.Replace(cron("0 9 * * 5", "UTC"), `"text":"x"`, `"text":"esc\u001b]0;PWNED\u0007\u001b[2Jcleared"`, 1), "targetAction.functionArgs.text", "control character (U+001B"},
+		{"carriage return alone", strings.Replace(cron("0 9 * * 5", "UTC"), `"text":"x"`, `"text":"cleared\rOVER"`, 1), "targetAction.functionArgs.text", "control character (U+000D"},
 		{"function args unknown field", strings.Replace(cron("0 9 * * 5", "UTC"), `"text":"x"`, `"txt":"x"`, 1), "targetAction.functionArgs.txt", "unknown field"},
 		{"unknown function", strings.Replace(cron("0 9 * * 5", "UTC"), `"message.post"`, `"shell.exec"`, 1), "targetAction.functionId", "unknown function"},
 		{"unknown workflow", `{"scheduleType":"cron","schedule":{"cron":"0 9 * * 5","timezone":"UTC"},"targetAction":{"type":"workflow_start","workflowId":"nope"}}`, "targetAction.workflowId", `no workflow "nope"`},

@@ -34,7 +34,22 @@ func checkMessage(c *Call, a *MessagePostArgs) error {
 	if strings.TrimSpace(a.Text) == "" {
 		return fieldErr("text", "is blank")
 	}
+	if i, r := controlIn(a.Text); i >= 0 {
+		// an escape sequence would reach a terminal as a command
+		return fieldErr("text", "has a control character (%U at byte %d): only line breaks and tabs may be in a message", r, i)
+	}
 	return c.checkRef(a.TargetRef)
+}
+
+// controlIn finds the first C0 or C1 control character of s other than a
+// line break ("\n", "\r\n") or a tab; -1 when there is none.
+func controlIn(s string) (int, rune) {
+	for i, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' && !(r == '\r' && strings.HasPrefix(s[i+1:], "\n")) || r >= 0x7f && r < 0xa0 {
+			return i, r
+		}
+	}
+	return -1, 0
 }
 
 // postMessage queues the text for delivery in the outgoing queue, where a

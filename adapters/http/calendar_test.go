@@ -180,6 +180,26 @@ func TestCalendar_MarksDSTAndShowsPausedJobsAndSkipNext(t *testing.T) {
 	if got, want := formatAll(after.NextRuns)[:9], formatAll(before.NextRuns)[1:]; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after skip next, next runs %v, want %v", got, want)
 	}
+	// {"at"} skips that occurrence, not the next one.
+	third := after.NextRuns[2]
+	r = e.do("POST", "/api/v1/schedules/"+id+"/skip", alice, `{"at":"`+third.Format(time.RFC3339)+`"}`)
+	e.requireCode(r, http.StatusOK)
+	var skipped httpapi.Schedule
+	r.json(t, &skipped)
+	if got, want := formatAll(skipped.NextRuns)[:3], append(formatAll(after.NextRuns)[:2], formatAll(after.NextRuns)[3]); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after skipping %s, next runs %v, want %v", third, got, want)
+	}
+	// A body an action does not take is refused; nothing changes.
+	for path, b := range map[string]string{"/pause": `{"garbage":`, "/trigger": `{"at":"2027-01-01T00:00:00Z"}`, "/skip": `{"at":"bogus"}`} {
+		r = e.do("POST", "/api/v1/schedules/"+id+path, alice, b)
+		e.requireCode(r, http.StatusBadRequest)
+		r.problem(t)
+	}
+	var unchanged httpapi.Schedule
+	e.do("GET", "/api/v1/schedules/"+id, alice, "").json(t, &unchanged)
+	if unchanged.Job.State != store.JobEnabled || fmt.Sprint(formatAll(unchanged.NextRuns)[:3]) != fmt.Sprint(formatAll(skipped.NextRuns)[:3]) {
+		t.Errorf("refused actions changed the job: %s %v", unchanged.Job.State, formatAll(unchanged.NextRuns)[:3])
+	}
 
 	// A paused job's occurrences are shown, as paused.
 	e.requireCode(e.do("POST", "/api/v1/schedules/"+id+"/pause", alice, ""), http.StatusOK)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/scheduler"
@@ -292,6 +293,10 @@ func body(r *http.Request, types ...string) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, tooLarge()
 	}
+	if !utf8.Valid(b) {
+		// JSON decoding would turn the bad bytes into U+FFFD silently
+		return nil, &functions.FieldError{Field: "body", Rule: "is not valid UTF-8"}
+	}
 	return b, nil
 }
 
@@ -418,7 +423,8 @@ func scheduleOf(j *store.Job) *Schedule {
 		return s
 	}
 	s.NextRuns = append(s.NextRuns, j.NextRunAt)
-	if sp, err := jobSpec(j); err == nil {
+	// as the scheduler fires it: skipped runs left out, a count's end kept
+	if sp, err := scheduler.JobSpec(j); err == nil {
 		s.NextRuns = append(s.NextRuns, sp.NextN(j.NextRunAt, nextRunsShown-1)...)
 	}
 	return s

@@ -155,6 +155,18 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	if p := r.problem(t); p.Errors[0].Field != "end" {
 		t.Errorf("calendar without end: %+v", p)
 	}
+	// Bytes that are not UTF-8 are refused, not stored as U+FFFD.
+	r = e.do("POST", "/api/v1/schedules", alice, strings.Replace(createBody("0 9 * * 5", "x", ""), `"x"`, "\"caf\xc3\x28\"", 1))
+	e.requireCode(r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors[0].Field != "body" || !strings.Contains(p.Errors[0].Rule, "UTF-8") {
+		t.Errorf("invalid UTF-8: %+v", p)
+	}
+	// A now whose next runs cannot be written is refused, not an empty 200.
+	r = e.do("POST", "/api/v1/parse", alice, `{"text":"post hi every day at 9am","now":"9999-12-31T23:00:00Z"}`)
+	e.requireCode(r, http.StatusBadRequest)
+	if p := r.problem(t); p.Errors[0].Field != "now" {
+		t.Errorf("parse in the year 9999: %+v", p)
+	}
 	_ = id
 }
 

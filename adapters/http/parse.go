@@ -54,6 +54,9 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 	}
 	if req.Now.IsZero() {
 		req.Now = h.opts.Now()
+	} else if y := req.Now.Year(); y < 1970 || y > 9000 {
+		// the next runs of a later now cannot be written (RFC 3339 ends at 9999)
+		return &functions.FieldError{Field: "now", Rule: "must be between 1970 and 9000"}
 	}
 	_, tz, err := c.zone(req.TZ)
 	if err != nil {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -191,15 +192,42 @@ func (h *handler) deleteSchedule(w http.ResponseWriter, r *http.Request, c *call
 	return nil
 }
 
-// stateChange is pause, resume or trigger (run now): no body.
+// stateChange is pause, resume, trigger (run now) or skip: no body, but
+// skip's optional {"at"} (the occurrence to leave out; default the next).
+// A body they do not take is refused, never ignored.
 func (h *handler) stateChange(fn string) endpoint {
 	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
 		id := r.PathValue("id")
-		raw, err := h.change(r.Context(), r, c, nil, func(tx store.Tx) (functions.Request, error) {
+		args := map[string]string{"jobId": id}
+		var b []byte // what an Idempotency-Key's replay must repeat
+		if r.ContentLength != 0 {
+			var err error
+			b, err = body(r, "application/json")
+			if err != nil {
+				return err
+			}
+			if len(bytes.TrimSpace(b)) > 0 {
+				if fn != "schedule.skip" {
+					return &functions.FieldError{Field: "body", Rule: "takes none"}
+				}
+				var in struct {
+					At string `json:"at"`
+				}
+				dec := json.NewDecoder(bytes.NewReader(b))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&in); err != nil {
+					return &functions.FieldError{Field: "body", Rule: `must be {"at"?: an RFC 3339 instant}: ` + err.Error()}
+				}
+				if in.At != "" {
+					args["at"] = in.At
+				}
+			}
+		}
+		raw, err := h.change(r.Context(), r, c, b, func(tx store.Tx) (functions.Request, error) {
 			if _, err := current(tx, id, r.Header.Get("If-Match")); err != nil {
 				return functions.Request{}, err
 			}
-			return functions.Request{Function: fn, Args: mustJSON(map[string]string{"jobId": id})}, nil
+			return functions.Request{Function: fn, Args: mustJSON(args)}, nil
 		})
 		if err != nil {
 			return err
