@@ -106,6 +106,14 @@ func targetRef(in selector.Input, t target, a action) map[string]any {
 
 var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop"}
 
+// dmMeRe and toMeBodyRe: a post to the sender said with another verb
+// ("dm me at 5pm to call mom", "send the report to my DMs every
+// Monday"), which startReading reads as "remind me".
+var (
+	dmMeRe     = regexp.MustCompile(`(?i)^(?:dm|message|msg|ping|text|send)\s+me\b`)
+	toMeBodyRe = regexp.MustCompile(`(?i)^(?:send|post|forward)\s+(.+?)\s+(?:to|in)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)\b(.*)$`)
+)
+
 // remindLeadRe: ways of asking to be reminded that name no verb of ours.
 var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
 

@@ -18,7 +18,7 @@ var (
 	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|text|message)|not\s+[^,]+,)(?:[\s,.!:;]+|\s*[—–-]+\s*))+`)
 	// correctionTailRe: the words that close one ("… instead"), and
 	// after opening words "…, not 9am".
-	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!]*$`)
+	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!?]*$`)
 	correctionNotRe  = regexp.MustCompile(`(?i)(?:,\s*|\s+)not\s+[^,]+$`)
 	// shouldRe: "it should be 10am", "should go to #eng", "it should say
 	// hello everyone": the job in context, as it ought to be.
@@ -29,11 +29,14 @@ var (
 	// toMeRe: a job sent to the person writing ("send it to me", "dm me
 	// instead", "send the standup to my DMs"). Groups 1 to 3 name the
 	// job, if anything.
-	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|dm\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))$`)
+	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|(?:dm|message|msg|ping|text)\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))$`)
+	// itWhenRe: the job in context with its verb and a new when ("send
+	// it at 5pm", "post it out at 8").
+	itWhenRe = regexp.MustCompile(`(?i)^(?:post|send|run|fire)\s+(?:it|that|this)(?:\s+out)?\s+(.+)$`)
 	// alsoRe: a job posted somewhere else as well ("post it in #eng too",
 	// "also send the standup to #eng"). Group 1 names the job, if anything;
 	// "also" before or "too", "also", "as well" after must be said.
-	alsoRe = regexp.MustCompile(`(?i)^(also\s+)?(?:post|send|put)(?:\s+(.+?))?\s+(?:in|to|into|on)\s+(\S+?)[.!]?(\s+(?:too|also|as\s+well)[.!]?)?$`)
+	alsoRe = regexp.MustCompile(`(?i)^(also\s+)?(?:(?:post|send|put)(?:\s+(.+?))?\s+)?(?:(?:in|to|into|on)\s+)?(\S+?)[.!]?(\s+(?:too|also|as\s+well)[.!]?)?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm
@@ -84,6 +87,12 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if m := verbWhenRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
 		rest = m[1] // "actually remind me at 5pm instead": the job's new time
 	}
+	if m := itWhenRe.FindStringSubmatch(strings.TrimRight(prefixRe.ReplaceAllString(rest, ""), "?!. ")); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]) {
+		// "send it at 5pm": "it" is the job in context, so a change of it
+		if d := update(in, text, "it "+m[1]); d.Function == "schedule.update" || d.Clarify != "" {
+			return d, true
+		}
+	}
 	asCreate := create(in, rest) // read once: whether rest is a request of its own
 	if !said && asCreate.Function != "" {
 		// "no, send the report at noon on weekdays", "post hello 2 hours
@@ -91,6 +100,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	bare := strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")) // "can you post it in #eng too pls"
+	bare = strings.TrimRight(bare, "?!. ")
+	if instead && in.ContextJobID != "" && strings.EqualFold(bare, "remind me") {
+		bare = "send it to me" // "remind me instead": the job, to the sender
+	}
 	if d, ok := copiedTo(in, text, bare); ok {
 		return d, true
 	}

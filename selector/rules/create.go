@@ -86,6 +86,12 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
+	// "dm me …", "send me …": remind me …; "send the report to me (or to
+	// my DMs) every Monday": remind me the report every Monday
+	body = dmMeRe.ReplaceAllString(body, "remind me")
+	if m := toMeBodyRe.FindStringSubmatch(body); m != nil {
+		body = "remind me " + m[1] + m[2]
+	}
 	s := &sentence{toks: lex(body), body: body}
 	for k := 0; k < len(s.toks) && s.toks[k].kind == tOther && !isURLAt(s.toks[k].s, 0); k++ {
 		s.used = append(s.used, true) // a leading emoji says nothing

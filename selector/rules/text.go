@@ -105,7 +105,8 @@ func cleanText(raw string, s *sentence, toks []tok) string {
 // pronounTexts are messages that only point at something said before
 // them ("… and post it"): schedbot posts the text it is given.
 var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this": true, "those": true, "these": true,
-	"the result": true, "the results": true, "the output": true}
+	"the result": true, "the results": true, "the output": true,
+	"it out": true, "that out": true, "this out": true, "them out": true} // "send it out at 8"
 
 // withoutPronoun is the request from its action on with the pronoun that
 // stood for the message left out ("post it to #eng at 8" -> "post to #eng

@@ -26,8 +26,11 @@ func update(in selector.Input, text, words string) selector.Decision {
 	}
 	newPart = strings.TrimPrefix(newPart, ": ") // an answer to "What should it say?"
 	if m := verbWhenRe.FindStringSubmatch(newPart); m != nil {
-		if w := strings.TrimSuffix(m[1], " instead"); isWhenWords(in, w) || isChannelWords(w) {
+		switch w := strings.TrimSuffix(m[1], " instead"); {
+		case isWhenWords(in, w) || isChannelWords(w):
 			newPart = strings.TrimPrefix(m[1], "to ") // "make it post at 10am", "make it post in #eng": the when, the channel
+		case quotedAlone(w):
+			newPart = "say " + w // "make it post “hi all” instead"
 		}
 	}
 	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
