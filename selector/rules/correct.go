@@ -30,6 +30,8 @@ var (
 	// instead", "send the standup to my DMs"). Groups 1 to 3 name the
 	// job, if anything.
 	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|(?:dm|message|msg|ping|text)\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))$`)
+	// dmWhenRe: the sender as a new target, and a when ("dm me at 10am").
+	dmWhenRe = regexp.MustCompile(`(?i)^(dm|message|text)\s+me\s+(.+)$`)
 	// itWhenRe: the job in context with its verb and a new when ("send
 	// it at 5pm", "post it out at 8").
 	itWhenRe = regexp.MustCompile(`(?i)^(?:post|send|run|fire)\s+(?:it|that|this)(?:\s+out)?\s+(.+)$`)
@@ -83,6 +85,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	rest = strings.TrimSpace(strings.TrimRight(rest[:len(rest)-len(tail)], ",.!;: "))
 	if rest == "" {
 		return selector.Decision{}, false
+	}
+	if m := dmWhenRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[2]) {
+		// "dm me at 10am instead": a new target and a new time (decision 27)
+		return unsupported("I change one thing a message. Say “%s me instead”, then “%s instead”.", strings.ToLower(m[1]), m[2]), true
 	}
 	if m := verbWhenRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
 		rest = m[1] // "actually remind me at 5pm instead": the job's new time
