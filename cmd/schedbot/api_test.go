@@ -149,6 +149,10 @@ func TestCall_RequestIDMakesARetrySafe(t *testing.T) {
 	if again := jobIDRe.FindString(c.mustRun("call", "schedule.create", "--request-id", "retry-1", "--args", onceArgs)); again != first {
 		t.Errorf("retry through the daemon created %s, want the first result %s", again, first)
 	}
+	// Args that are not JSON are told as such through the daemon too.
+	if _, errs, code := c.run("call", "schedule.create", "--args", "{"); code == 0 || !strings.Contains(errs, "args: not valid JSON") || strings.Contains(errs, "MarshalJSON") {
+		t.Errorf("bad args through the daemon: exit %d %s", code, errs)
+	}
 	d.stop(t, syscall.SIGKILL)
 	if again := jobIDRe.FindString(c.mustRun("call", "schedule.create", "--request-id", "retry-1", "--args", onceArgs)); again != first {
 		t.Errorf("retry after the daemon was killed created %s, want the first result %s", again, first)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,12 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if c != nil {
 		// serve holds the store: go through it, so its scheduler wakes too.
+		// Its request carries args as JSON, which must be JSON to be sent.
+		if len(bytes.TrimSpace(raw)) == 0 {
+			raw = []byte("{}")
+		} else if err := json.Unmarshal(raw, new(any)); err != nil {
+			return &functions.FieldError{Field: "args", Rule: "not valid JSON: " + err.Error()}
+		}
 		err = c.Do(ctx, "/v1/call", localapi.CallRequest{Orchestrator: o.ID, Profile: *profileID, Function: pos[0], Args: json.RawMessage(raw), RequestID: *requestID}, res)
 		var cut *localapi.CutError
 		if errors.As(err, &cut) {
