@@ -24,11 +24,11 @@ func explain(err error) string {
 	case errors.Is(err, functions.ErrQuota):
 		_, rule, _ := strings.Cut(err.Error(), ": ")
 		return "I can't add another schedule: " + rule + "."
+	case errors.As(err, &fe): // a name taken too, which is a conflict
+		return explainField(fe)
 	case errors.Is(err, functions.ErrConflict):
 		_, rule, _ := strings.Cut(err.Error(), ": ")
 		return "I can't do that now: " + rule + "."
-	case errors.As(err, &fe):
-		return explainField(fe)
 	}
 	return "Sorry, that didn't work: " + err.Error() + ". Nothing was changed."
 }

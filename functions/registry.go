@@ -37,10 +37,20 @@ var (
 )
 
 // FieldError is a validation failure: the argument path and the rule broken.
-type FieldError struct{ Field, Rule string }
+type FieldError struct {
+	Field, Rule string
+	// Conflict: the value is valid but taken (a job's name): the error
+	// is ErrConflict as well as ErrInvalidArgs.
+	Conflict bool
+}
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Rule }
-func (e *FieldError) Unwrap() error { return ErrInvalidArgs }
+func (e *FieldError) Unwrap() []error {
+	if e.Conflict {
+		return []error{ErrInvalidArgs, ErrConflict}
+	}
+	return []error{ErrInvalidArgs}
+}
 
 func fieldErr(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Rule: fmt.Sprintf(format, args...)}

@@ -198,7 +198,7 @@ func (c *Call) createJob(ctx context.Context, a *scheduleCreateArgs) (*JobResult
 		}
 		if err := tx.JobPut(j); err != nil {
 			if errors.Is(err, store.ErrExists) {
-				return fieldErr("name", "%q is already the name of another job", j.Name)
+				return &FieldError{Field: "name", Rule: fmt.Sprintf("%q is already the name of another job", j.Name), Conflict: true}
 			}
 			return err
 		}

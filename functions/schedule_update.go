@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -183,7 +184,7 @@ func (c *Call) change(ctx context.Context, id, action string, fn func(j *store.J
 		j.UpdatedAt = c.Now
 		if err := tx.JobPut(j); err != nil {
 			if errors.Is(err, store.ErrExists) {
-				return fieldErr("name", "%q is already the name of another job", j.Name)
+				return &FieldError{Field: "name", Rule: fmt.Sprintf("%q is already the name of another job", j.Name), Conflict: true}
 			}
 			return err
 		}

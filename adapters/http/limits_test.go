@@ -136,7 +136,7 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	r = e.do("POST", "/api/v1/schedules", alice, `{"name":"dup",`+createBody("0 9 * * 5", "x", "")[1:])
 	e.requireCode(r, http.StatusCreated)
 	r = e.do("POST", "/api/v1/schedules", alice, `{"name":"dup",`+createBody("0 9 * * 5", "y", "")[1:])
-	e.requireCode(r, http.StatusBadRequest)
+	e.requireCode(r, http.StatusConflict) // as HTTP_API.md says: valid, but taken
 	if p := r.problem(t); p.Errors[0].Field != "name" {
 		t.Errorf("a name taken: %+v", p)
 	}

@@ -72,8 +72,11 @@ func problemFor(err error) (*Problem, bool) {
 	case errors.As(err, &p):
 		return p, true
 	case errors.As(err, &fe):
-		return &Problem{Status: http.StatusBadRequest, Detail: fe.Error(),
-			Errors: []FieldProblem{{Field: fe.Field, Rule: fe.Rule}}}, true
+		status := http.StatusBadRequest
+		if fe.Conflict {
+			status = http.StatusConflict // valid, but taken: a job's name
+		}
+		return &Problem{Status: status, Detail: fe.Error(), Errors: []FieldProblem{{Field: fe.Field, Rule: fe.Rule}}}, true
 	case errors.As(err, &ae):
 		return &Problem{Status: http.StatusForbidden, Detail: ae.Error()}, true
 	case errors.Is(err, functions.ErrForbidden), errors.Is(err, functions.ErrNotAllowed):

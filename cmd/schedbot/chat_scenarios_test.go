@@ -160,6 +160,23 @@ func TestChat_AQuestionQuotesItsRequestAsSaid(t *testing.T) {
 	}
 }
 
+// A name another job holds is refused in words (the API's 409), and
+// nothing changes.
+func TestChat_ANameTakenIsSaidInWords(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hi every day at 9am in #team", "rename it to standup", "post bye every day at 10am in #team", "rename it to standup")
+	wantAll(t, out, "Another schedule already has that name; pick another one. Nothing was changed.")
+	names := 0
+	for _, j := range c.jobs() {
+		if j.Name == "standup" {
+			names++
+		}
+	}
+	if names != 1 {
+		t.Errorf("%d jobs named standup, want 1:\n%s", names, out)
+	}
+}
+
 // A refusal is said in words, naming what to do; no field path reaches
 // the person, and nothing changes.
 func TestChat_RefusalInWords(t *testing.T) {
