@@ -184,6 +184,7 @@ func TestCreate_BadInputNamesFieldAndChangesNothing(t *testing.T) {
 		{"cron without zone", `{"scheduleType":"cron","schedule":{"cron":"0 9 * * 5"},` + post + `}`, "schedule.timezone", "required"},
 		{"interval 0", `{"scheduleType":"interval","schedule":{"everySeconds":0},` + post + `}`, "schedule.everySeconds", "between 60"},
 		{"interval 10s", `{"scheduleType":"interval","schedule":{"everySeconds":10},` + post + `}`, "schedule.everySeconds", "between 60"},
+		{"interval 1e3", `{"scheduleType":"interval","schedule":{"everySeconds":1e3},` + post + `}`, "schedule.everySeconds", "must be a whole number"},
 		{"runAt in the past", `{"scheduleType":"once","schedule":{"runAt":"2026-11-22T11:58:00Z"},` + post + `}`, "schedule.runAt", "in the past"},
 		{"runAt too far", `{"scheduleType":"once","schedule":{"runAt":"2040-01-01T00:00:00Z"},` + post + `}`, "schedule.runAt", "10 years"},
 		{"runAt not a time", `{"scheduleType":"once","schedule":{"runAt":"next friday"},` + post + `}`, "schedule.runAt", "date-time"},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -302,7 +303,7 @@ func compileSchema(id string, raw []byte) (*jsonschema.Schema, string, error) {
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fieldErr(orArgs(te.Field), "must be a %s", te.Type)
+		return fieldErr(orArgs(te.Field), "must be %s", JSONKind(te.Type))
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return fieldErr(strings.Trim(f, `"`), "unknown field")
@@ -312,6 +313,40 @@ func decodeError(err error) error {
 		return fieldErr("args", "a time is not RFC 3339 (2026-11-27T14:00:00Z): %q", pe.Value)
 	}
 	return fieldErr("args", "%v", err)
+}
+
+// JSONKind names the JSON a Go type is decoded from, as a person
+// writing the JSON reads it: "a whole number", not "int64".
+func JSONKind(t reflect.Type) string {
+	if t == nil {
+		return "a JSON value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if t == reflect.TypeFor[time.Time]() {
+			return "an RFC 3339 time (2026-11-27T14:00:00Z)"
+		}
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map:
+		return "an object"
+	case reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return "an RFC 3339 time (2026-11-27T14:00:00Z)"
+		}
+		return "an object"
+	case reflect.Pointer:
+		return JSONKind(t.Elem())
+	}
+	return "a " + t.String()
 }
 
 func orArgs(path string) string {
@@ -378,6 +413,11 @@ func schemaError(ve *jsonschema.ValidationError) *FieldError {
 		return fieldErr(orArgs(path), "must be a %s, got %v", k.Want, k.Got)
 	case *kind.MinProperties:
 		return fieldErr(orArgs(path), "needs at least %d fields, got %d", k.Want, k.Got)
+	case *kind.Pattern:
+		if strings.HasSuffix(path, "dtstart") {
+			// the pattern itself says nothing to a person
+			return fieldErr(path, "must be a local wall time such as 2026-11-24T10:00:00, with no offset or Z, got %q", k.Got)
+		}
 	}
 	return fieldErr(orArgs(path), "%s", leaf.ErrorKind.LocalizedString(printer))
 }

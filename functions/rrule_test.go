@@ -151,7 +151,7 @@ func TestCreate_BadRRuleNamesThePartAndChangesNothing(t *testing.T) {
 		{"too far", `{"scheduleType":"rrule","schedule":{"rrule":"FREQ=DAILY","timezone":"UTC","dtstart":"2038-01-01T09:00"},` + postHi + `}`, "schedule.rrule", "more than 10 years ahead"},
 		{"no rule", `{"scheduleType":"rrule","schedule":{"timezone":"UTC"},` + postHi + `}`, "schedule.rrule", "required"},
 		{"bad dtstart", `{"scheduleType":"rrule","schedule":{"rrule":"FREQ=DAILY","timezone":"UTC","dtstart":"2026-11-40T09:00"},` + postHi + `}`, "schedule.dtstart", "not a local wall time"},
-		{"dtstart with offset", `{"scheduleType":"rrule","schedule":{"rrule":"FREQ=DAILY","timezone":"UTC","dtstart":"2026-11-24T09:00:00Z"},` + postHi + `}`, "schedule.dtstart", "pattern"},
+		{"dtstart with offset", `{"scheduleType":"rrule","schedule":{"rrule":"FREQ=DAILY","timezone":"UTC","dtstart":"2026-11-24T09:00:00Z"},` + postHi + `}`, "schedule.dtstart", "no offset or Z"},
 		{"rrule on cron", `{"scheduleType":"cron","schedule":{"cron":"0 9 * * 5","timezone":"UTC","rrule":"FREQ=DAILY"},` + postHi + `}`, "schedule", "only cron and timezone"},
 		{"cron on rrule", `{"scheduleType":"rrule","schedule":{"cron":"0 9 * * 5","timezone":"UTC","rrule":"FREQ=DAILY"},` + postHi + `}`, "schedule", "only rrule, timezone and dtstart"},
 		{"endAt before startAt", rruleArgs("FREQ=DAILY", "UTC", `"startAt":"2026-12-07T00:00:00Z","endAt":"2026-12-01T00:00:00Z",`), "endAt", "not after startAt"},

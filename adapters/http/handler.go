@@ -157,11 +157,18 @@ type caller struct {
 
 type endpoint func(w http.ResponseWriter, r *http.Request, c *caller) error
 
+// bearer is the request's bearer token; the scheme is case-insensitive
+// (RFC 9110 §11.1): "bearer x" is "Bearer x".
+func bearer(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return tok, ok && strings.EqualFold(scheme, "Bearer")
+}
+
 // route serves pattern for callers with a valid bearer token, within
 // their rate limit; an endpoint's error becomes a problem document.
 func (h *handler) route(pattern string, fn endpoint) {
 	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		auth, ok := bearer(r)
 		var c *caller
 		if ok {
 			c = h.authenticate(r.Context(), strings.TrimSpace(auth), false)

@@ -23,7 +23,7 @@ const feedHorizon = 90 * 24 * time.Hour
 // ?token= (calendar apps cannot send headers; API tokens never go in a URL).
 func (h *handler) calendarICS(w http.ResponseWriter, r *http.Request) {
 	var c *caller
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+	if auth, ok := bearer(r); ok {
 		c = h.authenticate(r.Context(), strings.TrimSpace(auth), false)
 	} else if tok := r.URL.Query().Get("token"); tok != "" {
 		c = h.authenticate(r.Context(), tok, true)

@@ -155,6 +155,8 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	if p := r.problem(t); p.Errors[0].Field != "end" {
 		t.Errorf("calendar without end: %+v", p)
 	}
+	// The auth scheme is case-insensitive (RFC 9110).
+	e.requireCode(e.do("GET", "/api/v1/schedules", "", "", "Authorization", "bearer "+alice), http.StatusOK)
 	// Bytes that are not UTF-8 are refused, not stored as U+FFFD.
 	r = e.do("POST", "/api/v1/schedules", alice, strings.Replace(createBody("0 9 * * 5", "x", ""), `"x"`, "\"caf\xc3\x28\"", 1))
 	e.requireCode(r, http.StatusBadRequest)

@@ -44,7 +44,7 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return &functions.FieldError{Field: "body", Rule: "must be {\"text\", \"tz\"?, \"now\"?}: " + err.Error()}
+		return decodeProblem(err, `{"text", "tz"?, "now"?}`)
 	}
 	switch {
 	case req.Text == "":

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,11 +36,13 @@ func TestParse_DecidesAndPreviewsAndChangesNothing(t *testing.T) {
 	if len(page.Items) != 0 {
 		t.Errorf("parse made %d jobs", len(page.Items))
 	}
-	for body, field := range map[string]string{`{}`: "text", `{"text":"x","tz":"Nowhere/Land"}`: "tz", `{"text":"x","extra":1}`: "body"} {
+	// the field and the JSON it must be, never the Go types behind them
+	for body, field := range map[string]string{`{}`: "text", `{"text":"x","tz":"Nowhere/Land"}`: "tz", `{"text":"x","extra":1}`: "extra",
+		`{"text":5}`: "text", `{"text":"x","now":"friday"}`: "body", `{"text":`: "body", `[]`: "body"} {
 		r := e.do("POST", "/api/v1/parse", alice, body)
 		e.requireCode(r, http.StatusBadRequest)
-		if p := r.problem(t); p.Errors[0].Field != field {
-			t.Errorf("%s: field %q, want %q", body, p.Errors[0].Field, field)
+		if p := r.problem(t); p.Errors[0].Field != field || strings.Contains(p.Errors[0].Rule, "Go ") || strings.Contains(p.Errors[0].Rule, "ParseRequest") {
+			t.Errorf("%s: field %q (%s), want %q", body, p.Errors[0].Field, p.Errors[0].Rule, field)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -107,4 +108,21 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.opts.Logger.Error("http api", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("error", err))
 	}
 	writeProblem(w, p)
+}
+
+// decodeProblem says what a JSON body got wrong in the client's terms:
+// the field and the JSON it must be, or the body's shape; never the Go
+// types it was decoded into.
+func decodeProblem(err error, shape string) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return &functions.FieldError{Field: te.Field, Rule: "must be " + functions.JSONKind(te.Type)}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return &functions.FieldError{Field: strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), Rule: "unknown field"}
+	case errors.As(err, &se):
+		return &functions.FieldError{Field: "body", Rule: fmt.Sprintf("not valid JSON (at byte %d); must be %s", se.Offset, shape)}
+	}
+	return &functions.FieldError{Field: "body", Rule: "must be " + shape}
 }

@@ -112,7 +112,7 @@ func (h *handler) patchSchedule(w http.ResponseWriter, r *http.Request, c *calle
 	}
 	var patch map[string]json.RawMessage
 	if err := json.Unmarshal(b, &patch); err != nil {
-		return &functions.FieldError{Field: "body", Rule: "must be a JSON object (a merge patch): " + err.Error()}
+		return decodeProblem(err, "a JSON object (a merge patch)")
 	}
 	if _, ok := patch["jobId"]; ok {
 		return &functions.FieldError{Field: "jobId", Rule: "comes from the URL; leave it out of the patch"}
@@ -216,7 +216,7 @@ func (h *handler) stateChange(fn string) endpoint {
 				dec := json.NewDecoder(bytes.NewReader(b))
 				dec.DisallowUnknownFields()
 				if err := dec.Decode(&in); err != nil {
-					return &functions.FieldError{Field: "body", Rule: `must be {"at"?: an RFC 3339 instant}: ` + err.Error()}
+					return decodeProblem(err, `{"at"?: an RFC 3339 instant}`)
 				}
 				if in.At != "" {
 					args["at"] = in.At
