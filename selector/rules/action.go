@@ -110,8 +110,11 @@ var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "m
 // ("dm me at 5pm to call mom", "send the report to my DMs every
 // Monday"), which startReading reads as "remind me".
 var (
-	dmMeRe     = regexp.MustCompile(`(?i)^(?:dm|message|msg|ping|text|send)\s+me\b`)
-	toMeBodyRe = regexp.MustCompile(`(?i)^(?:send|post|forward)\s+(.+?)\s+(?:to|in)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)\b(.*)$`)
+	// alsoWordsRe: "too", "also", "as well" right after "remind me" or a
+	// channel, which say the job is one more.
+	alsoWordsRe = regexp.MustCompile(`(?i)(^remind\s+(?:me|us)|#[a-z][\w.-]*|<#[A-Z0-9]+(?:\|[^>]*)?>)\s+(?:too|also|as\s+well)\b,?`)
+	dmMeRe      = regexp.MustCompile(`(?i)^(?:dm|message|msg|ping|text|send)\s+me\b`)
+	toMeBodyRe  = regexp.MustCompile(`(?i)^(?:send|post|forward)\s+(.+?)\s+(?:to|in)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)\b(.*)$`)
 )
 
 // remindLeadRe: ways of asking to be reminded that name no verb of ours.

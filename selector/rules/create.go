@@ -89,6 +89,9 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	// "dm me …", "send me …": remind me …; "send the report to me (or to
 	// my DMs) every Monday": remind me the report every Monday
 	body = dmMeRe.ReplaceAllString(body, "remind me")
+	// "remind me as well to …", "in #ops too every Friday": an addition
+	// said, not a word of the message
+	body = alsoWordsRe.ReplaceAllString(body, "$1")
 	if m := toMeBodyRe.FindStringSubmatch(body); m != nil {
 		body = "remind me " + m[1] + m[2]
 	}
