@@ -121,9 +121,30 @@ func New(o Options) http.Handler {
 	h.mux.HandleFunc("GET /api/v1/openapi.json", h.openAPI)
 	h.mux.HandleFunc("GET /api/v1/calendar.ics", h.calendarICS)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := h.allowed(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeProblem(w, &Problem{Status: http.StatusMethodNotAllowed,
+				Detail: fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, strings.Join(allow, " or "))})
+			return
+		}
 		writeProblem(w, &Problem{Status: http.StatusNotFound, Detail: "no such endpoint: " + r.Method + " " + r.URL.Path})
 	})
 	return h
+}
+
+// allowed are the methods an endpoint at r's path takes: what a 405
+// names (this catch-all matches every path, so the mux's own 405 never
+// comes).
+func (h *handler) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := h.mux.Handler(probe); pattern != "/" && pattern != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -155,6 +155,14 @@ func TestErrors_AreProblemsWithFieldsAndNoInternals(t *testing.T) {
 	if p := r.problem(t); p.Errors[0].Field != "end" {
 		t.Errorf("calendar without end: %+v", p)
 	}
+	// A method an endpoint does not take is 405 naming the ones it does.
+	r = e.do("PUT", "/api/v1/schedules/"+id, alice, "")
+	e.requireCode(r, http.StatusMethodNotAllowed)
+	if allow := r.hdr.Get("Allow"); allow != "GET, PATCH, DELETE" {
+		t.Errorf("Allow = %q", allow)
+	}
+	r.problem(t)
+	e.requireCode(e.do("GET", "/api/v1/nothing", alice, ""), http.StatusNotFound)
 	// The auth scheme is case-insensitive (RFC 9110).
 	e.requireCode(e.do("GET", "/api/v1/schedules", "", "", "Authorization", "bearer "+alice), http.StatusOK)
 	// Bytes that are not UTF-8 are refused, not stored as U+FFFD.
