@@ -29,7 +29,7 @@ var (
 	// toMeRe: a job sent to the person writing ("send it to me", "dm me
 	// instead", "send the standup to my DMs"). Groups 1 to 3 name the
 	// job, if anything.
-	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|(?:dm|message|msg|ping|text)\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))$`)
+	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|(?:dm|message|msg|ping|text)\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))(?:\s+(?:directly|privately|personally))?$`)
 	// dmWhenRe: the sender as a new target, and a when ("dm me at 10am").
 	dmWhenRe = regexp.MustCompile(`(?i)^(dm|message|text)\s+me\s+(.+)$`)
 	// itWhenRe: the job in context with its verb and a new when ("send
@@ -197,7 +197,8 @@ func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	p := lex(m[3])
-	if len(p) != 1 || p[0].kind != tChannel {
+	toMe := strings.EqualFold(m[3], "me") // "send it to me too": a copy to the sender
+	if !toMe && (len(p) != 1 || p[0].kind != tChannel) {
 		return selector.Decision{}, false
 	}
 	id, words := in.ContextJobID, strings.ToLower(m[2])
@@ -215,14 +216,26 @@ func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
 	if job == nil {
 		return selector.Decision{}, false
 	}
-	ref, why := channelRef(in, p[0])
-	if why != "" {
-		return unsupported("%s", why), true
+	var ref map[string]any
+	switch {
+	case toMe:
+		if job.ChannelID == in.SenderID || in.Channel != "slack" && job.ChannelID == "" {
+			return unsupported("It already posts to you."), true
+		}
+		ref = targetRef(in, target{}, action{remindWho: "me"}) // outside Slack: none, the conversation
+	default:
+		var why string
+		if ref, why = channelRef(in, p[0]); why != "" {
+			return unsupported("%s", why), true
+		}
+		if ch, _ := ref["channelId"].(string); strings.EqualFold(ch, job.ChannelID) {
+			return unsupported("It already posts in %s.", m[3]), true
+		}
 	}
-	if ch, _ := ref["channelId"].(string); strings.EqualFold(ch, job.ChannelID) {
-		return unsupported("It already posts in %s.", m[3]), true
+	args := map[string]any{"scheduleType": job.ScheduleType, "schedule": job.Schedule, "targetAction": job.Action}
+	if ref != nil {
+		args["targetRef"] = ref
 	}
-	args := map[string]any{"scheduleType": job.ScheduleType, "schedule": job.Schedule, "targetAction": job.Action, "targetRef": ref}
 	if job.Remaining > 0 {
 		args["count"] = job.Remaining // "3 more times": the copy as many
 	}
