@@ -106,6 +106,13 @@ func targetRef(in selector.Input, t target, a action) map[string]any {
 
 var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "message", "msg", "publish", "broadcast", "drop"}
 
+// The words that send a post to its sender, shared by the creates
+// ("dm me at 5pm …") and the moves ("dm me instead") that read them.
+const (
+	dmVerbs     = `(?:dm|message|msg|ping|text)`
+	senderWords = `(?:me|myself|my\s+dms?|my\s+direct\s+messages)`
+)
+
 // dmMeRe and toMeBodyRe: a post to the sender said with another verb
 // ("dm me at 5pm to call mom", "send the report to my DMs every
 // Monday"), which startReading reads as "remind me".
@@ -113,8 +120,8 @@ var (
 	// alsoWordsRe: "too", "also", "as well" right after "remind me" or a
 	// channel, which say the job is one more.
 	alsoWordsRe = regexp.MustCompile(`(?i)(^remind\s+(?:me|us)|#[a-z][\w.-]*|<#[A-Z0-9]+(?:\|[^>]*)?>)\s+(?:too|also|as\s+well)\b,?`)
-	dmMeRe      = regexp.MustCompile(`(?i)^(?:dm|message|msg|ping|text|send)\s+me\b`)
-	toMeBodyRe  = regexp.MustCompile(`(?i)^(?:send|post|forward)\s+(.+?)\s+(?:to|in)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)\b(.*)$`)
+	dmMeRe      = regexp.MustCompile(`(?i)^(?:` + dmVerbs + `|send)\s+me\b`)
+	toMeBodyRe  = regexp.MustCompile(`(?i)^(?:send|post|forward)\s+(.+?)\s+(?:to|in)\s+` + senderWords + `\b(.*)$`)
 )
 
 // remindLeadRe: ways of asking to be reminded that name no verb of ours.

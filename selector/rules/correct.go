@@ -29,9 +29,9 @@ var (
 	// toMeRe: a job sent to the person writing ("send it to me", "dm me
 	// instead", "send the standup to my DMs"). Groups 1 to 3 name the
 	// job, if anything.
-	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+(?:me|myself|my\s+dms?|my\s+direct\s+messages)|(?:dm|message|msg|ping|text)\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))(?:\s+(?:directly|privately|personally))?$`)
+	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+` + senderWords + `|` + dmVerbs + `\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))(?:\s+(?:directly|privately|personally))?$`)
 	// dmWhenRe: the sender as a new target, and a when ("dm me at 10am").
-	dmWhenRe = regexp.MustCompile(`(?i)^(dm|message|text)\s+me\s+(.+)$`)
+	dmWhenRe = regexp.MustCompile(`(?i)^(` + dmVerbs + `)\s+me\s+(.+)$`)
 	// itWhenRe: the job in context with its verb and a new when ("send
 	// it at 5pm", "post it out at 8").
 	itWhenRe = regexp.MustCompile(`(?i)^(?:post|send|run|fire)\s+(?:it|that|this)(?:\s+out)?\s+(.+)$`)
@@ -93,7 +93,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if m := verbWhenRe.FindStringSubmatch(rest); m != nil && instead && in.ContextJobID != "" && isWhenWords(in, m[1]) {
 		rest = m[1] // "actually remind me at 5pm instead": the job's new time
 	}
-	if m := itWhenRe.FindStringSubmatch(strings.TrimRight(prefixRe.ReplaceAllString(rest, ""), "?!. ")); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]) {
+	// rest without what opens and closes a request politely: "can you post
+	// it in #eng too pls?"
+	bare := strings.TrimRight(strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")), "?!. ")
+	if m := itWhenRe.FindStringSubmatch(bare); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]) {
 		// "send it at 5pm": "it" is the job in context, so a change of it
 		if d := update(in, text, "it "+m[1]); d.Function == "schedule.update" || d.Clarify != "" {
 			return d, true
@@ -105,8 +108,6 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		// later": a complete request, which decide reads as one
 		return selector.Decision{}, false
 	}
-	bare := strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")) // "can you post it in #eng too pls"
-	bare = strings.TrimRight(bare, "?!. ")
 	if instead && in.ContextJobID != "" && strings.EqualFold(bare, "remind me") {
 		bare = "send it to me" // "remind me instead": the job, to the sender
 	}
