@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,6 +134,27 @@ func TestChat_CopyThenSendToMe(t *testing.T) {
 	}
 	if slices.Sort(where); !slices.Equal(where, []string{"#team", "sender"}) {
 		t.Errorf("the jobs post to %q, want #team and the sender:\n%s", where, out)
+	}
+}
+
+// A copy said shortly ("same for #eng") and changes said with what they
+// replace ("from 9am to 10am", "hi team instead of hello") each do what
+// they say to the job in context, and nothing more.
+func TestChat_SameForThenChangesFromTo(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello in #team every Friday at 9AM", "same for #eng", "change the time from 9am to 10am",
+		"make it post hi team instead of hello")
+	wantAll(t, out, "I'll post “hello” in #eng every Friday at 9:00 AM", "Updated")
+	js := c.jobs()
+	if len(js) != 2 {
+		t.Fatalf("%d jobs, want the first and its copy:\n%s", len(js), out)
+	}
+	got := map[string]string{}
+	for _, j := range js {
+		got[j.TargetRef.ChannelID] = j.Schedule.Cron + " " + jobText(j)
+	}
+	if want := map[string]string{"#team": "0 9 * * 5 hello", "#eng": "0 10 * * 5 hi team"}; !maps.Equal(got, want) {
+		t.Errorf("jobs %q, want %q: the copy changed, the first as made\n%s", got, want, out)
 	}
 }
 

@@ -111,6 +111,7 @@ var postVerbs = []string{"post", "send", "say", "announce", "share", "write", "m
 const (
 	dmVerbs     = `(?:dm|message|msg|ping|text)`
 	senderWords = `(?:me|myself|my\s+dms?|my\s+direct\s+messages)`
+	privately   = `(?:directly|privately|personally|in\s+private)`
 )
 
 // dmMeRe and toMeBodyRe: a post to the sender said with another verb

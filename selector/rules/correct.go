@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ var (
 	// toMeRe: a job sent to the person writing ("send it to me", "dm me
 	// instead", "send the standup to my DMs"). Groups 1 to 3 name the
 	// job, if anything.
-	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?\s+(?:to|in|into)\s+` + senderWords + `|` + dmVerbs + `\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))(?:\s+(?:directly|privately|personally))?$`)
+	toMeRe = regexp.MustCompile(`(?i)^(?:(?:post|send|put|move|dm)(?:\s+(.+?))?(?:\s+` + privately + `)?\s+(?:to|in|into)\s+` + senderWords + `|` + dmVerbs + `\s+me(?:\s+(it|that|this))?|send\s+me\s+(it|that|this))(?:\s+` + privately + `)?$`)
 	// dmWhenRe: the sender as a new target, and a when ("dm me at 10am").
 	dmWhenRe = regexp.MustCompile(`(?i)^(` + dmVerbs + `)\s+me\s+(.+)$`)
 	// itWhenRe: the job in context with its verb and a new when ("send
@@ -39,6 +40,17 @@ var (
 	// "also send the standup to #eng"). Group 1 names the job, if anything;
 	// "also" before or "too", "also", "as well" after must be said.
 	alsoRe = regexp.MustCompile(`(?i)^(also\s+)?(?:(?:post|send|put)(?:\s+(.+?))?\s+)?(?:(?:in|to|into|on)\s+)?(\S+?)[.!]?(\s+(?:too|also|as\s+well)[.!]?)?$`)
+	// sameForRe: a copy said without "post … too" ("same for #eng", "do
+	// the same in #ops", "copy it to #eng", "cross-post the standup to
+	// #eng"). Group 1 is the verb, group 2 names the job, if anything;
+	// group 3 is where the copy posts ("me": the sender).
+	sameForRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also\s+)?(?:(?:(?:do|make)\s+)?(?:the\s+)?same(?:\s+(?:thing|one))?|(share|copy|duplicate|clone|cross-?post|mirror|repost)(?:\s+(.+?))?)` +
+		`\s+(?:for|in|to|into|with|on)\s+(\S+?)(?:\s+(?:too|also|as\s+well))?[.!]?$`)
+	// dmMeTooRe: a copy to the sender ("dm me too", "also message me").
+	dmMeTooRe = regexp.MustCompile(`(?i)^(?:also\s+` + dmVerbs + `\s+me(?:\s+(?:too|also|as\s+well))?|` + dmVerbs + `\s+me\s+(?:too|also|as\s+well))[.!]?$`)
+	// insteadOfRe: what a correction replaces, said after it ("hi team
+	// instead of hello", "10am rather than 9am").
+	insteadOfRe = regexp.MustCompile(`(?i)[\s,]+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(.+?)[.!]?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm
@@ -82,6 +94,11 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 			}
 		}
 	}
+	if m := insteadOfRe.FindStringSubmatchIndex(rest); tail == "" && m != nil && replaces(in, rest[m[2]:m[3]]) && !openQuote(rest[:m[0]]) {
+		// "make it post hi team instead of hello", "10am rather than 9am":
+		// what it replaces is the job's, outside the quotes of a message
+		tail, instead = rest[m[0]:], true
+	}
 	rest = strings.TrimSpace(strings.TrimRight(rest[:len(rest)-len(tail)], ",.!;: "))
 	if rest == "" {
 		return selector.Decision{}, false
@@ -111,7 +128,17 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if instead && in.ContextJobID != "" && strings.EqualFold(bare, "remind me") {
 		bare = "send it to me" // "remind me instead": the job, to the sender
 	}
-	if d, ok := copiedTo(in, text, bare); ok {
+	copyWords, named := bare, false
+	if m := sameForRe.FindStringSubmatch(bare); m != nil {
+		copyWords = "post " + cmp.Or(m[2], "it") + " in " + m[3] + " too" // "same for #eng": a copy
+		if strings.EqualFold(m[3], "me") {
+			copyWords = "send " + cmp.Or(m[2], "it") + " to me too"
+		}
+		named = m[1] != "" && !strings.EqualFold(m[1], "share") // "copy the weekly report": a job's words
+	} else if dmMeTooRe.MatchString(bare) {
+		copyWords = "send it to me too" // "dm me too"
+	}
+	if d, ok := copiedTo(in, text, copyWords, named); ok {
 		return d, true
 	}
 	if d, ok := movedTo(in, text, bare, instead); ok {
@@ -191,8 +218,9 @@ func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decis
 // copiedTo reads "post it in #eng too", "also send the standup to #eng":
 // a new job as the one named (in context, when no words name it), posting
 // to another channel. Job words must say they are a job ("the standup
-// reminder"); quoted words are a message, and so a create of its own.
-func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
+// reminder"), or named must say the verb did ("copy the weekly report");
+// quoted words are a message, and so a create of its own.
+func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decision, bool) {
 	m := alsoRe.FindStringSubmatch(rest)
 	if m == nil || m[1] == "" && m[4] == "" || strings.ContainsAny(m[2], "\"“”'‘’") {
 		return selector.Decision{}, false
@@ -204,7 +232,7 @@ func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
 	}
 	id, words := in.ContextJobID, strings.ToLower(m[2])
 	if words != "" && !slices.Contains(itWords, words) {
-		if !jobNounRe.MatchString(words) || !namesJob(in, words) {
+		if !named && !jobNounRe.MatchString(words) || !namesJob(in, words) {
 			return selector.Decision{}, false
 		}
 		var d selector.Decision
@@ -247,6 +275,22 @@ func copiedTo(in selector.Input, text, rest string) (selector.Decision, bool) {
 		args["endAt"] = job.EndAt
 	}
 	return call("schedule.create", args), true
+}
+
+// replaces reports whether what a correction says it replaces ("…
+// instead of X") is a part of a job: quoted, a when, a channel, or words
+// of the message of the job in context.
+func replaces(in selector.Input, x string) bool {
+	if quotedAlone(x) || isWhenWords(in, x) || isChannelWords(x) {
+		return true
+	}
+	job := jobRef(in, in.ContextJobID)
+	return job != nil && len(x) > 1 && strings.Contains(strings.ToLower(job.Text), strings.ToLower(x))
+}
+
+// openQuote reports whether s ends inside a quote.
+func openQuote(s string) bool {
+	return strings.Count(s, `"`)%2 == 1 || strings.Count(s, "“") > strings.Count(s, "”")
 }
 
 // isWhenWords reports whether s reads as a when and nothing else.

@@ -215,6 +215,8 @@ var renameRes = []*regexp.Regexp{
 	regexp.MustCompile(`^(?:call|name|title)\s+(that one|this one|(?:this|that|the)\s+(?:job|reminder|schedule|post)|it|that|this)\s+(?:as\s+)?(.+)$`),
 	regexp.MustCompile(`^(?:give|set)\s+(.+?)\s+the\s+name\s+(?:to\s+|of\s+)?(.+)$`),
 	regexp.MustCompile(`^(?:change|set|update)\s+(?:the\s+name\s+of\s+(.+?)|(its|.+?'s)\s+name)\s+to\s+(.+)$`),
+	// "change the name to standup": the job in context
+	regexp.MustCompile(`^(?:change|set|update|make)\s+(?:the|its)\s+(?:name|title)\s+(?:to\s+)?(.+)$`),
 }
 
 // nameSaysWhen reports whether a new name is a when ("call it at 5pm",
@@ -253,6 +255,9 @@ func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
 			continue
 		}
 		words, name := strings.Join(m[1:len(m)-1], ""), m[len(m)-1]
+		if len(m) == 2 {
+			words = "it" // "change the name to standup"
+		}
 		first, _, _ := strings.Cut(strings.TrimSpace(name), " ")
 		if !namesJob(in, words) || slices.Contains(callItIdioms, strings.TrimSpace(name)) || slices.Contains(notNames, first) ||
 			nameSaysWhen(in, name) || byChannelOnly(in, words) {

@@ -25,6 +25,9 @@ func update(in selector.Input, text, words string) selector.Decision {
 		newPart = strings.TrimPrefix(newPart, lead)
 	}
 	newPart = strings.TrimPrefix(newPart, ": ") // an answer to "What should it say?"
+	if m := fromToRe.FindStringSubmatch(newPart); m != nil && replaces(in, m[1]) {
+		newPart = m[2] // "change the time from 9am to 10am": the new part
+	}
 	if m := verbWhenRe.FindStringSubmatch(newPart); m != nil {
 		switch w := strings.TrimSuffix(m[1], " instead"); {
 		case isWhenWords(in, w) || isChannelWords(w):
@@ -146,10 +149,13 @@ var (
 	messageOfRe = regexp.MustCompile(`^(?:the\s+)?(message|msg|text|wording|channel|time)\s+(?:of|for|in|on)\s+(.+)$`)
 )
 
+// fromToRe: a change said with what it replaces ("from 9am to 10am").
+var fromToRe = regexp.MustCompile(`^from\s+(.+?)\s+to\s+(.+)$`)
+
 // bareMessageRe: job words that are only the message, the channel or
 // the when ("change the text to …", "change the channel to #eng",
 // "change the time to 10am").
-var bareMessageRe = regexp.MustCompile(`^(?:(?:the|this|that|its)\s+)?(message|msg|text|wording|words|content|channel|time|day|days|date|schedule|timing)$`)
+var bareMessageRe = regexp.MustCompile(`^(?:(?:the|this|that|its)\s+)?(message|msg|text|wording|words|content|channel|target|destination|time|hour|day|days|date|schedule|timing|frequency|recurrence|cadence)$`)
 
 // messageOfIt reads "the message" as the message of the job in context,
 // when there is one, "the text of the standup" as "the standup text", and
@@ -163,9 +169,9 @@ func messageOfIt(in selector.Input, head string) string {
 	}
 	if m := bareMessageRe.FindStringSubmatch(head); m != nil {
 		switch m[1] {
-		case "channel":
+		case "channel", "target", "destination":
 			return "its channel"
-		case "time", "day", "days", "date", "schedule", "timing":
+		case "time", "hour", "day", "days", "date", "schedule", "timing", "frequency", "recurrence", "cadence":
 			return "its time"
 		}
 		return "its message"
