@@ -17,9 +17,9 @@ import (
 
 // ParseRequest is POST /api/v1/parse.
 type ParseRequest struct {
-	Text string    `json:"text"`
-	TZ   string    `json:"tz,omitempty"`
-	Now  time.Time `json:"now,omitzero"`
+	Text string `json:"text"`
+	TZ   string `json:"tz,omitempty"`
+	Now  string `json:"now,omitempty"` // RFC 3339; read here, so a bad one is named
 }
 
 // ParseResult is the selector's decision and, for a schedule.create, what
@@ -52,11 +52,15 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 	case utf8.RuneCountInString(req.Text) > functions.MaxTextLen:
 		return &functions.FieldError{Field: "text", Rule: "at most 4000 characters"}
 	}
-	if req.Now.IsZero() {
-		req.Now = h.opts.Now()
-	} else if y := req.Now.Year(); y < 1970 || y > 9000 {
-		// the next runs of a later now cannot be written (RFC 3339 ends at 9999)
-		return &functions.FieldError{Field: "now", Rule: "must be between 1970 and 9000"}
+	now := h.opts.Now()
+	if req.Now != "" {
+		if now, err = time.Parse(time.RFC3339, req.Now); err != nil {
+			return &functions.FieldError{Field: "now", Rule: "must be an RFC 3339 time such as 2026-11-27T09:00:00Z"}
+		}
+		if y := now.Year(); y < 1970 || y > 9000 {
+			// the next runs of a later now cannot be written (RFC 3339 ends at 9999)
+			return &functions.FieldError{Field: "now", Rule: "must be between 1970 and 9000"}
+		}
 	}
 	_, tz, err := c.zone(req.TZ)
 	if err != nil {
@@ -67,7 +71,7 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 		return err
 	}
 	in := selector.Input{Text: req.Text, SenderID: c.tok.SenderID, Sender: c.tok.SenderID, ProfileID: c.profile.ID,
-		Channel: c.profile.Channel, Timezone: tz, Now: req.Now.UTC(), Jobs: jobs, Workflows: c.orch.Workflows,
+		Channel: c.profile.Channel, Timezone: tz, Now: now.UTC(), Jobs: jobs, Workflows: c.orch.Workflows,
 		Functions: c.orch.Registry.Allowed()}
 	d, err := c.orch.Selector.Select(r.Context(), in)
 	if err != nil {
@@ -82,7 +86,7 @@ func (h *handler) parse(w http.ResponseWriter, r *http.Request, c *caller) error
 				return err
 			}
 			res.Invalid = p
-		} else if err := preview(&res, d.Args, c.orch.Timezone, req.Now.UTC()); err != nil {
+		} else if err := preview(&res, d.Args, c.orch.Timezone, now.UTC()); err != nil {
 			p, _ := problemOf(err)
 			res.Invalid = p
 		}

@@ -38,7 +38,7 @@ func TestParse_DecidesAndPreviewsAndChangesNothing(t *testing.T) {
 	}
 	// the field and the JSON it must be, never the Go types behind them
 	for body, field := range map[string]string{`{}`: "text", `{"text":"x","tz":"Nowhere/Land"}`: "tz", `{"text":"x","extra":1}`: "extra",
-		`{"text":5}`: "text", `{"text":"x","now":"friday"}`: "body", `{"text":`: "body", `[]`: "body"} {
+		`{"text":5}`: "text", `{"text":"x","now":"friday"}`: "now", `{"text":"x","now":5}`: "now", `{"text":`: "body", `[]`: "body"} {
 		r := e.do("POST", "/api/v1/parse", alice, body)
 		e.requireCode(r, http.StatusBadRequest)
 		if p := r.problem(t); p.Errors[0].Field != field || strings.Contains(p.Errors[0].Rule, "Go ") || strings.Contains(p.Errors[0].Rule, "ParseRequest") {
