@@ -348,10 +348,18 @@ func Parse(data []byte, baseDir string) (*Config, error) {
 }
 
 // checkKeys walks a mapping node against the struct type it decodes into and
-// names the first key the type does not have, with its path.
+// names the first key the type does not have, with its path, or the first
+// number or duration written as 0: every one of them takes its default
+// when left out, so a 0 would silently mean the default.
 func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if n.Kind == yaml.ScalarNode && (t.Kind() == reflect.Int || t == reflect.TypeFor[Duration]()) {
+		v := reflect.New(t)
+		if n.Decode(v.Interface()) == nil && v.Elem().IsZero() {
+			return fmt.Errorf("%s: must not be %s (line %d); leave it out for the default", path, n.Value, n.Line)
+		}
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil // type mismatches are the decoder's to report

@@ -27,6 +27,10 @@ func TestOrchestrator_SenderQuotaAndFloor(t *testing.T) {
 		"orchestrators: {a: {min_interval: 500ms}}\n":     "orchestrators.a.min_interval: must be whole seconds from 1s to 24h, got 500ms",
 		"orchestrators: {a: {min_interval: 25h}}\n":       "orchestrators.a.min_interval: must be whole seconds from 1s to 24h, got 25h0m0s",
 		"orchestrators: {a: {min_interval: often}}\n":     "not a duration",
+		// a 0 would be read as "left out", the default: refused, named
+		"orchestrators: {a: {min_interval: 0s}}\n":          "orchestrators.a.min_interval: must not be 0s (line 1); leave it out for the default",
+		"orchestrators: {a: {max_jobs: 0}}\n":               "orchestrators.a.max_jobs: must not be 0",
+		"runs: {keep_per_job: 0}\norchestrators: {a: {}}\n": "runs.keep_per_job: must not be 0",
 	} {
 		if _, err := Parse([]byte(src), t.TempDir()); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", strings.TrimSpace(src), err, want)
