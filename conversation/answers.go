@@ -17,7 +17,9 @@ import (
 type settlement struct{ drop, text, jobID string }
 
 var (
-	cancelRe = regexp.MustCompile(`^(?:cancel|cancel (?:it|that|this)|never ?mind|nvm|forget (?:it|that|about it)|stop|abort|quit|drop it|scratch that|no thanks|no thank you|not now|leave it|skip it|ignore (?:it|that))$`)
+	// cancelRe: what drops a question, with the words around it people
+	// say ("ugh never mind lol", "nah, forget it", "cancel pls").
+	cancelRe = regexp.MustCompile(`^` + asideLead + `(?:cancel|cancel (?:it|that|this)|never ?mind|nvm|forget (?:it|that|about it)|stop|abort|quit|drop it|scratch that|no thanks|no thank you|not now|leave it|skip it|ignore (?:it|that)|actually no|wait no|no wait)(?:[ ,]+(?:lol|haha|thanks|thank you|thx|ty|pls|please|then|for now|after all))*$`)
 	yesRe    = regexp.MustCompile(`^(?:y|yes|yep|yeah|yup|sure|ok|okay|please do|do it|go ahead|correct|right|that's right|confirm|affirmative|yes please)$`)
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
 	// namesItRe: the cancel words that name a job, "it" (NL_SPEC 14, 38):
@@ -25,8 +27,11 @@ var (
 	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this)|drop it|skip it)$`)
 	// deleteItRe: a delete of "it" or "that", which, while a question
 	// about a new job waits, is that request.
-	deleteItRe = regexp.MustCompile(`^(?:delete|remove|cancel|stop|drop|scrap|ditch|discard|trash|kill|erase|nuke|get rid of|forget about|undo)(?: all)? (?:it|that|this|that one|this one)$`)
+	deleteItRe = regexp.MustCompile(`^` + asideLead + `(?:(?:never ?mind|nvm)[ ,]+)?(?:delete|remove|cancel|stop|drop|scrap|ditch|discard|trash|kill|erase|nuke|get rid of|forget about|undo)(?: all)? (?:it|that|this|that one|this one)$`)
 )
+
+// asideLead: the interjections that may open a cancel ("oh", "nah,").
+const asideLead = `(?:(?:oh|ah|ugh|nah|no|actually|wait|ok|okay|hmm+|um+|sorry|oops)[ ,]+)*`
 
 // nothingToCancel is the answer to a cancel word when no question is
 // open: it cancels nothing, and a job changes only when words name it.

@@ -30,13 +30,19 @@ func TestPickCandidate(t *testing.T) {
 // Cancel words drop a question; yes and no answer a yes/no question.
 func TestSettle(t *testing.T) {
 	ask := &selector.Pending{Text: "post hi every day", Missing: selector.MissingTime}
-	for _, w := range []string{"cancel", "Never mind.", "forget it", "stop", "nvm", "no"} {
+	for _, w := range []string{"cancel", "Never mind.", "forget it", "stop", "nvm", "no",
+		"nah, forget it", "ugh never mind lol", "oh never mind", "actually no", "cancel pls", "nvm thanks"} {
 		if s := settle(ask, nil, w); s.drop != "OK, dropped — nothing scheduled." {
 			t.Errorf("%q: %+v", w, s)
 		}
 	}
-	if s := settle(ask, nil, "at 9am"); s != (settlement{}) {
-		t.Errorf("an answer was settled here: %+v", s)
+	for _, w := range []string{"at 9am", "never mind the rain, post it at 9am", "no, 9am"} {
+		if s := settle(ask, nil, w); s != (settlement{}) {
+			t.Errorf("%q, an answer, was settled here: %+v", w, s)
+		}
+	}
+	if s := settle(&selector.Pending{Text: "post hi", Missing: selector.MissingTime, Create: true}, nil, "nvm, delete it"); s.drop == "" {
+		t.Errorf("a delete of the request asked about did not drop it: %+v", s)
 	}
 	yn := &selector.Pending{Text: "move it to 9am", Yes: "move it to every day at 9am"}
 	if s := settle(yn, nil, "Yes!"); s.text != yn.Yes {

@@ -158,6 +158,39 @@ func TestChat_SameForThenChangesFromTo(t *testing.T) {
 	}
 }
 
+// A correction said while a question about a new request is open
+// changes that request (decision 26): the answer then makes it as
+// corrected, not as first said.
+func TestChat_ACorrectionWhileAskedChangesTheRequest(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hello every friday", "actually make it monday", "i meant #ops", "9am")
+	js := c.jobs()
+	if len(js) != 1 || js[0].Schedule.Cron != "0 9 * * 1" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#ops" || jobText(js[0]) != "hello" {
+		t.Fatalf("jobs %+v, want one posting hello in #ops on Mondays at 9:\n%s", js, out)
+	}
+	c = newCLI(t)
+	out = c.chat("remind me to call mom", "no wait, call dad not mom", "tomorrow at 5pm")
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "call dad" {
+		t.Fatalf("jobs %+v, want one reminder to call dad:\n%s", js, out)
+	}
+}
+
+// An answer to "What should I post? What time …?" may give both, with
+// the words that lead to a message ("to", "about"), which are not part of
+// it; "never mind, <request>" is that request.
+func TestChat_AnAnswerGivesItsMessageAndTime(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me tomorrow", "to submit timesheet at 9am", "remind me at 5pm", "about the call",
+		"remind me at 3 to call bob", "never mind, remind me at 4pm to call alice")
+	got := map[string]string{}
+	for _, j := range c.jobs() {
+		got[jobText(j)] = j.Schedule.RunAt.UTC().Format("15:04") // the tests run in UTC
+	}
+	if want := map[string]string{"submit timesheet": "09:00", "the call": "17:00", "call alice": "16:00"}; !maps.Equal(got, want) {
+		t.Errorf("jobs %q, want %q:\n%s", got, want, out)
+	}
+}
+
 // "change the message" and "change the day" name only the part to
 // change; each asks, and its answer alone is the new message or day.
 func TestChat_ChangeAPartThenAnswer(t *testing.T) {

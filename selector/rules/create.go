@@ -55,30 +55,40 @@ func (r *reading) add(b []tok) bool {
 // create reads a request to create a job, step by step; each step either
 // goes on or decides (a question, a refusal).
 func create(in selector.Input, text string) selector.Decision {
-	r, d, done := startReading(in, text)
+	r, d, done := read(in, text)
 	if done {
-		return d
-	}
-	rest := r.s.rest()
-	v, textAt, act := findVerb(in, rest)
-	if act.unclearWho {
-		return clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
-	}
-	region, d, done := r.aroundVerb(rest, v, textAt, act)
-	if done {
-		return d
-	}
-	textToks, d, done := r.takeTail(region, v)
-	if done {
-		return d
-	}
-	if d, done := r.takeText(textToks, v); done {
 		return d
 	}
 	if d, done := r.checkText(); done {
 		return d
 	}
 	return r.compileCall()
+}
+
+// read reads a request's parts: its target, action, text and when
+// blocks; done with a decision when a part cannot be read.
+func read(in selector.Input, text string) (r *reading, d selector.Decision, done bool) {
+	r, d, done = startReading(in, text)
+	if done {
+		return nil, d, true
+	}
+	rest := r.s.rest()
+	v, textAt, act := findVerb(in, rest)
+	if act.unclearWho {
+		return nil, clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”."), true
+	}
+	region, d, done := r.aroundVerb(rest, v, textAt, act)
+	if done {
+		return nil, d, true
+	}
+	textToks, d, done := r.takeTail(region, v)
+	if done {
+		return nil, d, true
+	}
+	if d, done := r.takeText(textToks, v); done {
+		return nil, d, true
+	}
+	return r, selector.Decision{}, false
 }
 
 // startReading lexes the message, takes its targets and its timezone.

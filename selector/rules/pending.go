@@ -22,6 +22,10 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Dropped = p.Asked()
 		return alone
 	}
+	if amended, ok := amended(in, p, text); ok {
+		// "actually monday", "i meant #ops": the request asked about, changed
+		return decide(in, amended)
+	}
 	if p.Create && alone.Missing == selector.MissingJob {
 		// "pause it" while a new job is asked about: "it" is that request,
 		// which is no job yet; a "Which one?" is a new request's question.
@@ -40,6 +44,9 @@ func decidePending(in selector.Input, text string) selector.Decision {
 			return alone
 		}
 		return stillAsking(in)
+	}
+	if d, ok := messageWithTime(in, p, text); ok {
+		return d
 	}
 	var first selector.Decision
 	for k, combined := range answered(p, text) {
@@ -231,11 +238,58 @@ func answerText(missing, text string) string {
 		return "say " + text // a job's new message, as "make it say …" gives one ("#eng" moves it)
 	}
 	if missing == selector.MissingAction {
-		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 {
+		msg, said := messageAnswer(text)
+		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 || said {
 			// the text asked for: after a colon, quoted, so it is read as
 			// the message whatever words it holds
-			return ": “" + strings.Trim(text, `"“”`) + "”"
+			return ": “" + msg + "”"
 		}
 	}
 	return text
+}
+
+// answerLeadRe: the words before a message given as an answer ("to call
+// mom", "about the dentist", "say hi team"); said: a verb says it.
+var answerLeadRe = regexp.MustCompile(`(?i)^(?:(?:(?:just\s+)?(say|post|send|write)(?:\s+that)?\s*:?)|to|about|that)\s+(.+)$`)
+
+// messageAnswer is the message an answer to "What should I post?" gives:
+// without the words that lead to it, its courtesy or the quotes around
+// it. said: a verb said it ("say hi team"), which is then no request.
+func messageAnswer(text string) (msg string, said bool) {
+	msg = strings.TrimSpace(politeTailRe.ReplaceAllString(strings.TrimSpace(text), ""))
+	if m := answerLeadRe.FindStringSubmatch(msg); m != nil {
+		msg, said = m[2], m[1] != ""
+	}
+	for _, q := range []string{`""`, "“”", "''", "‘’"} {
+		open, close := string([]rune(q)[0]), string([]rune(q)[1])
+		if len(msg) > len(open)+len(close) && strings.HasPrefix(msg, open) && strings.HasSuffix(msg, close) {
+			msg = msg[len(open) : len(msg)-len(close)]
+			break
+		}
+	}
+	return msg, said
+}
+
+// messageWithTime reads an answer to "What should I post? What time …?"
+// that gives both ("submit timesheet at 9am", "to call mom at 9"): the
+// request with the answer's words read as its text and its when.
+func messageWithTime(in selector.Input, p *selector.Pending, text string) (selector.Decision, bool) {
+	if p.Missing != selector.MissingAction || !answerShaped(selector.MissingTime, text) ||
+		decide(in, p.Text+" : “x”").Missing != selector.MissingTime {
+		return selector.Decision{}, false
+	}
+	msg, _ := messageAnswer(text)
+	combined := p.Text + " " + msg
+	whenAlone := isWhenWords(in, text) // "at 9": the time, and the message still to ask
+	if v, _, act := findVerb(in, lex(p.Text)); v >= 0 && act.remindWho != "" && !whenAlone {
+		combined = p.Text + " to " + msg // "remind me tomorrow to submit timesheet at 9am"
+	}
+	d := decide(in, combined)
+	if d.IsCall() || d.Clarify != "" && (d.Missing != selector.MissingAction || whenAlone) && !d.Pending.Unread {
+		if d.Pending != nil {
+			d.Pending.Text = combined
+		}
+		return d, true
+	}
+	return selector.Decision{}, false
 }

@@ -80,6 +80,12 @@ func decide(in selector.Input, text string) selector.Decision {
 	if d, ok := correction(in, text); ok {
 		return d
 	}
+	if m := retractLeadRe.FindStringIndex(text); m != nil && m[1] < len(text) {
+		// "never mind, remind me at 4pm to call alice": the request after it
+		if d := decide(in, text[m[1]:]); d.IsCall() || d.Reply != "" || d.Clarify != "" && hasAction(in, text[m[1]:]) {
+			return d
+		}
+	}
 	switch {
 	case retractRe.MatchString(outsideQuotes(text)):
 		return aboutNew(clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message."))
@@ -110,6 +116,10 @@ func aboutNew(d selector.Decision) selector.Decision {
 // that" followed by a word of its own names a job ("cancel that
 // reminder"), which manage reads.
 var retractRe = regexp.MustCompile(`(?i)\b(?:actually\s+no|no\s+wait|wait\s+no|never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|ignore\s+(?:that|this|me)|disregard\s+(?:that|this))\b|\bcancel\s+that(?:\s+(?:one|please|pls|thanks))?\s*(?:[.!,;:—–-]|$)|\bcancel\s+that\s+\w+\s+and\b`)
+
+// retractLeadRe: words taking back what came before, opening a message
+// that goes on ("never mind, post hi at 5pm").
+var retractLeadRe = regexp.MustCompile(`(?i)^(?:(?:oh|ah|ugh|no|nah|sorry|ok|okay|wait|actually|hmm+)[\s,.!]+)*(?:never\s?mind|nvm|scratch\s+that|forget\s+(?:it|that)|no\s+wait|wait\s+no|actually\s+no)[\s,.!:;—–-]+`)
 
 // outsideQuotes is s without what it quotes: a quoted message may say
 // anything.
