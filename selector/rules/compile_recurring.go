@@ -59,6 +59,23 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 	if u == "day" && n == 1 && (len(doms) > 0 || len(w.nths) > 0) {
 		return ask("Every day, or on the %s? Say one of them.", domList(doms))
 	}
+	if (u == "month" || u == "year") && len(doms) == 0 && len(dows) == 0 && len(w.nths) == 0 {
+		// the day is today's ("every month at 9am"): a day some months
+		// lack would skip them, which nobody who said no day means
+		short := now.Day() > 28 && u == "month"
+		ms := months
+		if len(ms) == 0 {
+			ms = []int{int(now.Month())}
+		}
+		for _, m := range ms {
+			if u == "year" && now.Day() > daysIn(m, 2027) { // 2027: February 28
+				return ask("Which day? %s has no %s every year: say the day, such as “on %s 28”.", time.Month(m), scheduler.Ordinal(now.Day()), time.Month(m))
+			}
+		}
+		if short {
+			return ask("Which day? Not every month has a %s: say “on the %s” (months without one are skipped) or “on the last day”.", scheduler.Ordinal(now.Day()), scheduler.Ordinal(now.Day()))
+		}
+	}
 	if needRRule {
 		return compileRRule(w, u, n, dows, doms, months, hours, minute, now, zone)
 	}
@@ -496,6 +513,11 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 	anchor, err := scheduler.AnchorRRule(rule, now.Location(), from)
 	if err != nil {
 		return refuse("That schedule would never fire.")
+	}
+	if n > 1 && (u == "month" || u == "year") && len(doms) == 0 && len(dows) == 0 && len(w.nths) == 0 && from.Equal(now) {
+		// "every 3 months at 9am", no day said: today is the first of the
+		// cadence, so the next is 3 months on even once 9am has passed
+		anchor = time.Date(now.Year(), now.Month(), now.Day(), slices.Min(hours), minute, 0, 0, time.UTC).Format("2006-01-02T15:04:05")
 	}
 	sched["dtstart"] = anchor
 	return bounds(w, &compiled{typ: store.ScheduleRRule, sched: sched}, now, zone)

@@ -411,6 +411,49 @@ func TestSelect_DayOfMonthRollsToAMonthThatHasIt(t *testing.T) {
 	}
 }
 
+// A recurrence on a wall time its zone skips once a year is made, in any
+// zone and whatever the size of the jump: it fires at the jump that day.
+func TestSelect_RecurrencesAtSkippedTimesAreMade(t *testing.T) {
+	for _, c := range []struct{ zone, now, text string }{
+		{"Pacific/Chatham", "2027-09-25T07:15:00Z", "post x every day at 3:15am"},
+		{"Pacific/Chatham", "2027-01-14T22:15:00Z", "post x every sunday at 3:15am"},
+		{"Australia/Lord_Howe", "2026-10-03T09:30:00Z", "post x every day at 2:15am"},
+		{"America/New_York", "2027-03-13T12:00:00Z", "post x every day at 2:30am"},
+		{"Europe/London", "2027-03-20T12:00:00Z", "post x every sunday at 1:30am"},
+	} {
+		in := input(c.text)
+		in.Timezone = c.zone
+		in.Now, _ = time.Parse(time.RFC3339, c.now)
+		if d := Decide(in); d.Function != "schedule.create" {
+			t.Errorf("%s, %s: %q: %+v", c.zone, c.now, c.text, d)
+		}
+	}
+}
+
+// A day of the month taken from today ("every month at 9am") that some
+// months lack is asked about; a cadence of months counts from today.
+func TestSelect_MonthlyFromTodayNeverSkipsMonths(t *testing.T) {
+	for now, text := range map[string]string{"2027-01-31T15:00:00Z": "post x every month at 9am",
+		"2027-01-30T15:00:00Z": "post x every 3 months at 9am", "2028-02-29T15:00:00Z": "post x every year at 9am"} {
+		in := input(text)
+		in.Now, _ = time.Parse(time.RFC3339, now)
+		if d := Decide(in); d.IsCall() || !strings.Contains(d.Clarify, "Which day?") {
+			t.Errorf("%s: %q: %+v, want “Which day?”", now, text, d)
+		}
+	}
+	in := input("post x every 3 months at 9am")
+	in.Now = time.Date(2027, 3, 12, 15, 0, 0, 0, time.UTC) // 10:00 in New York: 9am has passed
+	var a createArgs
+	json.Unmarshal(Decide(in).Args, &a)
+	sp, err := scheduler.NewSpec(store.ScheduleRRule, a.Schedule, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := sp.Next(in.Now); !next.Equal(time.Date(2027, 6, 12, 13, 0, 0, 0, time.UTC)) {
+		t.Errorf("first fire %s, want June 12 9:00 (%+v)", next, a.Schedule)
+	}
+}
+
 // An answer completes the question it answers: added to the request, or
 // in place of the part that was asked about.
 func TestSelect_AnswersReplaceWhatWasAsked(t *testing.T) {
@@ -518,6 +561,9 @@ func TestSelect_WallTimesInZonesThatSkipAnHour(t *testing.T) {
 		{"America/Santiago", "2027-09-04T12:00:00Z", "post x on sep 5 at 9am", "runAt", "2027-09-05T12:00:00Z"},
 		{"America/Santiago", "2027-09-04T12:00:00Z", "post x at 0:30", "runAt", "2027-09-05T04:00:00Z"},
 		{"America/New_York", "2027-03-13T12:00:00Z", "post x every 90 minutes starting at 2:30am", "startAt", "2027-03-14T07:00:00Z"},
+		// clocks that jump 30 minutes (Lord Howe) or at :45 (Chatham): at the jump
+		{"Pacific/Chatham", "2027-09-25T07:15:00Z", "post x tomorrow at 3:15am", "runAt", "2027-09-25T14:00:00Z"},
+		{"Australia/Lord_Howe", "2026-10-03T09:30:00Z", "post x tomorrow at 2:15am", "runAt", "2026-10-03T15:30:00Z"},
 	} {
 		in := input(c.text)
 		in.Timezone = c.zone

@@ -62,9 +62,26 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 		return "That schedule would never fire. When should it run?"
 	}
 	named := readNames(s.blocks, s.body)
+	from := now
+	if !c.startAt.IsZero() {
+		from = c.startAt
+	}
+	jumps := map[[2]int]map[[2]int]bool{}
+	jumpOf := func(hm [2]int) map[[2]int]bool {
+		if jumps[hm] == nil {
+			jumps[hm] = skippedAt(hm, from)
+		}
+		return jumps[hm]
+	}
 	dstShift := func(h, m int) bool {
-		// a wall time skipped by DST fires at the jump: 02:30 -> 03:00/03:30
-		return gotHM[[2]int{h + 1, m}] || gotHM[[2]int{h + 1, 0}]
+		// a wall time skipped by DST fires at the jump: 02:30 -> 03:00
+		// (New York), 03:15 -> 03:45 (Chatham)
+		for j := range jumpOf([2]int{h, m}) {
+			if gotHM[j] {
+				return true
+			}
+		}
+		return false
 	}
 	for _, d := range named.dows {
 		if !gotDow[d] {
@@ -124,7 +141,7 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 		for hm := range gotHM {
 			if !slices.Contains(named.clocks, hm) && !named.hasAmbiguousClock {
 				// a time skipped by DST fires at the jump
-				if hm[1] == 0 || slices.ContainsFunc(named.clocks, func(x [2]int) bool { return x[0] == hm[0]-1 && x[1] == hm[1] }) {
+				if slices.ContainsFunc(named.clocks, func(x [2]int) bool { return jumpOf(x)[hm] }) {
 					continue
 				}
 				return fmt.Sprintf("The schedule I built would also run at %s, which you didn't name. Could you say the time again?", clockText(hm))
@@ -132,6 +149,28 @@ func verify(w when, s *sentence, c *compiled, now time.Time) string {
 		}
 	}
 	return ""
+}
+
+// skippedAt is the wall times at which a clock time fires on the days of
+// the year from `from` whose clocks skip it (DESIGN §5: at the jump, such
+// as 03:00 for 02:30 in New York, 03:45 for 03:15 in Chatham).
+func skippedAt(hm [2]int, from time.Time) map[[2]int]bool {
+	out := map[[2]int]bool{}
+	loc := from.Location()
+	for d := range 400 {
+		t := time.Date(from.Year(), from.Month(), from.Day()+d, hm[0], hm[1], 0, 0, loc)
+		if t.Hour() != hm[0] || t.Minute() != hm[1] {
+			// the jump, the bound of t's zone period nearest it: Go may
+			// normalise a skipped time to either side of the gap
+			start, end := t.ZoneBounds()
+			j := start.In(loc)
+			if end.After(t) && end.Sub(t) < t.Sub(start) {
+				j = end.In(loc)
+			}
+			out[[2]int{j.Hour(), j.Minute()}] = true
+		}
+	}
+	return out
 }
 
 // names is what the when blocks name, read from their tokens alone.
