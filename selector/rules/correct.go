@@ -281,7 +281,7 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 // instead of X") is a part of a job: quoted, a when, a channel, or words
 // of the message of the job in context.
 func replaces(in selector.Input, x string) bool {
-	if quotedAlone(x) || isWhenWords(in, x) || isChannelWords(x) {
+	if quotedAlone(x) || isWhenWords(in, x) || isChannelWords(x) || oneToken(x) && isWhenWords(in, "at "+x) {
 		return true
 	}
 	job := jobRef(in, in.ContextJobID)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -91,9 +92,32 @@ func read(in selector.Input, text string) (r *reading, d selector.Decision, done
 	return r, selector.Decision{}, false
 }
 
+var (
+	// askedRe: a request asked as a question ("can you …", "could u …").
+	askedRe = regexp.MustCompile(`(?i)\b(?:can|could|would|will)\s+(?:you|u)\b`)
+	// askedTailRe: what closes such a question ("?", "? thx!").
+	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
+)
+
+// requestBody is a request without the words around it that are not its
+// own: a greeting or "can you" before it, and the question mark and
+// thanks that close a request asked ("can you remind me about the
+// meeting tomorrow? thx"), "actually" and "instead" around a request
+// said again.
+func requestBody(text string) string {
+	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	if askedRe.MatchString(prefixRe.FindString(text)) {
+		body = strings.TrimRight(askedTailRe.ReplaceAllString(body, ""), " ")
+	}
+	if correctionLeadRe.MatchString(body) {
+		body = strings.TrimSpace(correctionTailRe.ReplaceAllString(correctionLeadRe.ReplaceAllString(body, ""), ""))
+	}
+	return body
+}
+
 // startReading lexes the message, takes its targets and its timezone.
 func startReading(in selector.Input, text string) (r *reading, d selector.Decision, done bool) {
-	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	body := requestBody(text)
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
 	// "dm me …", "send me …": remind me …; "send the report to me (or to

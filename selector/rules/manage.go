@@ -215,8 +215,9 @@ var renameRes = []*regexp.Regexp{
 	regexp.MustCompile(`^(?:call|name|title)\s+(that one|this one|(?:this|that|the)\s+(?:job|reminder|schedule|post)|it|that|this)\s+(?:as\s+)?(.+)$`),
 	regexp.MustCompile(`^(?:give|set)\s+(.+?)\s+the\s+name\s+(?:to\s+|of\s+)?(.+)$`),
 	regexp.MustCompile(`^(?:change|set|update)\s+(?:the\s+name\s+of\s+(.+?)|(its|.+?'s)\s+name)\s+to\s+(.+)$`),
-	// "change the name to standup": the job in context
-	regexp.MustCompile(`^(?:change|set|update|make)\s+(?:the|its)\s+(?:name|title)\s+(?:to\s+)?(.+)$`),
+	// "change the name to standup", "rename to standup": the job in context
+	regexp.MustCompile(`^(?:(?:change|set|update|make)\s+(?:the|its)\s+(?:name|title)(?:\s+to)?|(?:rename|re-name|retitle)\s+(?:it\s+)?(?:to|as))\s+(.+)$`),
+	regexp.MustCompile(`^(?:rename|re-name|retitle)\s+(it|that|this)\s+(.+)$`),
 }
 
 // nameSaysWhen reports whether a new name is a when ("call it at 5pm",

@@ -45,6 +45,9 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		}
 		return stillAsking(in)
 	}
+	if p.Missing == selector.MissingAction && !answerShaped(p.Missing, text) && !hasAction(in, text) {
+		return stillAsking(in) // "huh?", "ok": no words to post
+	}
 	if d, ok := messageWithTime(in, p, text); ok {
 		return d
 	}
@@ -148,7 +151,7 @@ func stillAsking(in selector.Input) selector.Decision {
 // ("5: am or pm?", "3/4: which?", "afternoon: what time?"), the request
 // with that part replaced by the answer or settled by it.
 func answered(p *selector.Pending, answer string) []string {
-	out := []string{p.Text + " " + answerText(p.Missing, answer)}
+	out := []string{requestBody(p.Text) + " " + answerText(p.Missing, answer)}
 	if r := replaced(p.Text, p.Replace, answer); r != "" {
 		out = append([]string{r}, out...)
 	}

@@ -32,8 +32,8 @@ func update(in selector.Input, text, words string) selector.Decision {
 		switch w := strings.TrimSuffix(m[1], " instead"); {
 		case isWhenWords(in, w) || isChannelWords(w):
 			newPart = strings.TrimPrefix(m[1], "to ") // "make it post at 10am", "make it post in #eng": the when, the channel
-		case quotedAlone(w):
-			newPart = "say " + w // "make it post “hi all” instead"
+		case quotedAlone(w), postSayRe.MatchString(newPart) && !answerShaped(selector.MissingTime, w):
+			newPart = "say " + w // "make it post “hi all” instead", "make it post hi team"
 		}
 	}
 	newPart = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(newPart), "instead"))
@@ -148,6 +148,10 @@ var (
 	// messageOfRe: "the text of the standup" is "the standup text".
 	messageOfRe = regexp.MustCompile(`^(?:the\s+)?(message|msg|text|wording|channel|time)\s+(?:of|for|in|on)\s+(.+)$`)
 )
+
+// postSayRe: a new message said with the verb that posts it ("post hi
+// team", "send hi team").
+var postSayRe = regexp.MustCompile(`(?i)^(?:post|send)\s`)
 
 // fromToRe: a change said with what it replaces ("from 9am to 10am").
 var fromToRe = regexp.MustCompile(`^from\s+(.+?)\s+to\s+(.+)$`)
