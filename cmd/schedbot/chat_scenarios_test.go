@@ -191,6 +191,18 @@ func TestChat_AnAnswerGivesItsMessageAndTime(t *testing.T) {
 	}
 }
 
+// "Which channel should I remind them in?" takes a channel with or
+// without its "#"; the channel is where they are reminded, not words of
+// the reminder.
+func TestChat_WhichChannelTakesItsName(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind the team every friday at 9am to submit timesheets", "the eng channel")
+	js := c.jobs()
+	if len(js) != 1 || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#eng" || jobText(js[0]) != "submit timesheets" {
+		t.Fatalf("jobs %+v, want one reminding #eng to submit timesheets:\n%s", js, out)
+	}
+}
+
 // "change the message" and "change the day" name only the part to
 // change; each asks, and its answer alone is the new message or day.
 func TestChat_ChangeAPartThenAnswer(t *testing.T) {

@@ -32,7 +32,7 @@ var (
 )
 
 // askFirst are the words a question about jobs starts with.
-var askFirst = map[string]bool{"what": true, "what's": true, "whats": true, "which": true, "any": true, "anything": true,
+var askFirst = map[string]bool{"where": true, "where's": true, "what": true, "what's": true, "whats": true, "which": true, "any": true, "anything": true,
 	"show": true, "list": true, "who": true, "has": true, "have": true, "did": true, "when": true, "when's": true, "whens": true,
 	"is": true, "are": true, "does": true, "do": true, "the": true, "last": true, "how": true, "agenda": true, "status": true,
 	"next": true, "give": true, "get": true, "can": true, "could": true, "explain": true, "i": true, "i'm": true,
@@ -58,6 +58,16 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 	}
 	if isHowTo(lower) {
 		return selector.Decision{Reply: helpText}, true
+	}
+	if itNextRe.MatchString(lower) {
+		// "what's next?", "where does it post?": the job in context, else the list
+		if in.ContextJobID != "" {
+			return call("schedule.show", map[string]any{"jobId": in.ContextJobID}), true
+		}
+		return call("schedule.list", map[string]any{}), true
+	}
+	if strings.HasPrefix(lower, "what did i schedule") || strings.HasPrefix(lower, "what have i scheduled") {
+		return call("schedule.list", map[string]any{}), true
 	}
 	if pausedRe.MatchString(lower) {
 		return call("schedule.list", map[string]any{"state": "paused"}), true
@@ -147,6 +157,11 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 	}
 	return selector.Decision{}, false
 }
+
+// itNextRe: a question about the job just spoken of, or about what is
+// scheduled ("what's next", "when's the next one", "what time is it set
+// for", "where does it post").
+var itNextRe = regexp.MustCompile(`^(?:what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go))$`)
 
 // agendaMoreRe: "show me tomorrow's schedule", "agenda for monday", "what
 // do I have on monday", "list what's happening tomorrow".

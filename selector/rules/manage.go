@@ -97,6 +97,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		lower = lower[:len(lower)-len(polite)] // "pause it pls", not "change the message to thanks"
 	}
 	lower = strings.TrimPrefix(lower, "/")
+	lower = apostropheRe.ReplaceAllString(lower, "$1'$2") // "whats scheduled": "what's scheduled"
 	// "remind show all reminders", "remind delete the standup": Slack's
 	// /remind verbs, typed after the word
 	if rest, ok := strings.CutPrefix(lower, "remind "); ok && remindVerbRe.MatchString(rest) {
@@ -185,6 +186,10 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	return selector.Decision{}, false
 }
+
+// apostropheRe: a question word's contraction typed without its
+// apostrophe ("whats", "whens", "wheres").
+var apostropheRe = regexp.MustCompile(`^(what|when|where|who|how)(s)\b`)
 
 var (
 	// politeTailRe: the courtesy that ends a change ("pause it pls").

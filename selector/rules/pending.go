@@ -17,6 +17,10 @@ import (
 // again, so that no reply is mistaken for an answer it is not.
 func decidePending(in selector.Input, text string) selector.Decision {
 	p := in.Pending
+	if m := bareChannelRe.FindStringSubmatch(strings.TrimSpace(text)); p.Missing == selector.MissingTarget && m != nil && !ackRe.MatchString(m[1]) &&
+		!slices.Contains([]string{"here", "me", "there", "it", "that", "this", "what", "why", "huh"}, strings.ToLower(m[1])) {
+		text = "in #" + m[1] // "Which channel?" "eng", "the eng channel"
+	}
 	alone := decide(in, text)
 	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
 		alone.Dropped = p.Asked()
@@ -75,6 +79,10 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	// request as it was ("nine", "ok 9am" are not glued onto it).
 	return stillAsking(in)
 }
+
+// bareChannelRe: a channel named without its "#", as an answer to
+// "Which channel?" ("eng", "in eng", "the eng channel").
+var bareChannelRe = regexp.MustCompile(`(?i)^(?:(?:in|to|on)\s+)?(?:the\s+)?([a-z0-9][a-z0-9_.-]{0,79})(?:\s+channel)?[.!]?$`)
 
 // hasAction: the text says what to do ("post…", "remind me…").
 func hasAction(in selector.Input, text string) bool {
@@ -152,6 +160,11 @@ func stillAsking(in selector.Input) selector.Decision {
 // with that part replaced by the answer or settled by it.
 func answered(p *selector.Pending, answer string) []string {
 	out := []string{requestBody(p.Text) + " " + answerText(p.Missing, answer)}
+	if p.Missing == selector.MissingTarget && isChannelWords(answer) {
+		// "Which channel should I remind them in?" "#eng": said first, it
+		// is where they are reminded, not words of the reminder
+		out = append([]string{answer + " " + requestBody(p.Text)}, out...)
+	}
 	if r := replaced(p.Text, p.Replace, answer); r != "" {
 		out = append([]string{r}, out...)
 	}
