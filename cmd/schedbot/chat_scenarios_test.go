@@ -173,6 +173,20 @@ func TestChat_ACorrectionWhileAskedChangesTheRequest(t *testing.T) {
 	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "call dad" {
 		t.Fatalf("jobs %+v, want one reminder to call dad:\n%s", js, out)
 	}
+	// a time for a request without one is the time it lacked; a channel
+	// for a reminder is where it posts, never words of it
+	c = newCLI(t)
+	out = c.chat("post bye every monday", "send it at 5pm instead", "remind me at 5pm", "send it to #eng instead", "stretch")
+	got := map[string]string{}
+	for _, j := range c.jobs() {
+		got[jobText(j)] = j.Schedule.Cron
+		if j.TargetRef != nil {
+			got[jobText(j)] += " " + j.TargetRef.ChannelID
+		}
+	}
+	if want := map[string]string{"bye": "0 17 * * 1", "stretch": " #eng"}; !maps.Equal(got, want) {
+		t.Errorf("jobs %q, want %q:\n%s", got, want, out)
+	}
 }
 
 // An answer to "What should I post? What time …?" may give both, with

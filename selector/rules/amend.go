@@ -72,7 +72,7 @@ func amended(in selector.Input, p *selector.Pending, reply string) (text string,
 				return body[:t.i] + ch + body[t.j:], true
 			}
 		}
-		return body + " in " + ch, true
+		return "in " + ch + " " + body, true // first: a target, never words of a reminder
 	case !said && len(s.blocks) > 0 && (isWhenWords(in, rest) || oneToken(rest) && isWhenWords(in, "at "+rest)):
 		if !isWhenWords(in, rest) {
 			rest = "at " + rest // "actually 10"
@@ -93,7 +93,8 @@ func amended(in selector.Input, p *selector.Pending, reply string) (text string,
 // withWhen is body with the when its blocks say replaced by w. Days
 // alone ("monday") replace only the days said ("every friday at 9am"
 // becomes "every monday at 9am"), a time alone only the time ("tomorrow
-// at 9" becomes "tomorrow at 10").
+// at 9" becomes "tomorrow at 10"; "every monday", with no time, "every
+// monday at 10").
 func withWhen(body string, blocks [][]tok, w string) string {
 	isDay := func(t tok) bool { _, _, ok := weekday(t.s); return ok }
 	daysOnly := !slices.ContainsFunc(lex(w), func(t tok) bool {
@@ -121,6 +122,7 @@ func withWhen(body string, blocks [][]tok, w string) string {
 				return body[:b[at].i] + w + body[b[end].j:]
 			}
 		}
+		return body + " " + w // "every monday", then "at 5pm instead": the time it lacked
 	}
 	for k := len(blocks) - 1; k >= 0; k-- {
 		b := blocks[k]

@@ -32,7 +32,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 		switch w := strings.TrimSuffix(m[1], " instead"); {
 		case isWhenWords(in, w) || isChannelWords(w):
 			newPart = strings.TrimPrefix(m[1], "to ") // "make it post at 10am", "make it post in #eng": the when, the channel
-		case quotedAlone(w), postSayRe.MatchString(newPart) && !answerShaped(selector.MissingTime, w):
+		case quotedAlone(w), postSayRe.MatchString(newPart) && !answerShaped(selector.MissingTime, w) && !refersBack(w) && !pronounTexts[strings.ToLower(w)]:
 			newPart = "say " + w // "make it post “hi all” instead", "make it post hi team"
 		}
 	}
