@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedbot/schedbot/selector"
@@ -127,6 +128,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	if instead && in.ContextJobID != "" && strings.EqualFold(bare, "remind me") {
 		bare = "send it to me" // "remind me instead": the job, to the sender
+	}
+	if d, ok := daysChanged(in, bare); ok {
+		return d, true
 	}
 	copyWords, named := bare, false
 	if m := sameForRe.FindStringSubmatch(bare); m != nil {
@@ -291,6 +295,92 @@ func replaces(in selector.Input, x string) bool {
 // openQuote reports whether s ends inside a quote.
 func openQuote(s string) bool {
 	return strings.Count(s, `"`)%2 == 1 || strings.Count(s, "“") > strings.Count(s, "”")
+}
+
+var (
+	// addDaysRe: days added to the job in context ("add wednesday too",
+	// "also on fridays", "on wednesdays too"); removeDaysRe: days taken
+	// from it ("not on fridays", "except fridays", "drop friday").
+	addDaysRe    = regexp.MustCompile(`(?i)^(?:(?:add|also|and|plus)(?:\s+on)?\s+(.+?)(?:\s+(?:too|also|as\s+well))?|(?:on\s+)?(.+?)\s+(?:too|as\s+well))$`)
+	removeDaysRe = regexp.MustCompile(`(?i)^(?:not\s+on|except(?:\s+on)?|but\s+not(?:\s+on)?|drop|remove|no\s+more|skip\s+all)\s+(.+?)(?:\s+(?:anymore|any\s+more))?$`)
+)
+
+// daysChanged reads days added to or taken from the weekly job in
+// context: its cron's weekdays, changed, the rest kept.
+func daysChanged(in selector.Input, words string) (selector.Decision, bool) {
+	job := jobRef(in, in.ContextJobID)
+	add := addDaysRe.FindStringSubmatch(words)
+	rm := removeDaysRe.FindStringSubmatch(words)
+	if job == nil || job.ScheduleType != "cron" || add == nil && rm == nil {
+		return selector.Decision{}, false
+	}
+	f := strings.Fields(job.Schedule.Cron)
+	if len(f) != 5 || f[2] != "*" {
+		return selector.Decision{}, false // days of the month: not a weekly job
+	}
+	if f[4] == "*" {
+		f[4] = "0-6"
+	}
+	field, ok := shiftDows(f[4], 0)
+	var said []int
+	if add != nil {
+		said = daysOnly(add[1] + add[2])
+	} else {
+		said = daysOnly(rm[1])
+	}
+	if !ok || len(said) == 0 {
+		return selector.Decision{}, false
+	}
+	var days []int
+	for _, part := range strings.Split(field, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, _ := strconv.Atoi(lo)
+		b := a
+		if isRange {
+			b, _ = strconv.Atoi(hi)
+		}
+		for d := a; d <= b; d++ {
+			days = append(days, d%7)
+		}
+	}
+	had := func(d int) bool { return slices.Contains(days, d) }
+	switch {
+	case add != nil && !slices.ContainsFunc(said, func(d int) bool { return !had(d) }):
+		return unsupported("It already runs on %s.", dayList(said)), true
+	case rm != nil && !slices.ContainsFunc(said, had):
+		return unsupported("It doesn't run on %s.", dayList(said)), true
+	}
+	if add != nil {
+		days = append(days, said...)
+	} else {
+		days = slices.DeleteFunc(days, func(d int) bool { return slices.Contains(said, d) })
+		if len(days) == 0 {
+			return unsupported("That leaves no day for it to run. To stop it, say “pause it” or “delete it”."), true
+		}
+	}
+	slices.Sort(days)
+	f[4] = dowField(slices.Compact(days))
+	if f[4] == "0-6" {
+		f[4] = "*"
+	}
+	return call("schedule.update", map[string]any{"jobId": job.JobID, "scheduleType": "cron",
+		"schedule": map[string]any{"cron": strings.Join(f, " "), "timezone": job.Schedule.Timezone}}), true
+}
+
+// daysOnly is the weekdays words name when they name nothing else
+// ("wednesday", "mondays and fridays"); nil otherwise.
+func daysOnly(words string) []int {
+	var days []int
+	for _, t := range lex(words) {
+		d, _, ok := weekday(t.s)
+		switch {
+		case ok:
+			days = append(days, d)
+		case t.s != "and" && t.s != "," && t.s != "&" && t.s != "on":
+			return nil
+		}
+	}
+	return days
 }
 
 // isWhenWords reports whether s reads as a when and nothing else.
