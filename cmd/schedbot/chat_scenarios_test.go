@@ -217,6 +217,20 @@ func TestChat_WhichChannelTakesItsName(t *testing.T) {
 	}
 }
 
+// "every second Monday" is asked about; the answers the question offers
+// settle it, and a time alone does not.
+func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me to stretch every second monday", "9am", "every other monday at 9am")
+	js := c.jobs()
+	if len(js) != 1 || js[0].Schedule.RRule != "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0" {
+		t.Fatalf("jobs %+v, want one every other Monday at 9:\n%s", js, out)
+	}
+	if n := strings.Count(out, "Every second Monday of the month, or every second week?"); n != 2 {
+		t.Errorf("asked %d times, want twice (a time alone answers nothing):\n%s", n, out)
+	}
+}
+
 // "change the message" and "change the day" name only the part to
 // change; each asks, and its answer alone is the new message or day.
 func TestChat_ChangeAPartThenAnswer(t *testing.T) {

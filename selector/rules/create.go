@@ -344,8 +344,10 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 func (r *reading) checkText() (selector.Decision, bool) {
 	in, text, s := r.in, r.text, r.s
 	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" {
-		if !y.found() {
-			y = r.why // what a longer reading found ("February 30 doesn't exist")
+		if !y.found() || r.why.ask != nil && y.refusal != "" {
+			// what a longer reading found ("February 30 doesn't exist"), or
+			// asked: "every second Monday" is no interval of a second
+			y = r.why
 		}
 		if understood, unread, ok := r.unreadAfterWhen(bad); ok && !y.found() && len(s.blocks) == 0 && !s.whenBeforeText && unsupportedIn(text, s, true) == "" {
 			// "every day at 9am local time": the when reads, what follows

@@ -165,7 +165,9 @@ func answered(p *selector.Pending, answer string) []string {
 		// is where they are reminded, not words of the reminder
 		out = append([]string{answer + " " + requestBody(p.Text)}, out...)
 	}
-	if r := replaced(p.Text, p.Replace, answer); r != "" {
+	if r := replaced(p.Text, p.Replace, answer); r != "" && (!strings.HasPrefix(p.Replace, "every ") || recursRe.MatchString(answer)) {
+		// a recurrence asked about is replaced by a recurrence only ("every
+		// other Monday"): "9am" answers nothing about it
 		out = append([]string{r}, out...)
 	}
 	if p.Missing != selector.MissingTime {
@@ -238,6 +240,9 @@ func replaced(text, replace, answer string) string {
 	}
 	return ""
 }
+
+// recursRe: an answer that says a recurrence.
+var recursRe = regexp.MustCompile(`(?i)\b(?:every|each|other|monthly|weekly|biweekly|fortnightly)\b`)
 
 var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|each|in|tomorrow|today|tonight|daily|weekly|noon|midnight)\b`)
 

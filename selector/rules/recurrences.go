@@ -44,7 +44,7 @@ func (p *parser) pEvery() bool {
 // read the phrase.
 var everyReadings = []func(p *parser, n int) (ok, decided bool){
 	(*parser).everyAmount,     // every 15 minutes, every 1.5 hours, every 90m
-	(*parser).everyFraction,   // every half hour, every quarter
+	(*parser).everyFraction,   // every half hour, every quarter, every hour and a half
 	(*parser).everyWeeknight,  // every weeknight, every week day, every day of the week
 	(*parser).everyUnit,       // every day, every 2 weeks
 	(*parser).everyKindOfDay,  // every weekday, every weekend, every morning
@@ -87,7 +87,8 @@ func (p *parser) everyNthOfMonth() (ok, decided bool) {
 		if _, _, ok := weekday(p.s(1)); ok {
 			// "every 2nd Tuesday": every other week, or the 2nd Tuesday
 			// of the month? Asked.
-			p.why = askTime("Every " + p.s(0) + " " + capitalize(p.s(1)) + " of the month, or every " + p.s(0) + " week? Say “the " + p.s(0) + " " + capitalize(p.s(1)) + " of every month” or “every other " + capitalize(p.s(1)) + "”.")
+			// An answer that repeats ("every other Monday") takes the words' place.
+			p.why = askTimeFor(p.t[p.i-1:p.i+2], "Every "+p.s(0)+" "+capitalize(p.s(1))+" of the month, or every "+p.s(0)+" week? Say “the "+p.s(0)+" "+capitalize(p.s(1))+" of every month” or “every other "+capitalize(p.s(1))+"”.")
 			return false, true
 		}
 	}
@@ -147,6 +148,9 @@ func (p *parser) everyAmount(n int) (ok, decided bool) {
 // hour, every quarter.
 func (p *parser) everyFraction(n int) (ok, decided bool) {
 	switch {
+	case n == 1 && p.is(0, "hour") && p.is(1, "and") && p.is(2, "a") && p.is(3, "half"):
+		p.i += 4 // "every hour and a half"
+		return p.recurSeconds(5400), true
 	case p.is(0, "half") && (p.is(1, "minute") || p.is(1, "a") && p.is(2, "minute")):
 		return p.recurSeconds(30), true
 	case p.is(0, "half") && (p.is(1, "hour") || p.is(1, "an") && p.is(2, "hour")):
