@@ -270,8 +270,9 @@ func answerText(missing, text string) string {
 }
 
 // answerLeadRe: the words before a message given as an answer ("to call
-// mom", "about the dentist", "say hi team"); said: a verb says it.
-var answerLeadRe = regexp.MustCompile(`(?i)^(?:(?:(?:just\s+)?(say|post|send|write)(?:\s+that)?\s*:?)|to|about|that)\s+(.+)$`)
+// mom", "about the dentist", "say hi team"); said: a verb says it. "post
+// …" and "send …" are left to the grammar, which reads a channel in them.
+var answerLeadRe = regexp.MustCompile(`(?i)^(?:(?:(?:just\s+)?(say|write)(?:\s+that)?\s*:?)|to|about|that)\s+(.+)$`)
 
 // messageAnswer is the message an answer to "What should I post?" gives:
 // without the words that lead to it, its courtesy or the quotes around
