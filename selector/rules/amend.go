@@ -19,6 +19,8 @@ var (
 	amendVerbRe = regexp.MustCompile(`(?i)^(?:(?:make|change|set|move|switch|have)\s+it(?:\s+(?:to|be|for))?|(?:post|send|put)\s+(?:it|that|this)|it\s+should\s+be)\s+(.+)$`)
 	// amendSayRe: a new message ("make it say hi", "say hi instead").
 	amendSayRe = regexp.MustCompile(`(?i)^(?:(?:make|have)\s+it\s+)?(?:say|says|read)\s+(.+)$`)
+	// recurringRe: a when that repeats.
+	recurringRe = regexp.MustCompile(`(?i)\b(?:every|each|daily|weekly|monthly|yearly|hourly|weekdays?|weekends?|fortnightly|biweekly)\b`)
 	// actuallyTailRe closes a correction as "instead" does.
 	actuallyTailRe = regexp.MustCompile(`(?i)[\s,]+actually$`)
 )
@@ -50,6 +52,9 @@ func amended(in selector.Input, p *selector.Pending, reply string) (text string,
 	said := false
 	if m := amendSayRe.FindStringSubmatch(rest); m != nil {
 		rest, said = m[1], true
+		if i := insteadOfRe.FindStringSubmatchIndex(rest); i != nil && strings.Contains(strings.ToLower(p.Text), strings.ToLower(rest[i[2]:i[3]])) {
+			rest = rest[:i[0]] // "make it say standup in 10 instead of in 5"
+		}
 	} else if m := amendVerbRe.FindStringSubmatch(rest); m != nil {
 		rest = m[1]
 	} else if lead == "" && tail == "" && not == "" {
@@ -78,7 +83,8 @@ func amended(in selector.Input, p *selector.Pending, reply string) (text string,
 			rest = "at " + rest // "actually 10"
 		}
 		return withWhen(body, s.blocks, rest), true
-	case said || not != "" && s.text != "" && strings.Contains(strings.ToLower(s.text), strings.ToLower(not)):
+	case said || not != "" && lead != "" && s.text != "" && strings.Contains(strings.ToLower(s.text), strings.ToLower(not)) &&
+		!strings.ContainsAny(rest, "'’") && !slices.Contains(notReplacements, strings.ToLower(firstWord(rest))):
 		msg := unquote(rest)
 		if !said && len(strings.Fields(msg)) <= 2 && !strings.EqualFold(firstWord(msg), firstWord(s.text)) {
 			// "dad not mom": the word in the message replaced
@@ -90,14 +96,16 @@ func amended(in selector.Input, p *selector.Pending, reply string) (text string,
 	return "", false
 }
 
-// withWhen is body with the when its blocks say replaced by w. Days
-// alone ("monday") replace only the days said ("every friday at 9am"
-// becomes "every monday at 9am"), a time alone only the time ("tomorrow
-// at 9" becomes "tomorrow at 10"; "every monday", with no time, "every
-// monday at 10").
+// withWhen is body with the when its blocks say replaced by w, keeping
+// what w does not say: days alone replace the days ("every friday at
+// 9am" + "monday": every monday at 9am), a time alone the time
+// ("tomorrow at 9" + "10": tomorrow at 10; "every monday" + "5pm": every
+// monday at 5pm), and a recurrence stays one ("every friday" + "monday
+// at 10": every monday at 10).
 func withWhen(body string, blocks [][]tok, w string) string {
 	isDay := func(t tok) bool { _, _, ok := weekday(t.s); return ok }
-	daysOnly := !slices.ContainsFunc(lex(w), func(t tok) bool {
+	wt := lex(w)
+	daysOnly := !slices.ContainsFunc(wt, func(t tok) bool {
 		return !isDay(t) && t.s != "and" && t.s != "," && t.s != "on" && t.s != "&"
 	})
 	if daysOnly {
@@ -109,20 +117,42 @@ func withWhen(body string, blocks [][]tok, w string) string {
 			return body[:days[0].i] + strings.TrimPrefix(w, "on ") + body[days[len(days)-1].j:]
 		}
 	}
-	timeWords := []string{"at", "am", "pm", "a.m.", "p.m.", "noon", "midnight", "and", ",", "o'clock", "oclock"}
-	isTime := func(t tok) bool { return t.kind == tNum || slices.Contains(timeWords, t.s) }
-	if !slices.ContainsFunc(lex(w), func(t tok) bool { return !isTime(t) }) {
-		// a time alone ("at 10") replaces the times said after "at"
-		for _, b := range blocks {
-			if at := slices.IndexFunc(b, func(t tok) bool { return t.s == "at" }); at >= 0 {
-				end := at
-				for end+1 < len(b) && isTime(b[end+1]) {
-					end++
-				}
-				return body[:b[at].i] + w + body[b[end].j:]
+	hasDay := slices.ContainsFunc(wt, func(t tok) bool {
+		_, isMonth := month(t.s)
+		return isDay(t) || isMonth || t.s == "tomorrow" || t.s == "today" || t.s == "tonight"
+	})
+	hasTime := slices.ContainsFunc(wt, func(t tok) bool { return t.kind == tNum || t.s == "noon" || t.s == "midnight" })
+	// the old time, said after "at", and where it is
+	var atSpan []tok
+	for _, b := range blocks {
+		if at := slices.IndexFunc(b, func(t tok) bool { return t.s == "at" }); at >= 0 {
+			end := at
+			for end+1 < len(b) && (b[end+1].kind == tNum || slices.Contains([]string{"am", "pm", "a.m.", "p.m.", "noon", "midnight", "and", ","}, b[end+1].s)) {
+				end++
 			}
+			atSpan = b[at : end+1]
+			break
 		}
-		return body + " " + w // "every monday", then "at 5pm instead": the time it lacked
+	}
+	if !hasDay && !recurringRe.MatchString(w) {
+		// a time alone ("10", "half past 9", "7 in the evening")
+		if !strings.HasPrefix(w, "at ") {
+			w = "at " + w
+		}
+		if atSpan != nil {
+			return body[:atSpan[0].i] + w + body[atSpan[len(atSpan)-1].j:]
+		}
+		return body + " " + w
+	}
+	old := ""
+	for _, b := range blocks {
+		old += body[b[0].i:b[len(b)-1].j] + " "
+	}
+	if recurringRe.MatchString(old) && !recurringRe.MatchString(w) {
+		w = "every " + strings.TrimPrefix(w, "on ") // "every friday", then "monday at 10"
+	}
+	if !hasTime && atSpan != nil {
+		w += " " + body[atSpan[0].i:atSpan[len(atSpan)-1].j] // "tomorrow at 9", then "sunday"
 	}
 	for k := len(blocks) - 1; k >= 0; k-- {
 		b := blocks[k]
@@ -149,6 +179,11 @@ func withMessage(s *sentence, body, msg string) (string, bool) {
 	}
 	return body[:span[0].i] + "“" + msg + "”" + body[span[len(span)-1].j:], true
 }
+
+// notReplacements open words before "not" that replace nothing ("no,
+// probably not mom", "sure, but not mom").
+var notReplacements = []string{"probably", "definitely", "maybe", "perhaps", "sure", "ok", "okay", "why", "but", "and",
+	"so", "just", "also", "still", "yes", "yeah", "really", "certainly", "obviously", "hopefully", "surely"}
 
 func firstWord(s string) string {
 	f, _, _ := strings.Cut(strings.TrimSpace(s), " ")

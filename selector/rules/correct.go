@@ -222,7 +222,8 @@ func movedTo(in selector.Input, text, rest string, instead bool) (selector.Decis
 // copiedTo reads "post it in #eng too", "also send the standup to #eng":
 // a new job as the one named (in context, when no words name it), posting
 // to another channel. Job words must say they are a job ("the standup
-// reminder"), or named must say the verb did ("copy the weekly report");
+// reminder"), or, when named says the verb did, be its name ("copy the
+// weekly report");
 // quoted words are a message, and so a create of its own.
 func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decision, bool) {
 	m := alsoRe.FindStringSubmatch(rest)
@@ -236,7 +237,7 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 	}
 	id, words := in.ContextJobID, strings.ToLower(m[2])
 	if words != "" && !slices.Contains(itWords, words) {
-		if !named && !jobNounRe.MatchString(words) || !namesJob(in, words) {
+		if _, byName := namedJob(in.Jobs, words); !jobNounRe.MatchString(words) && !(named && byName) || !namesJob(in, words) {
 			return selector.Decision{}, false
 		}
 		var d selector.Decision

@@ -103,14 +103,14 @@ var (
 // own: a greeting or "can you" before it, and the question mark and
 // thanks that close a request asked ("can you remind me about the
 // meeting tomorrow? thx"), "actually" and "instead" around a request
-// said again.
+// said again ("actually, remind me to call dad instead").
 func requestBody(text string) string {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	if askedRe.MatchString(prefixRe.FindString(text)) {
 		body = strings.TrimRight(askedTailRe.ReplaceAllString(body, ""), " ")
 	}
-	if correctionLeadRe.MatchString(body) {
-		body = strings.TrimSpace(correctionTailRe.ReplaceAllString(correctionLeadRe.ReplaceAllString(body, ""), ""))
+	if rest := correctionLeadRe.ReplaceAllString(body, ""); rest != body && startsAction(strings.ToLower(rest)) {
+		body = strings.TrimSpace(correctionTailRe.ReplaceAllString(rest, ""))
 	}
 	return body
 }

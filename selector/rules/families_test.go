@@ -63,3 +63,35 @@ func TestVerifyQuotesTheUsersWords(t *testing.T) {
 		}
 	}
 }
+
+// An open question about a new request, answered: the answer's words are
+// the message whole (only a reminder's "to" is not), a correction changes
+// the request and keeps what it does not say, and a word that names no
+// channel answers nothing (a review of these readings found each of the
+// cases below made a wrong job).
+func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
+	for _, c := range []struct{ request, answer, want string }{
+		{"post in #team every friday at 4pm", "send your timesheets", `"text":"send your timesheets"`},
+		{"post in #team every friday at 4pm", "to do list reminder", `"text":"to do list reminder"`},
+		{"post in #team every friday at 4pm", "about time!", `"text":"about time!"`},
+		{"remind me tomorrow at 9am", "to call mom", `"text":"call mom"`},
+		{"post in #team every friday at 4pm", "ok", `"clarify"`},
+		{"remind me to call mom every sunday", "it's not mom", `"clarify"`},
+		{"remind me to call mom", "no wait, call dad not mom", `“call dad”`},
+		{"post hello every friday in #team", "actually monday at 10", `"cron":"0 10 * * 1"`},
+		{"post hello every friday in #team", "no, half past 9", `"cron":"30 9 * * 5"`},
+		{"remind me to call mom every sunday", "saturday at 7pm instead", `"cron":"0 19 * * 6"`},
+		{"post hello every weekday in #team", "actually monday", `"clarify"`},
+		{"remind the team every friday at 4pm to submit timesheets", "idk", `"clarify"`},
+		{"remind the team every friday at 4pm to submit timesheets", "in eng", `"channelId":"#eng"`},
+	} {
+		first, _ := decideText(c.request, nil)
+		if first.Pending == nil {
+			t.Fatalf("%q asked nothing", c.request)
+		}
+		d, raw := decideText(c.answer, first.Pending)
+		if !strings.Contains(raw, c.want) || c.want == `"clarify"` && d.IsCall() {
+			t.Errorf("%q, then %q: %s, want %s", c.request, c.answer, raw, c.want)
+		}
+	}
+}

@@ -17,9 +17,8 @@ import (
 // again, so that no reply is mistaken for an answer it is not.
 func decidePending(in selector.Input, text string) selector.Decision {
 	p := in.Pending
-	if m := bareChannelRe.FindStringSubmatch(strings.TrimSpace(text)); p.Missing == selector.MissingTarget && m != nil && !ackRe.MatchString(m[1]) &&
-		!slices.Contains([]string{"here", "me", "there", "it", "that", "this", "what", "why", "huh"}, strings.ToLower(m[1])) {
-		text = "in #" + m[1] // "Which channel?" "eng", "the eng channel"
+	if ch, ok := channelNamed(in, text); p.Missing == selector.MissingTarget && ok {
+		text = "in #" + ch // "Which channel?" "eng", "the eng channel"
 	}
 	alone := decide(in, text)
 	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
@@ -81,8 +80,25 @@ func decidePending(in selector.Input, text string) selector.Decision {
 }
 
 // bareChannelRe: a channel named without its "#", as an answer to
-// "Which channel?" ("eng", "in eng", "the eng channel").
-var bareChannelRe = regexp.MustCompile(`(?i)^(?:(?:in|to|on)\s+)?(?:the\s+)?([a-z0-9][a-z0-9_.-]{0,79})(?:\s+channel)?[.!]?$`)
+// "Which channel?" ("eng", "in eng", "the eng channel"): group 1 or 3
+// says it is a channel, group 2 is its name.
+var bareChannelRe = regexp.MustCompile(`(?i)^((?:in|to|on)\s+)?(?:the\s+)?([a-z0-9][a-z0-9_.-]{0,79})(\s+channel)?[.!]?$`)
+
+// notChannels are words that answer "Which channel?" without naming one.
+var notChannels = wordSet(strings.Fields(`the a channel here there me myself it that this what why huh idk dunno whatever none
+	any all both same default dm dms private public nowhere later skip tbd who sorry slack everyone mine`))
+
+// channelNamed reads a channel named without its "#": a word that a job
+// already posts to ("eng" for #eng), or one said to be a channel ("in
+// eng", "the eng channel"); never a word that names none ("idk").
+func channelNamed(in selector.Input, text string) (string, bool) {
+	m := bareChannelRe.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil || notChannels[strings.ToLower(m[2])] || ackRe.MatchString(m[2]) {
+		return "", false
+	}
+	known := slices.ContainsFunc(in.Jobs, func(j selector.JobRef) bool { return strings.EqualFold(j.ChannelID, "#"+m[2]) })
+	return m[2], known || m[1] != "" || m[3] != ""
+}
 
 // hasAction: the text says what to do ("post…", "remind me…").
 func hasAction(in selector.Input, text string) bool {
@@ -118,8 +134,8 @@ func answerShaped(missing, text string) bool {
 		return false
 	case selector.MissingJob:
 		return false // a job is named by words a call resolves, or picked from the list
-	case selector.MissingMessage:
-		return !ackRe.MatchString(strings.TrimSpace(text))
+	case selector.MissingMessage, selector.MissingAction:
+		return !ackRe.MatchString(strings.TrimSpace(text)) // "ok", "thanks": no words to post
 	}
 	return true
 }
@@ -159,7 +175,7 @@ func stillAsking(in selector.Input) selector.Decision {
 // ("5: am or pm?", "3/4: which?", "afternoon: what time?"), the request
 // with that part replaced by the answer or settled by it.
 func answered(p *selector.Pending, answer string) []string {
-	out := []string{requestBody(p.Text) + " " + answerText(p.Missing, answer)}
+	out := []string{requestBody(p.Text) + " " + answerText(p, answer)}
 	if p.Missing == selector.MissingTarget && isChannelWords(answer) {
 		// "Which channel should I remind them in?" "#eng": said first, it
 		// is where they are reminded, not words of the reminder
@@ -249,7 +265,8 @@ var timeWordRe = regexp.MustCompile(`(?i)\b(at|on|every|each|in|tomorrow|today|t
 // looksLikeAnswer: short replies ("9am", "the backup one") answer a question.
 func looksLikeAnswer(text string) bool { return len(strings.Fields(text)) <= 6 }
 
-func answerText(missing, text string) string {
+func answerText(p *selector.Pending, text string) string {
+	missing := p.Missing
 	if missing == selector.MissingTime && !timeWordRe.MatchString(text) {
 		if t := lex(text); len(t) > 0 && (t[0].kind == tNum || len(t) == 1 && numberIn(t[0].s, 1, 23)) {
 			return "at " + text // "9", "nine"
@@ -259,7 +276,7 @@ func answerText(missing, text string) string {
 		return "say " + text // a job's new message, as "make it say …" gives one ("#eng" moves it)
 	}
 	if missing == selector.MissingAction {
-		msg, said := messageAnswer(text)
+		msg, said := messageAnswer(p.Text, text)
 		if v, _, _ := findVerb(selector.Input{}, lex(text)); v < 0 || said {
 			// the text asked for: after a colon, quoted, so it is read as
 			// the message whatever words it holds
@@ -269,18 +286,28 @@ func answerText(missing, text string) string {
 	return text
 }
 
-// answerLeadRe: the words before a message given as an answer ("to call
-// mom", "about the dentist", "say hi team"); said: a verb says it. "post
-// …" and "send …" are left to the grammar, which reads a channel in them.
-var answerLeadRe = regexp.MustCompile(`(?i)^(?:(?:(?:just\s+)?(say|write)(?:\s+that)?\s*:?)|to|about|that)\s+(.+)$`)
+// answerLeadRe: the words before a message given as an answer: "say:"
+// or "say" before quotes; "to", "about", "that" after "remind …" ("to
+// call mom", "about the dentist"), as the request would have said them.
+var answerLeadRe = regexp.MustCompile(`(?i)^(?:say\s*:\s*|say\s+(["“'‘])|(to|about|that)\s+)`)
 
-// messageAnswer is the message an answer to "What should I post?" gives:
-// without the words that lead to it, its courtesy or the quotes around
-// it. said: a verb said it ("say hi team"), which is then no request.
-func messageAnswer(text string) (msg string, said bool) {
-	msg = strings.TrimSpace(politeTailRe.ReplaceAllString(strings.TrimSpace(text), ""))
-	if m := answerLeadRe.FindStringSubmatch(msg); m != nil {
-		msg, said = m[2], m[1] != ""
+// messageAnswer is the message an answer to "What should I post?" gives
+// for request, the words that asked: the answer whole, without the words
+// that lead to it or the quotes around it. said: it was said as the
+// message ("say: …"), which is then no request.
+func messageAnswer(request, text string) (msg string, said bool) {
+	msg = strings.TrimSpace(text)
+	if m := answerLeadRe.FindStringSubmatchIndex(msg); m != nil {
+		switch {
+		case m[4] >= 0: // "to call mom": a reminder's words
+			if strings.HasPrefix(strings.ToLower(requestBody(request)), "remind") {
+				msg = msg[m[1]:]
+			}
+		case m[2] >= 0: // say “…”: from the quote
+			msg, said = msg[m[2]:], true
+		default: // say: …
+			msg, said = msg[m[1]:], true
+		}
 	}
 	for _, q := range []string{`""`, "“”", "''", "‘’"} {
 		open, close := string([]rune(q)[0]), string([]rune(q)[1])
@@ -300,7 +327,7 @@ func messageWithTime(in selector.Input, p *selector.Pending, text string) (selec
 		decide(in, p.Text+" : “x”").Missing != selector.MissingTime {
 		return selector.Decision{}, false
 	}
-	msg, _ := messageAnswer(text)
+	msg, _ := messageAnswer(p.Text, text)
 	combined := p.Text + " " + msg
 	whenAlone := isWhenWords(in, text) // "at 9": the time, and the message still to ask
 	if v, _, act := findVerb(in, lex(p.Text)); v >= 0 && act.remindWho != "" && !whenAlone {

@@ -32,7 +32,7 @@ func update(in selector.Input, text, words string) selector.Decision {
 		switch w := strings.TrimSuffix(m[1], " instead"); {
 		case isWhenWords(in, w) || isChannelWords(w):
 			newPart = strings.TrimPrefix(m[1], "to ") // "make it post at 10am", "make it post in #eng": the when, the channel
-		case quotedAlone(w), postSayRe.MatchString(newPart) && !answerShaped(selector.MissingTime, w) && !refersBack(w) && !pronounTexts[strings.ToLower(w)]:
+		case quotedAlone(w), postSayRe.MatchString(newPart) && !answerShaped(selector.MissingTime, w) && len(strings.Fields(w)) > 1 && !refersBack(w) && !pronounTexts[strings.ToLower(w)] && !strings.HasPrefix(strings.ToLower(w), "the same"):
 			newPart = "say " + w // "make it post “hi all” instead", "make it post hi team"
 		}
 	}
@@ -150,7 +150,8 @@ var (
 )
 
 // postSayRe: a new message said with the verb that posts it ("post hi
-// team", "send hi team").
+// team", "send hi team"); of two words or more: "post here", "post
+// again" say no message.
 var postSayRe = regexp.MustCompile(`(?i)^(?:post|send)\s`)
 
 // fromToRe: a change said with what it replaces ("from 9am to 10am").
