@@ -287,9 +287,9 @@ func answerText(p *selector.Pending, text string) string {
 }
 
 // answerLeadRe: the words before a message given as an answer: "say:"
-// or "say" before quotes; "to", "about", "that" after "remind …" ("to
-// call mom", "about the dentist"), as the request would have said them.
-var answerLeadRe = regexp.MustCompile(`(?i)^(?:say\s*:\s*|say\s+(["“'‘])|(to|about|that)\s+)`)
+// or "say" before quotes; "to", "about" after "remind …" ("to call mom",
+// "about the dentist"), as the request would have said them.
+var answerLeadRe = regexp.MustCompile(`(?i)^(?:say\s*:\s*|say\s+(["“'‘])|(to|about)\s+)`)
 
 // messageAnswer is the message an answer to "What should I post?" gives
 // for request, the words that asked: the answer whole, without the words
