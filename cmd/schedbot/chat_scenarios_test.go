@@ -231,6 +231,23 @@ func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {
 	}
 }
 
+// While a question about a new request waits, "it" is that request: a
+// copy or a move said then never touches the job made before.
+func TestChat_ACopyWhileAskedTouchesNoEarlierJob(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hi every monday at 9am in #ops", "post hello every friday in #team", "and #eng", "dm me too", "9am")
+	got := map[string]string{}
+	for _, j := range c.jobs() {
+		got[jobText(j)] = "the sender"
+		if j.TargetRef != nil {
+			got[jobText(j)] = j.TargetRef.ChannelID
+		}
+	}
+	if want := map[string]string{"hi": "#ops", "hello": "#team"}; !maps.Equal(got, want) {
+		t.Errorf("jobs %q, want %q:\n%s", got, want, out)
+	}
+}
+
 // "change the message" and "change the day" name only the part to
 // change; each asks, and its answer alone is the new message or day.
 func TestChat_ChangeAPartThenAnswer(t *testing.T) {

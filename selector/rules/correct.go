@@ -47,6 +47,11 @@ var (
 	// group 3 is where the copy posts ("me": the sender).
 	sameForRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also\s+)?(?:(?:(?:do|make)\s+)?(?:the\s+)?same(?:\s+(?:thing|one))?|(share|copy|duplicate|clone|cross-?post|mirror|repost)(?:\s+(.+?))?)` +
 		`\s+(?:for|in|to|into|with|on)\s+(\S+?)(?:\s+(?:too|also|as\s+well))?[.!]?$`)
+	// sendMeACopyRe: a copy to the sender asked as one.
+	sendMeACopyRe = regexp.MustCompile(`(?i)^(?:send|give|dm|message)\s+me\s+a\s+copy(?:\s+(?:too|as\s+well))?$`)
+	// andInRe: a channel added ("and #eng", "add #ops too", "and in #ops
+	// too"): a copy there.
+	andInRe = regexp.MustCompile(`(?i)^(?:and|add|plus)\s+(?:(?:in|to|on)\s+)?(#[a-z0-9][\w.-]*|<#[A-Z0-9]+(?:\|[^>]*)?>)(?:\s+(?:too|also|as\s+well))?$`)
 	// dmMeTooRe: a copy to the sender ("dm me too", "also message me").
 	dmMeTooRe = regexp.MustCompile(`(?i)^(?:also\s+` + dmVerbs + `\s+me(?:\s+(?:too|also|as\s+well))?|` + dmVerbs + `\s+me\s+(?:too|also|as\s+well))[.!]?$`)
 	// insteadOfRe: what a correction replaces, said after it ("hi team
@@ -139,8 +144,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 			copyWords = "send " + cmp.Or(m[2], "it") + " to me too"
 		}
 		named = m[1] != "" && !strings.EqualFold(m[1], "share") // "copy the weekly report": a job's words
-	} else if dmMeTooRe.MatchString(bare) {
-		copyWords = "send it to me too" // "dm me too"
+	} else if dmMeTooRe.MatchString(bare) || sendMeACopyRe.MatchString(bare) {
+		copyWords = "send it to me too" // "dm me too", "send me a copy"
+	} else if m := andInRe.FindStringSubmatch(bare); m != nil {
+		copyWords = "post it in " + m[1] + " too" // "and #eng", "add #ops too"
 	}
 	if d, ok := copiedTo(in, text, copyWords, named); ok {
 		return d, true
