@@ -78,6 +78,8 @@ func amended(in selector.Input, p *selector.Pending, reply string) (text string,
 			}
 		}
 		return "in " + ch + " " + body, true // first: a target, never words of a reminder
+	case !said && len(s.blocks) == 0 && isWhenWords(in, rest):
+		return body + " " + rest, true // "oh, tomorrow at 5pm": the when it lacked, without "oh"
 	case !said && len(s.blocks) > 0 && (isWhenWords(in, rest) || oneToken(rest) && isWhenWords(in, "at "+rest)):
 		if !isWhenWords(in, rest) {
 			rest = "at " + rest // "actually 10"

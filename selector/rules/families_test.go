@@ -84,6 +84,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"post hello every weekday in #team", "actually monday", `"clarify"`},
 		{"remind the team every friday at 4pm to submit timesheets", "idk", `"clarify"`},
 		{"remind the team every friday at 4pm to submit timesheets", "in eng", `"channelId":"#eng"`},
+		{"remind me to call mom", "oh, tomorrow at 5pm", `"text":"call mom"`},
+		{"post hello in #team", "sorry, every friday at 9am", `"text":"hello"`},
 	} {
 		first, _ := decideText(c.request, nil)
 		if first.Pending == nil {
