@@ -19,6 +19,14 @@ func input(text string) selector.Input {
 		Timezone: "America/New_York", Now: now, Workflows: []string{"daily-report"}, Functions: []string{"schedule.list", "message.post"}}
 }
 
+// inputIn is input said in zone at now (RFC 3339).
+func inputIn(zone, now, text string) selector.Input {
+	in := input(text)
+	in.Timezone = zone
+	in.Now, _ = time.Parse(time.RFC3339, now)
+	return in
+}
+
 type createArgs struct {
 	ScheduleType string             `json:"scheduleType"`
 	Schedule     store.Schedule     `json:"schedule"`
@@ -421,9 +429,7 @@ func TestSelect_RecurrencesAtSkippedTimesAreMade(t *testing.T) {
 		{"America/New_York", "2027-03-13T12:00:00Z", "post x every day at 2:30am"},
 		{"Europe/London", "2027-03-20T12:00:00Z", "post x every sunday at 1:30am"},
 	} {
-		in := input(c.text)
-		in.Timezone = c.zone
-		in.Now, _ = time.Parse(time.RFC3339, c.now)
+		in := inputIn(c.zone, c.now, c.text)
 		if d := Decide(in); d.Function != "schedule.create" {
 			t.Errorf("%s, %s: %q: %+v", c.zone, c.now, c.text, d)
 		}
@@ -435,8 +441,7 @@ func TestSelect_RecurrencesAtSkippedTimesAreMade(t *testing.T) {
 func TestSelect_MonthlyFromTodayNeverSkipsMonths(t *testing.T) {
 	for now, text := range map[string]string{"2027-01-31T15:00:00Z": "post x every month at 9am",
 		"2027-01-30T15:00:00Z": "post x every 3 months at 9am", "2028-02-29T15:00:00Z": "post x every year at 9am"} {
-		in := input(text)
-		in.Now, _ = time.Parse(time.RFC3339, now)
+		in := inputIn("America/New_York", now, text)
 		if d := Decide(in); d.IsCall() || !strings.Contains(d.Clarify, "Which day?") {
 			t.Errorf("%s: %q: %+v, want “Which day?”", now, text, d)
 		}
@@ -565,9 +570,7 @@ func TestSelect_WallTimesInZonesThatSkipAnHour(t *testing.T) {
 		{"Pacific/Chatham", "2027-09-25T07:15:00Z", "post x tomorrow at 3:15am", "runAt", "2027-09-25T14:00:00Z"},
 		{"Australia/Lord_Howe", "2026-10-03T09:30:00Z", "post x tomorrow at 2:15am", "runAt", "2026-10-03T15:30:00Z"},
 	} {
-		in := input(c.text)
-		in.Timezone = c.zone
-		in.Now, _ = time.Parse(time.RFC3339, c.now)
+		in := inputIn(c.zone, c.now, c.text)
 		d := Decide(in)
 		var a struct {
 			Schedule struct{ RunAt, StartAt string }
