@@ -217,6 +217,21 @@ func TestChat_WhichChannelTakesItsName(t *testing.T) {
 	}
 }
 
+// A request with no action word ("standup reminder …") is asked what to
+// post, naming the channel and the when it understood; the answer is the
+// message, and the when and the channel stay.
+func TestChat_NoActionWordAsksTheMessage(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("every monday standup reminder in #eng at 9am", "Standup in 5!")
+	js := c.jobs()
+	if len(js) != 1 || js[0].Schedule.Cron != "0 9 * * 1" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#eng" || jobText(js[0]) != "Standup in 5!" {
+		t.Fatalf("jobs %+v, want one posting “Standup in 5!” in #eng every Monday at 9:\n%s", js, out)
+	}
+	if !strings.Contains(out, "What should I post in #eng every Monday at 9:00 AM?") {
+		t.Errorf("the question does not say what it understood:\n%s", out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

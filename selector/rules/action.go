@@ -143,7 +143,7 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 		nextAt := func(j int) string { return tokAt(r, k+j).s }
 		found := false
 		switch {
-		case w == "remind" || w == "reminding" || w == "rmind" || w == "remid" || w == "reminder" && (nextAt(1) == "to" || nextAt(1) == "for" || nextAt(1) == "that" || nextAt(1) == ":"):
+		case w == "remind" || w == "reminding" || w == "rmind" || w == "remid" || w == "reminder" && (nextAt(1) == "to" || nextAt(1) == "for" || nextAt(1) == "that" || nextAt(1) == ":" || opensRequest(r[:k])):
 			at, textAt, a, found = remindVerb(r, k, w)
 		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && nextAt(1) != "a" && nextAt(1) != "the" && nextAt(1) != "in"):
 			at, textAt, a, found = postVerb(r, k, w)
@@ -159,6 +159,18 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 		}
 	}
 	return -1, -1, action{}
+}
+
+// reminderLeads are the words a request may open with before its noun
+// "reminder" ("a daily reminder at 9am to …"); the schedule words among
+// them are read as its when.
+var reminderLeads = wordSet(strings.Fields(`/ a an new quick`), frequencyWords)
+
+// opensRequest: head, the words before a "reminder", opens the request
+// with nothing but reminderLeads, so that the noun says what to do
+// ("reminder every monday at 9am to submit timesheets").
+func opensRequest(head []tok) bool {
+	return !slices.ContainsFunc(head, func(t tok) bool { return !reminderLeads[t.s] })
 }
 
 // remindVerb reads "remind me to", "/remind #team", "reminder to": who

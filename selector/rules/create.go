@@ -162,6 +162,9 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 	switch {
 	case v >= 0:
 		head := trimConnectors(rest[:v])
+		if len(head) > 0 && (head[0].s == "a" || head[0].s == "an") && rest[v].s == "reminder" {
+			head = head[1:] // "a daily reminder to …": "daily" is the when
+		}
 		if q := clauseBefore(text, rest[:v], r.w, r.now); q != "" {
 			// the answer is read with the request from its action on
 			return nil, clarify(in, withoutPronoun(rest[v:], r.body), selector.MissingAction, q), true
@@ -248,12 +251,20 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 	if tail >= 0 {
 		textToks = region[:tail]
 		r.add(region[tail:])
-	} else if v >= 0 && len(s.blocks) == 0 {
-		// "/remind #eng in 30 minutes deploy window opens": the when first
-		for k := min(len(region)-1, 12); k >= 1; k-- {
-			if _, ok, _ := parseBlock(region[:k], r.w, r.now); ok {
-				r.add(region[:k])
-				textToks = region[k:]
+	}
+	if v >= 0 && len(s.blocks) == 0 && tail < 0 || v < 0 && !s.act.implicit && len(textToks) > 1 {
+		// "/remind #eng in 30 minutes deploy window opens": the when
+		// first; with no action word ("every monday standup reminder at
+		// 9am", "daily standup reminder"), its words are no message, and
+		// what stands first is the when the question repeats
+		for k := min(len(textToks)-1, 12); k >= 1; k-- {
+			if v < 0 {
+				if bad, _ := leftover(textToks[k:], r.now, true); bad != "" {
+					continue // the words left are no message either: not understood
+				}
+			}
+			if _, ok, _ := parseBlock(textToks[:k], r.w, r.now); ok && r.add(textToks[:k]) {
+				textToks = textToks[k:]
 				s.whenBeforeText = true
 				break
 			}
@@ -321,7 +332,7 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 		s.textToks = textToks
 	}
 	if v < 0 && quote == nil && !s.act.implicit {
-		s.text = ""
+		s.text, s.dropped = "", textToks
 	}
 	if s.text == "" && v < 0 && quote == nil && !s.act.implicit {
 		// nothing to post
@@ -426,7 +437,7 @@ func (r *reading) compileCall() selector.Decision {
 		return unsupported("%s", out.why.refusal)
 	case out.why.ask != nil:
 		if !hasAction && len(s.blocks) > 0 {
-			return clarify(in, text, selector.MissingAction, "What should I post? "+out.why.ask.text)
+			return s.askAction(in, text, "What should I post? "+out.why.ask.text)
 		}
 		return askQuestion(in, text, out.why.ask)
 	case out.none:
@@ -437,7 +448,7 @@ func (r *reading) compileCall() selector.Decision {
 	}
 	c := out.c
 	if !hasAction {
-		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should I post %s?", describe(c, now)))
+		return s.askAction(in, text, fmt.Sprintf("What should I post%s %s?", s.tgt.where(), describe(c, now)))
 	}
 	if msg := verify(r.w, s, c, now); msg != "" {
 		return clarify(in, text, selector.MissingTime, msg)
@@ -462,6 +473,20 @@ func (r *reading) compileCall() selector.Decision {
 		args["endAt"] = c.endAt.UTC().Format(time.RFC3339)
 	}
 	return call("schedule.create", args)
+}
+
+// askAction asks what to post; the answer takes the place of the words
+// the request said with no action word.
+func (s *sentence) askAction(in selector.Input, text, q string) selector.Decision {
+	d := clarify(in, text, selector.MissingAction, q)
+	if d.Pending != nil && len(s.dropped) > 0 {
+		words := make([]string, len(s.dropped))
+		for k, t := range s.dropped {
+			words[k] = t.s
+		}
+		d.Pending.Replace = strings.Join(words, " ")
+	}
+	return d
 }
 
 // notUnderstood asks, saying what was understood and quoting what was not.

@@ -86,6 +86,12 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind the team every friday at 4pm to submit timesheets", "in eng", `"channelId":"#eng"`},
 		{"remind me to call mom", "oh, tomorrow at 5pm", `"text":"call mom"`},
 		{"post hello in #team", "sorry, every friday at 9am", `"text":"hello"`},
+		// no action word: the answer is the message, in the place of the
+		// words that were none, and the when and channel stay
+		{"standup reminder in #eng every monday at 9am", "Standup in 5!", `"text":"Standup in 5!"`},
+		{"every monday standup reminder in #eng at 9am", "standup in 5", `"cron":"0 9 * * 1"`},
+		{"daily standup reminder at 9am", "standup time", `"cron":"0 9 * * *"`},
+		{"schedule something every friday at 5pm", "hello team", `"text":"hello team"`},
 	} {
 		first, _ := decideText(c.request, nil)
 		if first.Pending == nil {

@@ -181,7 +181,14 @@ func answered(p *selector.Pending, answer string) []string {
 		// is where they are reminded, not words of the reminder
 		out = append([]string{answer + " " + requestBody(p.Text)}, out...)
 	}
-	if r := replaced(p.Text, p.Replace, answer); r != "" && (!strings.HasPrefix(p.Replace, "every ") || recursRe.MatchString(answer)) {
+	if p.Missing == selector.MissingAction && p.Replace != "" {
+		// "standup reminder every monday at 9am": the answer is the
+		// message, in the place of the words that were none
+		msg, _ := messageAnswer(p.Text, answer)
+		if r := replaced(p.Text, p.Replace, "“"+msg+"”"); r != "" {
+			out = append([]string{r}, out...)
+		}
+	} else if r := replaced(p.Text, p.Replace, answer); r != "" && (!strings.HasPrefix(p.Replace, "every ") || recursRe.MatchString(answer)) {
 		// a recurrence asked about is replaced by a recurrence only ("every
 		// other Monday"): "9am" answers nothing about it
 		out = append([]string{r}, out...)

@@ -22,6 +22,10 @@ type sentence struct {
 	// whenBeforeText: a when stands right before the text ("remind me at
 	// 9am Mars time to …"), so a zone-like word there belongs to it
 	whenBeforeText bool
+	// dropped: the words of a request with no action word, which are no
+	// message ("standup reminder every monday at 9am"); an answer to
+	// "What should I post?" takes their place
+	dropped []tok
 }
 
 // afterWhenWords is where the words that say when, from j, end, if a
@@ -50,6 +54,18 @@ func afterWhenWords(t []tok, j int) int {
 type target struct {
 	channelID string
 	thread    bool
+}
+
+// where is " in #eng" (as Slack links an id: " in <#C024BE91L>") for a
+// question that repeats the target; "" when none was named.
+func (t target) where() string {
+	switch {
+	case strings.HasPrefix(t.channelID, "#"):
+		return " in " + t.channelID
+	case t.channelID != "":
+		return " in <#" + t.channelID + ">"
+	}
+	return ""
 }
 
 var targetPreps = []string{"in", "to", "into", "on", "at", "for", "->", ">", "=>", "via"}
