@@ -22,6 +22,10 @@ var (
 	cancelRe = regexp.MustCompile(`^` + asideLead + `(?:cancel|cancel (?:it|that|this)|never ?mind|nvm|forget (?:it|that|about it)|stop|abort|quit|drop it|scratch that|no thanks|no thank you|not now|leave it|skip it|ignore (?:it|that)|actually no|wait no|no wait)(?:[ ,]+(?:lol|haha|thanks|thank you|thx|ty|pls|please|then|for now|after all))*$`)
 	yesRe    = regexp.MustCompile(`^(?:y|yes|yep|yeah|yup|sure|ok|okay|please do|do it|go ahead|correct|right|that's right|confirm|affirmative|yes please)$`)
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
+	// onceRe and repeatRe answer "Should this repeat?" (Pending.No and
+	// Yes) in its own words.
+	onceRe   = regexp.MustCompile(`^(?:(?:no|nope|nah)[ ,]+)?(?:just |only )?(?:once|one time|one-time|a one-off|one-off|the once)(?: (?:only|please|pls))?$`)
+	repeatRe = regexp.MustCompile(`^(?:(?:yes|yeah|yep|y)[ ,]+)?(?:repeat(?: it)?|keep repeating|recurring|make it recurring|it repeats)(?: please| pls)?$`)
 	// namesItRe: the cancel words that name a job, "it" (NL_SPEC 14, 38):
 	// with no question open they are that job's delete or skip.
 	namesItRe = regexp.MustCompile(`^(?:cancel (?:it|this)|drop it|skip it)$`)
@@ -58,6 +62,10 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 		switch {
 		case yesRe.MatchString(t):
 			return settlement{text: p.Yes}
+		case p.No != "" && repeatRe.MatchString(t):
+			return settlement{text: p.Yes}
+		case p.No != "" && (noRe.MatchString(t) || onceRe.MatchString(t)):
+			return settlement{text: p.No}
 		case noRe.MatchString(t) || cancelRe.MatchString(t):
 			return settlement{drop: "OK — I've left it as it is."}
 		}

@@ -51,4 +51,15 @@ func TestSettle(t *testing.T) {
 	if s := settle(yn, nil, "nope"); s.drop == "" {
 		t.Errorf("no: %+v", s)
 	}
+	// "Should this repeat?": "no" is the other request, and so are the
+	// question's own words for each
+	rep := &selector.Pending{Text: "post daily notes at 9am", Yes: "post “daily notes” at 9am daily", No: "post “daily notes” at 9am"}
+	for w, want := range map[string]string{"no": rep.No, "Just once.": rep.No, "no, one time": rep.No, "yes": rep.Yes, "repeat it": rep.Yes, "yes, recurring": rep.Yes} {
+		if s := settle(rep, nil, w); s.text != want {
+			t.Errorf("%q: %+v, want %q", w, s, want)
+		}
+	}
+	if s := settle(rep, nil, "cancel"); s.drop == "" {
+		t.Errorf("cancel: %+v", s)
+	}
 }

@@ -122,8 +122,10 @@ type Pending struct {
 	// Candidates are the jobs a "Which one?" offered, in the order shown:
 	// "2", "the second one" or "the 9am one" picks one of them.
 	Candidates []string `json:"candidates,omitempty"`
-	// Yes is the request a yes/no question makes on "yes"; "no" drops it.
+	// Yes is the request a yes/no question makes on "yes"; No the one it
+	// makes on "no" (empty: "no" drops it).
 	Yes string `json:"yes,omitempty"`
+	No  string `json:"no,omitempty"`
 	// Replace is the words of Text an answer takes the place of (a time
 	// that does not exist: "25:00"), space-separated; empty: the answer
 	// is added to Text.

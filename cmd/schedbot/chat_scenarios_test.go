@@ -232,6 +232,24 @@ func TestChat_NoActionWordAsksTheMessage(t *testing.T) {
 	}
 }
 
+// A one-time post whose message opens with how often ("send daily
+// summary at 6pm") asks whether it repeats: "no" posts it once, "yes"
+// every day.
+func TestChat_HowOftenInTheMessageIsAsked(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("send daily summary at 6pm", "no", "send weekly report in #finance on friday at 4pm", "yes")
+	got := map[string]string{}
+	for _, j := range c.jobs() {
+		got[jobText(j)] = j.ScheduleType + " " + j.Schedule.Cron
+	}
+	if len(got) != 2 || got["daily summary"] != "once " || got["weekly report"] != "cron 0 16 * * 5" {
+		t.Fatalf("jobs %v, want “daily summary” once and “weekly report” every Friday at 4pm:\n%s", got, out)
+	}
+	if n := strings.Count(out, "Should this repeat?"); n != 2 {
+		t.Errorf("asked %d times, want twice:\n%s", n, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

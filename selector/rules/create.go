@@ -450,6 +450,9 @@ func (r *reading) compileCall() selector.Decision {
 	if !hasAction {
 		return s.askAction(in, text, fmt.Sprintf("What should I post%s %s?", s.tgt.where(), describe(c, now)))
 	}
+	if d, ok := r.askRepeat(c); ok {
+		return d
+	}
 	if msg := verify(r.w, s, c, now); msg != "" {
 		return clarify(in, text, selector.MissingTime, msg)
 	}
