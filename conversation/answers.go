@@ -22,6 +22,9 @@ var (
 	cancelRe = regexp.MustCompile(`^` + asideLead + `(?:cancel|cancel (?:it|that|this)|never ?mind|nvm|forget (?:it|that|about it)|stop|abort|quit|drop it|scratch that|no thanks|no thank you|not now|leave it|skip it|ignore (?:it|that)|actually no|wait no|no wait)(?:[ ,]+(?:lol|haha|thanks|thank you|thx|ty|pls|please|then|for now|after all))*$`)
 	yesRe    = regexp.MustCompile(`^(?:y|yes|yep|yeah|yup|sure|ok|okay|please do|do it|go ahead|correct|right|that's right|confirm|affirmative|yes please)$`)
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
+	// messageRe: "it's the message", answering "is “in 5” part of the
+	// message or of the schedule?" (Pending.Message).
+	messageRe = regexp.MustCompile(`^(?:(?:it'?s|its|it is|they'?re|they are)\s+)?(?:(?:all\s+)?part\s+of\s+)?(?:the\s+|my\s+)?(?:message|msg|text|post)(?:\s+(?:one|part|please|pls))?$`)
 	// onceRe and repeatRe answer "Should this repeat?" (Pending.No and
 	// Yes) in its own words.
 	onceRe   = regexp.MustCompile(`^(?:(?:no|nope|nah)[ ,]+)?(?:just |only )?(?:once|one time|one-time|a one-off|one-off|the once)(?: (?:only|please|pls))?$`)
@@ -69,6 +72,9 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 		case noRe.MatchString(t) || cancelRe.MatchString(t):
 			return settlement{drop: "OK — I've left it as it is."}
 		}
+	}
+	if p.Message != "" && messageRe.MatchString(t) {
+		return settlement{text: p.Message}
 	}
 	if cancelRe.MatchString(t) || noRe.MatchString(t) || p.Create && deleteItRe.MatchString(t) {
 		return settlement{drop: "OK, dropped — " + nothing + "."}

@@ -62,4 +62,14 @@ func TestSettle(t *testing.T) {
 	if s := settle(rep, nil, "cancel"); s.drop == "" {
 		t.Errorf("cancel: %+v", s)
 	}
+	// "is “in 5” part of the message or of the schedule?": "message"
+	msg := &selector.Pending{Text: "post standup in 5 every day at 9am", Message: "post “standup in 5” every day at 9am"}
+	for _, w := range []string{"message", "The message.", "it's part of the message", "msg"} {
+		if s := settle(msg, nil, w); s.text != msg.Message {
+			t.Errorf("%q: %+v, want the request with its message quoted", w, s)
+		}
+	}
+	if s := settle(&selector.Pending{Text: "post hi"}, nil, "message"); s != (settlement{}) {
+		t.Errorf("“message” settled a question that offers no such answer: %+v", s)
+	}
 }

@@ -126,6 +126,10 @@ type Pending struct {
 	// makes on "no" (empty: "no" drops it).
 	Yes string `json:"yes,omitempty"`
 	No  string `json:"no,omitempty"`
+	// Message is the request that reads the words a question asked about
+	// as the message ("is “in 5” part of the message or of the
+	// schedule?"), made by the reply "message".
+	Message string `json:"message,omitempty"`
 	// Replace is the words of Text an answer takes the place of (a time
 	// that does not exist: "25:00"), space-separated; empty: the answer
 	// is added to Text.

@@ -250,6 +250,21 @@ func TestChat_HowOftenInTheMessageIsAsked(t *testing.T) {
 	}
 }
 
+// "is “in 5” part of the message or of the schedule?" is answered
+// "message" (its channel kept), and "schedule" asks it again rather
+// than listing the schedules.
+func TestChat_PartOfTheMessageIsAnswered(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post standup in 5 in #team every weekday at 9:25am", "schedule", "the message")
+	js := c.jobs()
+	if len(js) != 1 || jobText(js[0]) != "standup in 5" || js[0].Schedule.Cron != "25 9 * * 1-5" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#team" {
+		t.Fatalf("jobs %+v, want one posting “standup in 5” in #team every weekday at 9:25:\n%s", js, out)
+	}
+	if n := strings.Count(out, "part of the message or of the schedule?"); n != 2 {
+		t.Errorf("asked %d times, want twice:\n%s", n, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

@@ -20,6 +20,9 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	if ch, ok := channelNamed(in, text); p.Missing == selector.MissingTarget && ok {
 		text = "in #" + ch // "Which channel?" "eng", "the eng channel"
 	}
+	if p.Message != "" && scheduleAnswerRe.MatchString(strings.TrimSpace(text)) {
+		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
+	}
 	alone := decide(in, text)
 	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
 		alone.Dropped = p.Asked()
@@ -78,6 +81,10 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	// request as it was ("nine", "ok 9am" are not glued onto it).
 	return stillAsking(in)
 }
+
+// scheduleAnswerRe: "the schedule", answering "is “in 5” part of the
+// message or of the schedule?".
+var scheduleAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|its|it is)\s+)?(?:part\s+of\s+)?(?:the\s+)?(?:schedule|time|when)[.!]?$`)
 
 // bareChannelRe: a channel named without its "#", as an answer to
 // "Which channel?" ("eng", "in eng", "the eng channel"): group 1 or 3
