@@ -49,11 +49,13 @@ func describeLife(fn string, r *functions.JobResult) (string, bool) {
 	day := func(t time.Time) string { return t.In(loc).Format("Mon 2 Jan 3:04 PM") }
 	switch fn {
 	case "schedule.skip", "schedule.unskip":
-		verb := "Skipping one run of"
+		// the runs left out are the ones its sentence excepts: one, or
+		// "skip the next 2"
+		verb := "Skipped — job "
 		if fn == "schedule.unskip" {
-			verb = "Restored a run of"
+			verb = "Restored a run of job "
 		}
-		return verb + " job " + j.JobID + ": " + jobSentence(j) + nextRuns(j, r.NextRuns), true
+		return verb + j.JobID + ": " + jobSentence(j) + nextRuns(j, r.NextRuns), true
 	case "schedule.snooze":
 		return "Snoozed — I'll " + actionSentence(j) + " again on " + day(j.SnoozeAt) + ". Job " + j.JobID + ".", true
 	case "schedule.complete":

@@ -77,6 +77,29 @@ func TestSkip_LeavesOutOneRunAndUnskipRestoresIt(t *testing.T) {
 	}
 }
 
+// "skip the next 2": count runs from at (or the next), passing over those
+// skipped already; more runs than are left is refused, changing nothing.
+func TestSkip_CountLeavesOutThatManyRuns(t *testing.T) {
+	e := newEnv(t)
+	j := e.mustCreate(t, friday)
+	e.mustCall(t, "schedule.skip", jobArgs(j.JobID, "at", fri4.Format(time.RFC3339)))
+	res := e.mustCall(t, "schedule.skip", `{"jobId":"`+j.JobID+`","count":3}`).(*functions.JobResult)
+	want := []time.Time{fri27, fri4, fri11, fri11.AddDate(0, 0, 7)}
+	if got := res.Job.Skip; len(got) != len(want) || !got[0].Equal(want[0]) || !got[3].Equal(want[3]) {
+		t.Fatalf("skip = %v, want %v", got, want)
+	}
+	if !res.Job.NextRunAt.Equal(fri25) {
+		t.Errorf("next = %s, want %s", res.Job.NextRunAt, fri25)
+	}
+	limited := e.mustCreate(t, `{"scheduleType":"cron","schedule":{"cron":"0 9 * * 5","timezone":"America/New_York"},"endAt":"2026-12-10T00:00:00Z",
+		"targetAction":{"type":"command_invoke","functionId":"message.post","functionArgs":{"text":"hi"}}}`)
+	before := e.snapshot(t, limited.JobID)
+	if _, err := e.call("schedule.skip", `{"jobId":"`+limited.JobID+`","count":5}`); !errors.Is(err, functions.ErrConflict) {
+		t.Errorf("skipping 5 of the 2 runs before its end: %v, want a conflict", err)
+	}
+	requireUnchanged(t, e, before)
+}
+
 func TestSkip_BadInputNamesTheFieldAndChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	j := e.mustCreate(t, friday)
@@ -86,6 +109,8 @@ func TestSkip_BadInputNamesTheFieldAndChangesNothing(t *testing.T) {
 		{"schedule.skip", jobArgs(j.JobID, "at", "2026-11-28T14:00:00Z"), "at", "is not a run of job"},
 		{"schedule.skip", jobArgs(j.JobID, "at", "2026-11-20T14:00:00Z"), "at", "has passed"},
 		{"schedule.skip", jobArgs(j.JobID, "at", "Dec 24"), "at", "is not an RFC 3339 instant"},
+		{"schedule.skip", `{"jobId":"` + j.JobID + `","count":101}`, "count", "must be at most 100"},
+		{"schedule.skip", `{"jobId":"` + j.JobID + `","count":0}`, "count", "must be at least 1"},
 		{"schedule.unskip", jobArgs(j.JobID), "at", "is required"},
 		{"schedule.unskip", jobArgs(j.JobID, "at", fri4.Format(time.RFC3339)), "at", "is not a run job"},
 		{"schedule.snooze", jobArgs(j.JobID, "until", "2026-11-22T11:00:00Z"), "until", "is not in the future"},

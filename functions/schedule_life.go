@@ -27,12 +27,10 @@ var (
 	scheduleCompleteSchema []byte
 )
 
-// MaxSkips bounds how many future occurrences one job may leave out.
-const MaxSkips = 100
-
 type skipArgs struct {
 	JobID string `json:"jobId"`
 	At    string `json:"at"`
+	Count int    `json:"count"` // schedule.skip only: runs from At on; absent is 1 (the schema's bounds)
 }
 
 type snoozeArgs struct {
@@ -157,12 +155,25 @@ func skipJob(ctx context.Context, c *Call, a *skipArgs) (any, error) {
 			return false, fieldErr("at", "%s has passed (now is %s)", at.Format(time.RFC3339), c.Now.Format(time.RFC3339))
 		case !isOccurrence(sp, at):
 			return false, fieldErr("at", "%s is not a run of job %s (its next runs: %s)", at.Format(time.RFC3339), j.JobID, instants(sp.NextN(c.Now, NextRunsShown)))
-		case sp.Skipped(at):
+		case sp.Skipped(at) && a.Count <= 1:
 			return false, nil
-		case len(j.Skip) >= MaxSkips:
-			return false, fieldErr("at", "job %s already leaves out %d runs, the most it may", j.JobID, MaxSkips)
 		}
-		j.Skip = append(j.Skip, at)
+		// at, and the runs after it not skipped yet, up to count
+		adds := []time.Time{}
+		for t, ok := at, true; len(adds) < max(a.Count, 1); t, ok = sp.Next(t) {
+			if !ok {
+				return false, fmt.Errorf("%w: job %s has %d run(s) left from %s, not %d to skip; delete the job rather than skip them all",
+					ErrConflict, j.JobID, len(adds), at.Format(time.RFC3339), a.Count)
+			}
+			if !sp.Skipped(t) {
+				adds = append(adds, t)
+			}
+		}
+		if len(j.Skip)+len(adds) > store.MaxSkips {
+			return false, fieldErr("at", "job %s already leaves out %d runs; %d more would pass %d, the most it may", j.JobID, len(j.Skip), len(adds), store.MaxSkips)
+		}
+		at = adds[len(adds)-1]
+		j.Skip = append(j.Skip, adds...)
 		slices.SortFunc(j.Skip, time.Time.Compare)
 		if sp.Skip = j.Skip; j.SnoozeAt.IsZero() {
 			if _, ok := sp.Next(c.Now); !ok {

@@ -118,6 +118,10 @@ type Result struct {
 	Error       string `json:"error,omitempty"`
 }
 
+// MaxSkips bounds how many future occurrences one job may leave out
+// (Job.Skip).
+const MaxSkips = 100
+
 // Job is a scheduled automation.
 type Job struct {
 	JobID          string       `json:"jobId"`
@@ -145,6 +149,7 @@ type Job struct {
 	// Skip lists occurrences left out ("skip the standup on Dec 24"):
 	// instants the schedule would fire at and does not. A definition
 	// field; the functions drop those passed whenever they write the job.
+	// At most MaxSkips.
 	Skip []time.Time `json:"skip,omitempty"`
 	// Remaining is how many more times a job given a count ("3 times")
 	// fires, a status field: each dispatched window takes one, and the

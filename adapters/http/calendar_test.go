@@ -189,9 +189,19 @@ func TestCalendar_MarksDSTAndShowsPausedJobsAndSkipNext(t *testing.T) {
 	if got, want := formatAll(skipped.NextRuns)[:3], append(formatAll(after.NextRuns)[:2], formatAll(after.NextRuns)[3]); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after skipping %s, next runs %v, want %v", third, got, want)
 	}
+	// {"count"} skips that many from the next.
+	r = e.do("POST", "/api/v1/schedules/"+id+"/skip", alice, `{"count":2}`)
+	e.requireCode(r, http.StatusOK)
+	var counted httpapi.Schedule
+	r.json(t, &counted)
+	if got, want := formatAll(counted.NextRuns)[:3], formatAll(skipped.NextRuns)[2:5]; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after skipping the next 2, next runs %v, want %v", got, want)
+	}
+	skipped = counted
 	// A body an action does not take is refused; nothing changes.
-	for path, b := range map[string]string{"/pause": `{"garbage":`, "/trigger": `{"at":"2027-01-01T00:00:00Z"}`, "/skip": `{"at":"bogus"}`} {
-		r = e.do("POST", "/api/v1/schedules/"+id+path, alice, b)
+	for _, c := range [][2]string{{"/pause", `{"garbage":`}, {"/trigger", `{"at":"2027-01-01T00:00:00Z"}`}, {"/skip", `{"at":"bogus"}`},
+		{"/skip", `{"count":0}`}, {"/skip", `{"count":"two"}`}, {"/skip", `{"count":101}`}} {
+		r = e.do("POST", "/api/v1/schedules/"+id+c[0], alice, c[1])
 		e.requireCode(r, http.StatusBadRequest)
 		r.problem(t)
 	}

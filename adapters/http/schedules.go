@@ -193,12 +193,13 @@ func (h *handler) deleteSchedule(w http.ResponseWriter, r *http.Request, c *call
 }
 
 // stateChange is pause, resume, trigger (run now) or skip: no body, but
-// skip's optional {"at"} (the occurrence to leave out; default the next).
+// skip's optional {"at", "count"} (the occurrence to leave out, default
+// the next, and how many from it, default 1).
 // A body they do not take is refused, never ignored.
 func (h *handler) stateChange(fn string) endpoint {
 	return func(w http.ResponseWriter, r *http.Request, c *caller) error {
 		id := r.PathValue("id")
-		args := map[string]string{"jobId": id}
+		args := map[string]any{"jobId": id}
 		var b []byte // what an Idempotency-Key's replay must repeat
 		if r.ContentLength != 0 {
 			var err error
@@ -211,15 +212,19 @@ func (h *handler) stateChange(fn string) endpoint {
 					return &functions.FieldError{Field: "body", Rule: "takes none"}
 				}
 				var in struct {
-					At string `json:"at"`
+					At    string          `json:"at"`
+					Count json.RawMessage `json:"count"` // checked by the function's schema
 				}
 				dec := json.NewDecoder(bytes.NewReader(b))
 				dec.DisallowUnknownFields()
 				if err := dec.Decode(&in); err != nil {
-					return decodeProblem(err, `{"at"?: an RFC 3339 instant}`)
+					return decodeProblem(err, `{"at"?: an RFC 3339 instant, "count"?: runs from it, 1 to 100}`)
 				}
 				if in.At != "" {
 					args["at"] = in.At
+				}
+				if len(in.Count) > 0 {
+					args["count"] = in.Count
 				}
 			}
 		}

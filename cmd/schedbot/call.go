@@ -120,7 +120,7 @@ func printResult(w io.Writer, fn string, res any) {
 		verb := map[string]string{
 			"schedule.create": "Created", "schedule.update": "Updated", "schedule.pause": "Paused",
 			"schedule.resume": "Resumed", "schedule.delete": "Deleted",
-			"schedule.skip": "Skipped a run of", "schedule.unskip": "Restored a run of",
+			"schedule.skip": "Skipped runs of", "schedule.unskip": "Restored a run of",
 			"schedule.snooze": "Snoozed", "schedule.complete": "Marked a run done of",
 		}[fn]
 		printJob(w, verb, r)

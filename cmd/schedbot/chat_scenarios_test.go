@@ -265,6 +265,29 @@ func TestChat_PartOfTheMessageIsAnswered(t *testing.T) {
 	}
 }
 
+// "skip the next 2" leaves out two runs, where it used to leave out one
+// and say so; "skip it next week" every run of that week.
+func TestChat_SkipTheNextTwoSkipsTwo(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post “standup in 5” in #team every weekday at 9:25am", "skip the next 2")
+	js := c.jobs()
+	if len(js) != 1 || len(js[0].Skip) != 2 {
+		t.Fatalf("jobs %+v, want one skipping 2 runs:\n%s", js, out)
+	}
+	out = c.chat("skip the standup next week")
+	now := time.Now().UTC() // the chat's zone; weeks run Monday to Sunday
+	monday := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7-(int(now.Weekday())+6)%7)
+	inWeek := 0
+	for _, at := range c.jobs()[0].Skip {
+		if !at.Before(monday) && at.Before(monday.AddDate(0, 0, 7)) {
+			inWeek++
+		}
+	}
+	if inWeek != 5 {
+		t.Fatalf("%d runs of the week of %s skipped, want its 5:\n%s", inWeek, monday.Format("Jan 2"), out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 // The life of a reminder after it is made (issue 19 §3): skip one run,
@@ -44,15 +45,105 @@ func life(in selector.Input, text string) (selector.Decision, bool) {
 		return call("schedule.complete", map[string]any{"jobId": id}), true
 	}
 	if m := unskipRe.FindStringSubmatch(lower); m != nil {
-		return occurrence(in, text, strings.TrimSpace(m[1]), "schedule.unskip")
+		return occurrence(in, text, strings.TrimSpace(m[1]), "schedule.unskip", 0)
 	}
 	if m := skipRe.FindStringSubmatch(lower); m != nil {
-		return occurrence(in, text, strings.TrimSpace(m[1]), "schedule.skip")
+		words := strings.TrimSpace(m[1])
+		if rest, start, end, ok := skipPeriod(in, words); ok {
+			return skipBetween(in, text, rest, start, end)
+		}
+		words, count := skipCount(words)
+		return occurrence(in, text, words, "schedule.skip", count)
 	}
 	if m := snoozeRe.FindStringSubmatch(lower); m != nil {
 		return snooze(in, text, strings.TrimSpace(m[1]))
 	}
 	return selector.Decision{}, false
+}
+
+// skipCountRe: "the next 2", "next three runs", "the next 2 times": how
+// many runs a skip leaves out, from the next.
+var skipCountRe = regexp.MustCompile(`\b(?:the\s+)?next\s+([0-9]{1,3}|[a-z]+)(?:\s+(?:runs?|times?|ones?|occurrences?|posts?|reminders?))?\b`)
+
+// skipCount takes "the next N" out of a skip's words: the words left,
+// which name the job ("the next 2 standups": "standup"), and N (0: none
+// said). A period ("the next 2 weeks") is no count.
+func skipCount(words string) (string, int) {
+	m := skipCountRe.FindStringSubmatchIndex(words)
+	if m == nil {
+		return words, 0
+	}
+	n, ok := number(words[m[2]:m[3]])
+	rest := strings.TrimSpace(words[:m[0]] + " " + words[m[1]:])
+	if !ok || n < 1 || unit(firstWord(strings.TrimSpace(words[m[1]:]))) != "" {
+		return words, 0
+	}
+	if f := strings.Fields(rest); len(f) > 0 && n > 1 && words[m[1]:] != "" && strings.HasPrefix(strings.TrimSpace(words[m[1]:]), f[len(f)-1]) {
+		f[len(f)-1] = strings.TrimSuffix(f[len(f)-1], "s") // "standups": the job is "standup"
+		rest = strings.Join(f, " ")
+	}
+	return rest, n
+}
+
+// skipPeriodRe: a period whose runs a skip leaves out: "next week",
+// "this week", "the next 2 weeks", "for the next 3 days".
+var skipPeriodRe = regexp.MustCompile(`\b(?:for\s+)?(?:the\s+)?(?:(this|next)\s+week|(?:next|coming)\s+([0-9]{1,2}|[a-z]+)\s+(days?|weeks?))\b`)
+
+// skipPeriod takes a period out of a skip's words: the words left and the
+// period, from start to end, in the sender's zone (weeks run Monday to
+// Sunday, NL_SPEC decision 10; "the next 3 days" are 72 hours from now).
+func skipPeriod(in selector.Input, words string) (rest string, start, end time.Time, ok bool) {
+	m := skipPeriodRe.FindStringSubmatchIndex(words)
+	if m == nil {
+		return words, time.Time{}, time.Time{}, false
+	}
+	now, _ := lifeZone(in)
+	rest = strings.TrimSpace(words[:m[0]] + " " + words[m[1]:])
+	if m[2] >= 0 {
+		midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+		monday := midnight.AddDate(0, 0, 7-(int(now.Weekday())+6)%7)
+		if words[m[2]:m[3]] == "this" {
+			return rest, now, monday, true
+		}
+		return rest, monday, monday.AddDate(0, 0, 7), true
+	}
+	n, isNumber := number(words[m[4]:m[5]])
+	if !isNumber || n < 1 {
+		return words, time.Time{}, time.Time{}, false
+	}
+	days := n
+	if strings.HasPrefix(words[m[6]:m[7]], "week") {
+		days = 7 * n
+	}
+	return rest, now, now.AddDate(0, 0, days), true
+}
+
+// skipRuns is the skip of every run of ref from start to end: the first
+// and how many.
+func skipRuns(in selector.Input, ref *selector.JobRef, start, end time.Time) (at time.Time, count int, d selector.Decision, ok bool) {
+	sp, err := scheduler.NewSpec(ref.ScheduleType, ref.Schedule, time.Time{})
+	if err != nil {
+		return time.Time{}, 0, unsupported("I can't read the schedule of %s.", jobLabel(ref)), false
+	}
+	sp.Skip = ref.Skip
+	now, _ := lifeZone(in)
+	from := start
+	if from.Before(now) {
+		from = now
+	}
+	var runs []time.Time
+	for t, ok := sp.Next(from); ok && t.Before(end) && len(runs) <= store.MaxSkips; t, ok = sp.Next(t) {
+		runs = append(runs, t)
+	}
+	loc := now.Location()
+	period := start.In(loc).Format("Mon 2 Jan") + " to " + end.Add(-time.Minute).In(loc).Format("Mon 2 Jan")
+	switch {
+	case len(runs) == 0:
+		return time.Time{}, 0, unsupported("%s doesn't run from %s.", jobLabel(ref), period), false
+	case len(runs) > store.MaxSkips:
+		return time.Time{}, 0, unsupported("%s runs more than %d times from %s, more than I can skip. Pause it instead (“pause it”), and resume it after.", jobLabel(ref), store.MaxSkips, period), false
+	}
+	return runs[0], len(runs), selector.Decision{}, true
 }
 
 // lifeJob is the job words name; no words, "it" or "that" are the job
@@ -114,8 +205,9 @@ func split(words string, read func(tail string) bool) (head string, ok bool) {
 }
 
 // occurrence reads "skip the standup on Dec 24" and "unskip it on Friday":
-// a job and, optionally, the day (and time) of one of its runs.
-func occurrence(in selector.Input, text, words, fn string) (selector.Decision, bool) {
+// a job and, optionally, the day (and time) of one of its runs; count > 1
+// skips that many runs from it (or from the next).
+func occurrence(in selector.Input, text, words, fn string, count int) (selector.Decision, bool) {
 	if m := possessiveDayRe.FindStringSubmatch(words); m != nil {
 		words = strings.TrimSpace(m[1] + " " + m[3] + " " + m[2]) // "tomorrow's standup": "standup tomorrow"
 	}
@@ -155,6 +247,9 @@ func occurrence(in selector.Input, text, words, fn string) (selector.Decision, b
 		}
 	}
 	args := map[string]any{"jobId": id}
+	if count > 1 {
+		args["count"] = count
+	}
 	switch {
 	case dated && ref != nil:
 		at, d, ok := runOn(in, text, ref, day, timed)
@@ -186,6 +281,31 @@ func occurrence(in selector.Input, text, words, fn string) (selector.Decision, b
 		return clarify(in, text, selector.MissingTime, "Which run should come back? For example “unskip the standup on Dec 24”."), true
 	}
 	return call(fn, args), true
+}
+
+// skipBetween reads "skip the standup next week": every run of the job
+// words name from start to end.
+func skipBetween(in selector.Input, text, words string, start, end time.Time) (selector.Decision, bool) {
+	if !namesJob(in, words) && strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != "" {
+		return selector.Decision{}, false // not a job: "skip lunch next week" may be a message
+	}
+	id, d, ok := lifeJob(in, text, words, false, "Which schedule? Give me its name or id.")
+	if !ok {
+		return d, true
+	}
+	ref := jobRef(in, id)
+	if ref == nil {
+		return call("schedule.skip", map[string]any{"jobId": id}), true
+	}
+	at, count, d, ok := skipRuns(in, ref, start, end)
+	if !ok {
+		return d, true
+	}
+	args := map[string]any{"jobId": id, "at": at.UTC().Format(time.RFC3339)}
+	if count > 1 {
+		args["count"] = count
+	}
+	return call("schedule.skip", args), true
 }
 
 // runOn is the one run of the job on day (in the sender's zone), or at

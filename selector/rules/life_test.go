@@ -26,6 +26,13 @@ func TestLife_Phrasings(t *testing.T) {
 		{"skip the health check at 5pm tomorrow", "", "", "schedule.skip", `{"jobId":"` + j4 + `","at":"2026-11-21T22:00:00Z"}`},
 		{"skip the health check tomorrow", "", "", "clarify", ""}, // 24 runs that day: which?
 		{"skip tomorrow's standup", "", "", "unsupported", ""},    // a Saturday
+		// several runs: how many, or every run of a period
+		{"skip the next 2 standups", "", "", "schedule.skip", `{"jobId":"` + j1 + `","count":2}`},
+		{"skip it the next three times", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","count":3}`},
+		{"skip the standup next week", "", "", "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":5}`},
+		{"skip it for the next 2 weeks", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":10}`},
+		{"skip the standup this week", "", "", "unsupported", ""},      // its last run this week has passed
+		{"skip the health check next week", "", "", "unsupported", ""}, // 168 runs: pause it
 		{"unskip the standup on Dec 24", "", "", "schedule.unskip", `{"jobId":"` + j1 + `","at":"2026-12-24T14:30:00Z"}`},
 		{"don't skip the weekly report on friday", "", "", "schedule.unskip", `{"jobId":"` + j3 + `","at":"2026-11-20T21:00:00Z"}`},
 		{"unskip the standup", "", "", "unsupported", ""}, // it skips none
