@@ -40,7 +40,10 @@ func (sp *Spec) Describe() string {
 	} else if sp.Limit > 1 {
 		s += fmt.Sprintf(", %d more times", sp.Limit)
 	}
-	if len(sp.Skip) > 0 {
+	if n := len(sp.Skip); n > maxSkipsNamed {
+		// "pause it until jan 4": a month of runs, not a list of them
+		s += fmt.Sprintf(", except %d runs between %s and %s", n, sp.describeSkip(sp.Skip[0]), sp.describeSkip(sp.Skip[n-1]))
+	} else if n > 0 {
 		days := make([]string, len(sp.Skip))
 		for i, t := range sp.Skip {
 			days[i] = sp.describeSkip(t)
@@ -49,6 +52,10 @@ func (sp *Spec) Describe() string {
 	}
 	return s
 }
+
+// maxSkipsNamed is how many runs left out a description names one by
+// one; more are counted.
+const maxSkipsNamed = 5
 
 // describeEnd says the end as a person would: an end at midnight is the
 // last day it runs on, "Tue 31 Mar 2026", not "Wed 1 Apr 2026 12:00 AM".

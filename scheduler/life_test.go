@@ -195,4 +195,12 @@ func TestDescribe_SkipsAndCount(t *testing.T) {
 	if got, want := sp.Describe(), "Every day at 9:00 AM and 5:00 PM, except Thu 24 Dec 5:00 PM"; got != want {
 		t.Errorf("Describe = %q, want %q", got, want)
 	}
+	// Many runs left out ("pause it until jan 4") are counted, not listed.
+	sp.Skip = nil
+	for d := 21; d <= 23; d++ {
+		sp.Skip = append(sp.Skip, time.Date(2026, 12, d, 9, 0, 0, 0, time.UTC), time.Date(2026, 12, d, 17, 0, 0, 0, time.UTC))
+	}
+	if got, want := sp.Describe(), "Every day at 9:00 AM and 5:00 PM, except 6 runs between Mon 21 Dec 9:00 AM and Wed 23 Dec 5:00 PM"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
 }

@@ -288,6 +288,21 @@ func TestChat_SkipTheNextTwoSkipsTwo(t *testing.T) {
 	}
 }
 
+// A pause said for a while comes back by itself (its runs till then are
+// skipped); "i don't need it anymore" deletes, once confirmed.
+func TestChat_PauseForAWhileAndNotNeeded(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post “standup in 5” in #team every weekday at 9:25am", "pause it for 2 weeks")
+	js := c.jobs()
+	if len(js) != 1 || js[0].State != store.JobEnabled || len(js[0].Skip) != 10 {
+		t.Fatalf("jobs %+v, want one enabled, skipping its 10 runs of 2 weeks:\n%s", js, out)
+	}
+	out = c.chat("i don't need it anymore", "yes")
+	if js := c.jobs(); len(js) != 0 || !strings.Contains(out, "Deleted job") {
+		t.Fatalf("jobs %+v, want it deleted:\n%s", js, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

@@ -86,8 +86,8 @@ func skipCount(words string) (string, int) {
 }
 
 // skipPeriodRe: a period whose runs a skip leaves out: "next week",
-// "this week", "the next 2 weeks", "for the next 3 days".
-var skipPeriodRe = regexp.MustCompile(`\b(?:for\s+)?(?:the\s+)?(?:(this|next)\s+week|(?:next|coming)\s+([0-9]{1,2}|[a-z]+)\s+(days?|weeks?))\b`)
+// "this week", "the next 2 weeks", "for the next 3 days", "for a week".
+var skipPeriodRe = regexp.MustCompile(`\b(?:for\s+)?(?:the\s+)?(?:(this|next)\s+week|(?:(?:for\s+)?(?:the\s+)?(?:next|coming)|for)\s+([0-9]{1,2}|[a-z]+)\s+(days?|weeks?))\b`)
 
 // skipPeriod takes a period out of a skip's words: the words left and the
 // period, from start to end, in the sender's zone (weeks run Monday to
@@ -108,6 +108,9 @@ func skipPeriod(in selector.Input, words string) (rest string, start, end time.T
 		return rest, monday, monday.AddDate(0, 0, 7), true
 	}
 	n, isNumber := number(words[m[4]:m[5]])
+	if w := words[m[4]:m[5]]; w == "a" || w == "an" {
+		n, isNumber = 1, true // "for a week"
+	}
 	if !isNumber || n < 1 {
 		return words, time.Time{}, time.Time{}, false
 	}
@@ -281,6 +284,52 @@ func occurrence(in selector.Input, text, words, fn string, count int) (selector.
 		return clarify(in, text, selector.MissingTime, "Which run should come back? For example “unskip the standup on Dec 24”."), true
 	}
 	return call(fn, args), true
+}
+
+// untilRe: the end of a pause said for a while: "until jan 4", "till
+// monday", "through the 3rd" (that day included).
+var untilRe = regexp.MustCompile(`\b(until|till|til|through|thru)\s+(.+)$`)
+
+// awayRe: a while with no end a job can be given: "for the holidays",
+// "while i'm away".
+var awayRe = regexp.MustCompile(`\b(?:for|over|during)\s+(?:the\s+)?(?:holidays?|christmas|xmas|break|vacation|summer|winter)\b|\bwhile\s+(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:away|out|off|on\s+(?:vacation|holiday|leave|pto))\b|\bfor\s+a\s+(?:bit|while)\b`)
+
+// pauseWhile reads a pause for a while ("pause the standup next week",
+// "stop it until jan 4", "pause it for 2 weeks") as a skip of every run
+// till then, so that it comes back by itself; a while with no end ("for
+// the holidays") asks until when. ok is false when words say no while.
+func pauseWhile(in selector.Input, text, words string) (selector.Decision, bool) {
+	if m := awayRe.FindStringIndex(words); m != nil {
+		head := strings.TrimSpace(words[:m[0]] + " " + words[m[1]:])
+		if namesJob(in, head) || strings.TrimSpace(fillerRe.ReplaceAllString(head, " ")) == "" {
+			d := clarify(in, text, selector.MissingTime, "Until when? I'll skip its runs until then, and it comes back by itself: for example “pause it until January 4”. (Or “pause it” to stop it until you resume it.)")
+			var away []string
+			for _, t := range lex(words[m[0]:m[1]]) {
+				away = append(away, t.s)
+			}
+			d.Pending.Replace = strings.Join(away, " ") // "jan 4" stands in for "over the holidays"
+			return d, true
+		}
+		return selector.Decision{}, false
+	}
+	if rest, start, end, ok := skipPeriod(in, words); ok {
+		return skipBetween(in, text, rest, start, end)
+	}
+	m := untilRe.FindStringSubmatchIndex(words)
+	if m == nil {
+		return selector.Decision{}, false
+	}
+	day, _, _, ok := readInstant(in, words[m[4]:m[5]]+" at 12am")
+	if !ok || day.IsZero() {
+		return selector.Decision{}, false
+	}
+	now, _ := lifeZone(in)
+	local := day.In(now.Location())
+	end := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, now.Location())
+	if w := words[m[2]:m[3]]; w == "through" || w == "thru" {
+		end = end.AddDate(0, 0, 1)
+	}
+	return skipBetween(in, text, strings.TrimSpace(words[:m[0]]), now, end)
 }
 
 // skipBetween reads "skip the standup next week": every run of the job

@@ -33,6 +33,16 @@ func TestLife_Phrasings(t *testing.T) {
 		{"skip it for the next 2 weeks", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":10}`},
 		{"skip the standup this week", "", "", "unsupported", ""},      // its last run this week has passed
 		{"skip the health check next week", "", "", "unsupported", ""}, // 168 runs: pause it
+		// a pause for a while: its runs till then skipped, so it comes back
+		{"pause the standup next week", "", "", "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":5}`},
+		{"pause it for a week", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":5}`},
+		{"stop the standup until dec 1", "", "", "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":6}`},
+		{"pause it through dec 1", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":7}`},
+		{"stop it for the holidays", "", j1, "clarify", ""},
+		{"pause it until further notice", "", j1, "schedule.pause", `{"jobId":"` + j1 + `"}`},
+		// a job said to be needed no more: a delete, asked first
+		{"i don't need it anymore", "", j1, "clarify", ""},
+		{"we no longer need the weekly report", "", "", "clarify", ""},
 		{"unskip the standup on Dec 24", "", "", "schedule.unskip", `{"jobId":"` + j1 + `","at":"2026-12-24T14:30:00Z"}`},
 		{"don't skip the weekly report on friday", "", "", "schedule.unskip", `{"jobId":"` + j3 + `","at":"2026-11-20T21:00:00Z"}`},
 		{"unskip the standup", "", "", "unsupported", ""}, // it skips none
@@ -75,6 +85,37 @@ func TestLife_Phrasings(t *testing.T) {
 		json.Unmarshal([]byte(c.args), &want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q args (-want +got):\n%s", c.text, diff)
+		}
+	}
+}
+
+// "stop it for the holidays" asks until when; "jan 4" answers it, a
+// skip of every run till then.
+func TestLife_AWhileIsAskedAndAnswered(t *testing.T) {
+	j1 := ulid("J1")
+	in := selector.Input{Text: "stop it for the holidays", SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+		Timezone: phrasingsZone, Now: phrasingsNow, Jobs: tableJobRefs(), ContextJobID: j1}
+	first := Decide(in)
+	if first.Pending == nil {
+		t.Fatalf("%q = %+v, want a question", in.Text, first)
+	}
+	in.Text, in.Pending = "jan 4", first.Pending
+	d := Decide(in)
+	var a map[string]any
+	json.Unmarshal(d.Args, &a)
+	if d.Function != "schedule.skip" || a["at"] != "2026-11-23T14:30:00Z" || a["count"] != float64(30) {
+		t.Errorf("answered %q: %+v, want the standup's 30 runs till Jan 4 skipped", in.Text, d)
+	}
+}
+
+// "i don't need it anymore" asks to delete that job, and "yes" says so.
+func TestLife_NotNeededAsksToDelete(t *testing.T) {
+	j1 := ulid("J1")
+	for _, text := range []string{"i don't need it anymore", "it's not needed anymore", "the standup is no longer needed"} {
+		in := selector.Input{Text: text, SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal", Timezone: phrasingsZone,
+			Now: phrasingsNow, Jobs: tableJobRefs(), ContextJobID: j1}
+		if d := Decide(in); d.Pending == nil || d.Pending.Yes != "delete "+j1 {
+			t.Errorf("%q = %+v, want to ask whether to delete %s", text, d, j1)
 		}
 	}
 }

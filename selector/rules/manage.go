@@ -117,6 +117,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	if d, ok := rename(in, text, lower); ok {
 		return d, true
 	}
+	if d, ok := noLongerNeeded(in, text, lower); ok {
+		return d, true
+	}
 	if m := listRe.FindStringSubmatch(lower); m != nil && !jobIDRe.MatchString(strings.ToUpper(body)) {
 		return listing(in, text, body, lower, m[1]), true
 	}
@@ -131,6 +134,11 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		}
 		if bulkRe.MatchString(words) {
 			return unsupported("I can't change many schedules at once. Say which one (“%s the standup post”), or list them first.", strings.Fields(lower)[0]), true
+		}
+		if v.fn == "schedule.pause" {
+			if d, ok := pauseWhile(in, text, words); ok {
+				return d, true // "pause it next week", "until jan 4": its runs then skipped
+			}
 		}
 		if (v.fn == "schedule.pause" || v.fn == "schedule.resume" || v.fn == "schedule.delete") && limitedRe.MatchString(words) && namesJob(in, limitedRe.ReplaceAllString(words, " ")) {
 			// "pause the standup for a week", "move it to 10am tomorrow only"
@@ -361,6 +369,37 @@ func manageSynonyms(in selector.Input, lower string) string {
 		}
 	}
 	return lower
+}
+
+// noLongerNeededRe: "i don't need it anymore", "we no longer need the
+// standup", "the standup is no longer needed", "not needed anymore".
+var noLongerNeededRe = regexp.MustCompile(`^(?:(?:i|we)\s+(?:don'?t|do\s+not|no\s+longer)\s+need\s+(.+?)|(.+?)\s+(?:is|isn'?t|are|aren'?t)\s+(?:no\s+longer\s+)?(?:needed|necessary|required)|((?:it'?s\s+)?)(?:no\s+longer|not)\s+needed)(?:\s+(?:any\s*more|now))?$`)
+
+// noLongerNeeded reads a job said to be needed no more as a delete, which
+// it asks to confirm: the words say it without saying "delete".
+func noLongerNeeded(in selector.Input, text, lower string) (selector.Decision, bool) {
+	m := noLongerNeededRe.FindStringSubmatch(lower)
+	if m == nil || strings.Contains(m[0], "isn't") || strings.Contains(m[0], "aren't") {
+		return selector.Decision{}, false
+	}
+	words := strings.TrimSpace(m[1] + m[2] + m[3])
+	if words == "" || words == "it's" {
+		words = "it"
+	}
+	if !namesJob(in, words) {
+		return selector.Decision{}, false
+	}
+	id, d, ok := pickJob(in, text, words)
+	if !ok {
+		return d, true
+	}
+	j := jobRef(in, id)
+	if j == nil {
+		return selector.Decision{}, false
+	}
+	d = clarify(in, text, selector.MissingJob, "Delete "+JobLabel(*j)+"? (yes or no)")
+	d.Pending.Yes = "delete " + id
+	return d, true
 }
 
 // twoJobs refuses a change naming two jobs ("delete X and Y"), naming

@@ -195,7 +195,7 @@ func answered(p *selector.Pending, answer string) []string {
 		if r := replaced(p.Text, p.Replace, "“"+msg+"”"); r != "" {
 			out = append([]string{r}, out...)
 		}
-	} else if r := replaced(p.Text, p.Replace, answer); r != "" && (!strings.HasPrefix(p.Replace, "every ") || recursRe.MatchString(answer)) {
+	} else if r := replaced(p.Text, p.Replace, untilAnswer(p.Replace, answer)); r != "" && (!strings.HasPrefix(p.Replace, "every ") || recursRe.MatchString(answer)) {
 		// a recurrence asked about is replaced by a recurrence only ("every
 		// other Monday"): "9am" answers nothing about it
 		out = append([]string{r}, out...)
@@ -237,6 +237,19 @@ func answered(p *selector.Pending, answer string) []string {
 		}
 	}
 	return out
+}
+
+// untilAnswer is the end of a pause for a while ("over the holidays",
+// asked "Until when?") said as one: "jan 4" is "until jan 4".
+func untilAnswer(replace, answer string) string {
+	if first := firstWord(replace); first != "for" && first != "over" && first != "during" && first != "while" {
+		return answer
+	}
+	switch strings.ToLower(firstWord(strings.TrimSpace(answer))) {
+	case "until", "till", "til", "through", "thru":
+		return answer
+	}
+	return "until " + strings.TrimSpace(answer)
 }
 
 // replaced is text with the last place its words replace stand in (as
