@@ -57,6 +57,13 @@ var (
 	// insteadOfRe: what a correction replaces, said after it ("hi team
 	// instead of hello", "10am rather than 9am").
 	insteadOfRe = regexp.MustCompile(`(?i)[\s,]+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(.+?)[.!]?$`)
+	// onlyRe: a when said as the only one ("only weekdays", "mondays
+	// only", "just fridays"): right after a job, a change of it.
+	onlyRe = regexp.MustCompile(`(?i)^(?:(?:only|just)\s+(.+?)|(.+?)\s+only)(?:\s+actually)?[.!]?$`)
+	// noDaysRe: days said as ones a job no longer runs on ("no fridays",
+	// "skip weekends"): plural, so that "skip friday" stays one run
+	// skipped, and with no comma, so that "no, fridays" corrects to them.
+	noDaysRe = regexp.MustCompile(`(?i)^(?:no|skip)\s+([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm
@@ -78,9 +85,20 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	text = strings.TrimSpace(text)
+	if d, ok := rebound(in, strings.TrimSpace(text[len(correctionLeadRe.FindString(text)):])); ok {
+		return d, true // "only for 3 weeks", "end it on dec 24": rebound.go
+	}
 	marked := strings.HasSuffix(text, "*") && !strings.HasSuffix(text, "**") // "10am*", as chat corrects a typo
+	if m := noDaysRe.FindStringSubmatch(text); m != nil && in.ContextJobID != "" && len(daysOnly(m[1])) > 0 {
+		if d, ok := daysChanged(in, "drop "+m[1]); ok {
+			return d, true // "no fridays", "skip weekends": days it no longer runs on
+		}
+	}
 	lead := correctionLeadRe.FindString(text)
 	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
+	if m := onlyRe.FindStringSubmatch(rest); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]+m[2]) {
+		rest, lead = m[1]+m[2], cmp.Or(lead, "only") // "only weekdays", "mondays only": a change of it
+	}
 	said := false // "it should say …": the message is what follows
 	if m := shouldRe.FindStringSubmatch(rest); m != nil {
 		rest, said = m[2], m[1] != "" // "it should be 10am": a correction whatever opens it
@@ -384,6 +402,10 @@ func daysOnly(words string) []int {
 		switch {
 		case ok:
 			days = append(days, d)
+		case t.s == "weekend" || t.s == "weekends":
+			days = append(days, 6, 0)
+		case t.s == "weekdays":
+			days = append(days, 1, 2, 3, 4, 5)
 		case t.s != "and" && t.s != "," && t.s != "&" && t.s != "on":
 			return nil
 		}

@@ -256,8 +256,18 @@ func occurrence(in selector.Input, text, words, fn string, count int) (selector.
 	switch {
 	case dated && ref != nil:
 		at, d, ok := runOn(in, text, ref, day, timed)
+		now, _ := lifeZone(in)
+		if tail := lex(words[len(head):]); ok && !at.After(now) && len(tail) > 0 && len(tail) <= 2 && (len(tail) == 1 || tail[0].s == "on") {
+			if _, _, isDay := weekday(tail[len(tail)-1].s); isDay {
+				// "skip (it on) friday" on a Friday whose run has passed: next Friday's
+				at, d, ok = runOn(in, text, ref, day.AddDate(0, 0, 7), timed)
+			}
+		}
 		if !ok {
 			return d, true
+		}
+		if !at.After(now) {
+			return unsupported("Its run of %s has passed already.", at.In(now.Location()).Format("Mon 2 Jan 3:04 PM")), true
 		}
 		args["at"] = at.UTC().Format(time.RFC3339)
 	case fn == "schedule.unskip" && ref != nil:

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,6 +41,16 @@ func TestLife_Phrasings(t *testing.T) {
 		{"pause it through dec 1", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":7}`},
 		{"stop it for the holidays", "", j1, "clarify", ""},
 		{"pause it until further notice", "", j1, "schedule.pause", `{"jobId":"` + j1 + `"}`},
+		{"skip friday", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-27T14:30:00Z"}`}, // today's has passed
+		{"skip it today", "", j1, "unsupported", ""},
+		// its bounds changed, and nothing else (rebound.go)
+		{"only until christmas", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-26T05:00:00Z"}`},
+		{"end the standup on dec 24", "", "", "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-25T05:00:00Z"}`},
+		{"make it stop after dec 24", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-25T05:00:00Z"}`},
+		{"3 more times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":3}`},
+		{"start it next monday", "", j1, "schedule.update", `{"jobId":"` + j1 + `","startAt":"2026-11-23T05:00:00Z"}`},
+		{"for 2 more weeks", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-04T15:00:01Z"}`},
+		{"until further notice", "", j1, "clarify", ""},
 		// a job said to be needed no more: a delete, asked first
 		{"i don't need it anymore", "", j1, "clarify", ""},
 		{"we no longer need the weekly report", "", "", "clarify", ""},
@@ -105,6 +116,21 @@ func TestLife_AWhileIsAskedAndAnswered(t *testing.T) {
 	json.Unmarshal(d.Args, &a)
 	if d.Function != "schedule.skip" || a["at"] != "2026-11-23T14:30:00Z" || a["count"] != float64(30) {
 		t.Errorf("answered %q: %+v, want the standup's 30 runs till Jan 4 skipped", in.Text, d)
+	}
+}
+
+// Right after a job, a when said as the only one, or days said as ones
+// it no longer runs on, change its days and keep its time.
+func TestLife_OnlyAndNoDaysChangeIt(t *testing.T) {
+	j1 := ulid("J1") // weekdays at 9:30
+	for text, cron := range map[string]string{"only mondays": "30 9 * * 1", "fridays only": "30 9 * * 5",
+		"no fridays": "30 9 * * 1-4", "skip mondays and fridays": "30 9 * * 2-4", "just tuesdays actually": "30 9 * * 2"} {
+		in := selector.Input{Text: text, SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal", Timezone: phrasingsZone,
+			Now: phrasingsNow, Jobs: tableJobRefs(), ContextJobID: j1}
+		d := Decide(in)
+		if d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"cron":"`+cron+`"`) {
+			t.Errorf("%q = %s %s %s, want the standup updated to %s", text, d.Function, d.Args, d.Clarify, cron)
+		}
 	}
 }
 

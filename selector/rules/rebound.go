@@ -1,0 +1,80 @@
+package rules
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// Changes of a job's bounds (NL_SPEC decision 8): "only for 3 weeks",
+// "until christmas", "end it on dec 24", "3 more times", "start it next
+// monday" change its endAt, count or startAt and nothing else. The bound
+// is read by the create grammar, as a new job's would be.
+
+var (
+	// keepGoingRe: the job in context, bounded ("make it run for 3 weeks",
+	// "only until christmas", "for 2 more weeks", "3 more times only",
+	// "starting tomorrow").
+	keepGoingRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(?:it|that|this)\s+(?:run|go\s+on|continue|repeat|keep\s+going|go)\s+)?(?:only\s+)?((?:for|until|till|til|through|thru|starting)\s+.+?|(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\s+times?)(?:\s+only)?$`)
+	// endJobRe: a job ended on a day ("end it on dec 24", "stop the standup
+	// after christmas", "make it stop after christmas", "finish it in 3
+	// weeks"): group 1 or 2 names the job.
+	endJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(.+?)\s+(?:end|finish|stop|expire)|(?:end|finish|stop|expire)\s+(.+?))\s+(on|after|by|in)\s+(.+)$`)
+	// startJobRe: the job in context started later ("start it next
+	// monday", "make it start on dec 1"). Only "it": "start daily-report
+	// every monday" starts a workflow.
+	startJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(it|that|this)\s+(?:start|begin)|(?:start|begin)\s+(it|that|this))\s+(?:on\s+|from\s+)?(.+)$`)
+	moreRe     = regexp.MustCompile(`(?i)\s+more\b`)
+)
+
+// rebound reads text as a change of a job's bounds; ok is false when it
+// says none.
+func rebound(in selector.Input, text string) (selector.Decision, bool) {
+	lower := strings.ToLower(strings.TrimRight(strings.TrimSpace(text), ".!? "))
+	words, phrase := "it", ""
+	switch m := (struct{ keep, end, start []string }{keepGoingRe.FindStringSubmatch(lower), endJobRe.FindStringSubmatch(lower), startJobRe.FindStringSubmatch(lower)}); {
+	case m.keep != nil:
+		phrase = moreRe.ReplaceAllString(m.keep[1], "") // "for 2 more weeks": for 2 weeks from now
+	case m.end != nil && m.end[3] == "in":
+		words, phrase = m.end[1]+m.end[2], "for "+m.end[4]
+	case m.end != nil:
+		words, phrase = m.end[1]+m.end[2], "until "+m.end[4]
+	case m.start != nil:
+		words, phrase = m.start[1]+m.start[2], "starting "+m.start[3]
+	default:
+		return selector.Decision{}, false
+	}
+	if refersBack(words) && in.ContextJobID == "" || !namesJob(in, words) {
+		return selector.Decision{}, false
+	}
+	bound, ok := boundOf(in, phrase)
+	if !ok {
+		return selector.Decision{}, false
+	}
+	id, d, ok := pickJobToChange(in, text, words)
+	if !ok {
+		return d, true
+	}
+	bound["jobId"] = id
+	return call("schedule.update", bound), true
+}
+
+// boundOf is the bound phrase says (endAt, startAt or count), read as a
+// new daily job's would be; ok is false when it says none, or more.
+func boundOf(in selector.Input, phrase string) (map[string]any, bool) {
+	in.Pending, in.ContextJobID = nil, ""
+	d := create(in, "post “x” every day at 9am "+phrase)
+	var args map[string]any
+	if d.Function != "schedule.create" || json.Unmarshal(d.Args, &args) != nil {
+		return nil, false
+	}
+	bound := map[string]any{}
+	for _, k := range []string{"endAt", "startAt", "count"} {
+		if v, ok := args[k]; ok {
+			bound[k] = v
+		}
+	}
+	return bound, len(bound) > 0
+}
