@@ -303,6 +303,22 @@ func TestChat_PauseForAWhileAndNotNeeded(t *testing.T) {
 	}
 }
 
+// Replies to "What time?" that are not the time — a day part, a question
+// back, filler around it — never become words of the message.
+func TestChat_AnswersKeepTheMessageClean(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me on monday to renew the ssl cert", "morning", "9am",
+		"remind #global every monday to post updates", "what timezone is that in?", "9am UTC",
+		"remind #eng about the retro", "ok every other thursday at 2pm")
+	got := map[string]bool{}
+	for _, j := range c.jobs() {
+		got[jobText(j)] = true
+	}
+	if len(got) != 3 || !got["renew the ssl cert"] || !got["post updates"] || !got["the retro"] {
+		t.Fatalf("messages %v, want the three as first said:\n%s", got, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

@@ -75,7 +75,53 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	}
 	d := clarify(in, text, selector.MissingTime, q)
 	d.Pending.Unread = true
+	if len(s.blocks) == 0 && what != "" {
+		// "when she is online": the when said another way takes its place
+		d.Pending.Replace = whenSpan(text, what)
+	}
 	return d
+}
+
+// whenLeads are the words before a when not read that belong to it ("in a
+// couple of days": "couple of days" was quoted).
+var whenLeads = wordSet(strings.Fields(`in a an the at on by for next this from until till after before around about`), everyWords)
+
+// eventWords open a when said by an event, whose words run on to the
+// message ("before the meeting to call").
+var eventWords = wordSet(strings.Fields(`before after when once until till whenever`))
+
+// whenSpan is what, as lexed words, with the whenLeads before it in text:
+// the words an answer to "say when another way" takes the place of.
+func whenSpan(text, what string) string {
+	all, part := lex(text), lex(what)
+	for k := len(all) - len(part); k >= 0; k-- {
+		match := true
+		for n := range part {
+			if all[k+n].s != part[n].s {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		for k > 0 && (whenLeads[all[k-1].s] || all[k-1].kind == tNum || unit(all[k-1].s) != "") {
+			k-- // "in a couple of days", "an hour before the meeting"
+			part = append([]tok{all[k]}, part...)
+		}
+		if eventWords[part[len(part)-1].s] || eventWords[part[0].s] && part[len(part)-1].s != "to" {
+			// "10 minutes before the meeting to call": the event, up to the message
+			for e := k + len(part); e < len(all) && all[e].s != "to" && all[e].s != "that" && all[e].s != ":" && all[e].s != ","; e++ {
+				part = append(part, all[e])
+			}
+		}
+		break
+	}
+	words := make([]string, len(part))
+	for n, t := range part {
+		words[n] = t.s
+	}
+	return strings.Join(words, " ")
 }
 
 func blockText(text string, blocks [][]tok) string {

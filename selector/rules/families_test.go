@@ -86,6 +86,21 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind the team every friday at 4pm to submit timesheets", "in eng", `"channelId":"#eng"`},
 		{"remind me to call mom", "oh, tomorrow at 5pm", `"text":"call mom"`},
 		{"post hello in #team", "sorry, every friday at 9am", `"text":"hello"`},
+		// the words around an answer to "What time?" are not part of it
+		{"remind me to renew my parking permit tomorrow", "like 8:30", `"runAt":"2026-11-21T13:30:00Z"`},
+		{"remind me on dec 3 to submit expenses", "ok 9am then", `"runAt":"2026-12-03T14:00:00Z"`},
+		{"remind #eng about the retro", "ok every other thursday at 2pm", `"text":"the retro"`},
+		{"remind me tomorrow morning to call the landlord", "9ish", `"runAt":"2026-11-21T14:00:00Z"`},
+		{"remind me to stretch every day at 3", "wait that should be 2pm", `"cron":"0 14 * * *"`},
+		// an answer that would be posted is no answer: asked again
+		{"remind me on monday to renew the ssl cert", "morning", `"clarify"`},
+		{"remind #global every monday to post updates", "what timezone is that in?", `"clarify"`},
+		// "say when another way": the answer takes the place of the words
+		// not read, and of the event words around them
+		{"remind me to ask sarah about the budget when she is online", "fine, tomorrow at 10", `"text":"ask sarah about the budget"`},
+		{"remind me to call Sam in a couple of days", "9am", `"text":"call Sam"`},
+		{"remind me 10 minutes before the meeting to call", "9am", `"text":"call"`},
+		{"ok then at 5:30pm today", "buy milk", `"text":"buy milk"`},
 		// no action word: the answer is the message, in the place of the
 		// words that were none, and the when and channel stay
 		{"standup reminder in #eng every monday at 9am", "Standup in 5!", `"text":"Standup in 5!"`},

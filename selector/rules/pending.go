@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -32,6 +33,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		// "actually monday", "i meant #ops": the request asked about, changed
 		return decide(in, amended)
 	}
+	text = answerCore(p.Missing, text) // "like 8:30", "ok 9am then": 8:30, 9am
 	if p.Create && alone.Missing == selector.MissingJob {
 		// "pause it" while a new job is asked about: "it" is that request,
 		// which is no job yet; a "Which one?" is a new request's question.
@@ -58,13 +60,19 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return d
 	}
 	var first selector.Decision
+	kept := false // first is a reading of the answer
 	for k, combined := range answered(p, text) {
 		d := decide(in, combined)
 		if d.Pending != nil {
 			d.Pending.Text = combined
 		}
-		if k == 0 {
-			first = d
+		if leaked(in, p, combined) {
+			// "morning", "what timezone is that in?": words that would
+			// be posted, not an answer
+			continue
+		}
+		if !kept || k == 0 {
+			first, kept = d, true
 		}
 		if d.IsCall() {
 			return d
@@ -74,7 +82,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Dropped = p.Asked() // a new request, itself incomplete
 		return alone
 	}
-	if answerShaped(p.Missing, text) && (first.Pending == nil || !first.Pending.Unread) {
+	if kept && answerShaped(p.Missing, text) && (first.Pending == nil || !first.Pending.Unread) {
 		return first
 	}
 	// Neither an answer nor a request: the question again, and the
@@ -85,6 +93,66 @@ func decidePending(in selector.Input, text string) selector.Decision {
 // scheduleAnswerRe: "the schedule", answering "is “in 5” part of the
 // message or of the schedule?".
 var scheduleAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|its|it is)\s+)?(?:part\s+of\s+)?(?:the\s+)?(?:schedule|time|when)[.!]?$`)
+
+var (
+	// answerLeadRe, answerTailRe: the words people put around an answer
+	// to "What time?" or "Which channel?" that are not part of it.
+	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
+	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|i\s+guess|i\s+think|maybe|probably|please|pls|thanks|thx|ty|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
+	// ishRe: "9ish", "around 9": a time given loosely, read as said.
+	ishRe = regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?(?:\s*[ap]m)?)-?ish\b`)
+)
+
+// leaked reports whether an answer about when or where became words of
+// the message: the request with it posts other words than without it.
+func leaked(in selector.Input, p *selector.Pending, combined string) bool {
+	if p.Missing != selector.MissingTime && p.Missing != selector.MissingTarget {
+		return false
+	}
+	before, ok := postedText(in, p.Text)
+	if !ok {
+		return false
+	}
+	after, ok := postedText(in, combined)
+	return ok && after != before
+}
+
+// postedText is the message text request posts, completed if need be by
+// a when or a channel of its own; ok is false when no completion makes a
+// post of it.
+func postedText(in selector.Input, request string) (string, bool) {
+	in.Pending, in.ContextJobID = nil, ""
+	for _, more := range []string{"", " at 9am", " in #probe", " at 9am in #probe", " every day at 9am"} {
+		d := decide(in, request+more)
+		var args struct {
+			TargetAction struct {
+				FunctionArgs struct {
+					Text string `json:"text"`
+				} `json:"functionArgs"`
+			} `json:"targetAction"`
+		}
+		if d.Function == "schedule.create" && json.Unmarshal(d.Args, &args) == nil {
+			return args.TargetAction.FunctionArgs.Text, true
+		}
+	}
+	return "", false
+}
+
+// answerCore is an answer to a question about missing (a time, a
+// channel) without the words around it ("like 8:30", "ok 9am then",
+// "9ish", "wait that should be 2pm"); text as it is when nothing is left
+// or the question is about anything else (a message is taken whole).
+func answerCore(missing, text string) string {
+	if missing != selector.MissingTime && missing != selector.MissingTarget {
+		return text
+	}
+	core := strings.TrimSpace(ishRe.ReplaceAllString(text, "$1"))
+	core = strings.TrimSpace(answerFillerTailRe.ReplaceAllString(answerFillerLeadRe.ReplaceAllString(core, ""), ""))
+	if core == "" || !answerShaped(missing, core) {
+		return text
+	}
+	return core
+}
 
 // bareChannelRe: a channel named without its "#", as an answer to
 // "Which channel?" ("eng", "in eng", "the eng channel"): group 1 or 3
