@@ -380,6 +380,8 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		return d.Clarify + dropped, c.save(mem, d.Pending, false, "", now), nil, nil
 	case d.Unsupported != "":
 		return d.Unsupported + dropped, closed, nil, nil
+	case d.Reply != "" && d.Pending != nil:
+		return d.Reply, c.save(mem, d.Pending, false, "", now), nil, nil // help while a question waits: it still does
 	case d.Reply != "":
 		return d.Reply + dropped, closed, nil, nil
 	case !d.IsCall():

@@ -157,7 +157,8 @@ type Decision struct {
 	Unsupported string          `json:"unsupported,omitempty"`
 	Reply       string          `json:"reply,omitempty"`
 	// Pending is set with a clarification: what to remember so the next
-	// message can complete the request.
+	// message can complete the request. A reply given while a question
+	// waits ("help", "who can see this?") carries that question on.
 	Pending *Pending `json:"-"`
 	// Dropped is the request whose open question this decision replaced:
 	// the person wrote a new request instead of an answer, and is told.

@@ -319,6 +319,18 @@ func TestChat_AnswersKeepTheMessageClean(t *testing.T) {
 	}
 }
 
+// "who can see this?" is answered, and a question open then still waits.
+func TestChat_WhoCanSeeThisKeepsTheQuestion(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me to call mom", "who can see this?", "tomorrow at 5pm")
+	if !strings.Contains(out, "everyone in that channel sees it") {
+		t.Errorf("not answered:\n%s", out)
+	}
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "call mom" {
+		t.Fatalf("jobs %+v, want “call mom” made by the answer after the aside:\n%s", js, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

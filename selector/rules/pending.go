@@ -25,7 +25,13 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
 	alone := decide(in, text)
-	if alone.IsCall() || alone.Reply != "" || alone.Unsupported != "" && !looksLikeAnswer(text) {
+	if alone.Reply != "" {
+		// "help", "who can see this?": answered, and the question still waits
+		again := stillAsking(in)
+		alone.Reply, alone.Pending = alone.Reply+"\n"+again.Clarify, again.Pending
+		return alone
+	}
+	if alone.IsCall() || alone.Unsupported != "" && !looksLikeAnswer(text) {
 		alone.Dropped = p.Asked()
 		return alone
 	}

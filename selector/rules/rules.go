@@ -76,6 +76,8 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("I could not read that message (it is not valid text).")
 	case isHelp(text):
 		return selector.Decision{Reply: helpText}
+	case accessRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(strings.ToLower(text), ""))):
+		return selector.Decision{Reply: accessText}
 	}
 	if d, ok := correction(in, text); ok {
 		return d
@@ -152,6 +154,15 @@ func isHelp(text string) bool {
 	}
 	return helpRe.MatchString(t) || helpRe.MatchString(strings.TrimSpace(text))
 }
+
+// accessRe: who may see or change schedules and their posts ("who can
+// see this?", "can others edit my reminders?", "is this private?").
+var accessRe = regexp.MustCompile(`^(?:who\s+(?:else\s+)?(?:can|could|will|gets\s+to|is\s+able\s+to)\s+(?:see|view|read|change|edit|delete|cancel|pause|manage)|(?:can|could|will)\s+(?:anyone|others|other\s+people|everyone|people|my\s+team|my\s+(?:boss|manager)|the\s+(?:team|channel))(?:\s+else)?\s+(?:see|view|read|change|edit|delete|cancel)|is\s+(?:this|it|that|my\s+\w+)\s+(?:private|public|visible|secret))\b[^?]*\??$`)
+
+// accessText says who sees and who may change what (DESIGN.md: authority).
+const accessText = "A post goes only where its schedule says: everyone in that channel sees it, and a reminder to you is a DM only you see. " +
+	"Anyone who can talk to me here can list and show the schedules; only the person who made one, or an admin, can change, pause or delete it, " +
+	"and the person a reminder is for can stop, skip or snooze it."
 
 const helpText = "I schedule posts and workflows, and change them when you ask. Try:\n" +
 	"• post “standup in 5” in #team every weekday at 9:25am\n" +
