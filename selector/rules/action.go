@@ -67,8 +67,13 @@ func targetRef(in selector.Input, t target, a action) map[string]any {
 		user = ""
 	}
 	if in.Channel != "slack" {
-		if t.channelID != "" {
+		switch {
+		case t.channelID != "":
 			return map[string]any{"channel": "slack", "channelId": t.channelID}
+		case user != "" && user != in.SenderID:
+			return map[string]any{"channel": "slack", "channelId": user} // "remind <@U…> to …"
+		case strings.HasPrefix(a.remindWho, "@") && !everyoneRe.MatchString(a.remindWho):
+			return map[string]any{"channel": "slack", "channelId": a.remindWho} // "remind @sarah": a Slack person
 		}
 		return nil
 	}

@@ -343,6 +343,11 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am."), true
 		}
 	}
+	if !s.quoted && placeholderTexts[strings.ToLower(s.text)] && s.act.workflow == "" && s.act.function == "" {
+		// "post something in #random every friday": no words yet; the
+		// answer to "What should I post?" takes their place
+		s.text, s.dropped = "", textToks
+	}
 	if !s.quoted && pronounTexts[strings.ToLower(s.text)] && s.act.workflow == "" && s.act.function == "" {
 		return clarify(in, text, selector.MissingAction, fmt.Sprintf("What should the post say? “%s” points at something I can't see: I post the text I'm given and can't fetch or compute things. Tell me the words to post, in quotes.", s.text)), true
 	}

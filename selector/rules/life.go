@@ -431,6 +431,21 @@ func snooze(in selector.Input, text, words string) (selector.Decision, bool) {
 	if !ok {
 		return clarify(in, text, selector.MissingTime, "Until when? For example “10 minutes” or “tomorrow at 9am”."), true
 	}
+	if ref := jobRef(in, id); ref != nil && id != in.LastFiredJobID && ref.ScheduleType == "once" && ref.State == "enabled" {
+		// a one-time reminder not fired yet: snoozing it puts it off
+		// ("snooze it 5 min": 5 minutes after it was due), never a run
+		// before the one due
+		now, _ := lifeZone(in)
+		if due := ref.Schedule.RunAt; due.After(now) {
+			if rest := snoozeLeadRe.ReplaceAllString(strings.TrimSpace(words[len(head):]), ""); amountRe.MatchString(rest) {
+				until = due.Add(until.Sub(now))
+			}
+			if !until.After(due) {
+				return unsupported("It is due %s, after that.", due.In(now.Location()).Format("Mon 2 Jan 3:04 PM")), true
+			}
+			return call("schedule.update", map[string]any{"jobId": id, "schedule": map[string]any{"runAt": until.UTC().Format(time.RFC3339)}}), true
+		}
+	}
 	return call("schedule.snooze", map[string]any{"jobId": id, "until": until.UTC().Format(time.RFC3339)}), true
 }
 

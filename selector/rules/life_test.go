@@ -63,7 +63,10 @@ func TestLife_Phrasings(t *testing.T) {
 		{"snooze the weekly report till 3pm", j1, "", "schedule.snooze", `{"jobId":"` + j3 + `","until":"2026-11-20T20:00:00Z"}`},
 		{"remind me again in 20 minutes", j1, "", "schedule.snooze", `{"jobId":"` + j1 + `","until":"2026-11-20T15:20:00Z"}`},
 		{"snooze", j1, "", "clarify", ""},
-		{"snooze that 10 minutes", "", "", "clarify", ""}, // nothing fired, nothing spoken of
+		// a one-time reminder not fired yet is put off, not run early
+		{"snooze the dentist 10 minutes", "", "", "schedule.update", `{"jobId":"` + ulid("J2") + `","schedule":{"runAt":"2026-11-24T14:10:00Z"}}`},
+		{"snooze the dentist until 3pm", "", "", "unsupported", ""}, // today at 3pm: before it is due
+		{"snooze that 10 minutes", "", "", "clarify", ""},           // nothing fired, nothing spoken of
 		{"done", j1, "", "schedule.complete", `{"jobId":"` + j1 + `"}`},
 		{"mark it done", j3, j1, "schedule.complete", `{"jobId":"` + j3 + `"}`},
 		{"mark the weekly report as done", j1, "", "schedule.complete", `{"jobId":"` + j3 + `"}`},
@@ -131,6 +134,15 @@ func TestLife_OnlyAndNoDaysChangeIt(t *testing.T) {
 		if d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"cron":"`+cron+`"`) {
 			t.Errorf("%q = %s %s %s, want the standup updated to %s", text, d.Function, d.Args, d.Clarify, cron)
 		}
+	}
+}
+
+// "make it every other week" keeps the days it runs on, not today's.
+func TestUpdate_EveryOtherWeekKeepsItsDays(t *testing.T) {
+	in := selector.Input{Text: "make the weekly report every other week", SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+		Timezone: phrasingsZone, Now: phrasingsNow.AddDate(0, 0, 3), Jobs: tableJobRefs()} // a Monday
+	if d := Decide(in); !strings.Contains(string(d.Args), "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR;BYHOUR=16;BYMINUTE=0") {
+		t.Errorf("%q = %s %s, want every other Friday at 4pm", in.Text, d.Args, d.Clarify)
 	}
 }
 

@@ -108,6 +108,11 @@ var pronounTexts = map[string]bool{"it": true, "them": true, "that": true, "this
 	"the result": true, "the results": true, "the output": true,
 	"it out": true, "that out": true, "this out": true, "them out": true} // "send it out at 8"
 
+// placeholderTexts stand for a message not given yet ("post something
+// in #random every friday").
+var placeholderTexts = wordSet([]string{"something", "anything", "stuff", "smth", "sth", "a message", "a reminder", "a note",
+	"a post", "something nice", "some text", "a msg"})
+
 // withoutPronoun is the request from its action on with the pronoun that
 // stood for the message left out ("post it to #eng at 8" -> "post to #eng
 // at 8"), so that an answer naming the message completes it.

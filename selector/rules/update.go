@@ -340,6 +340,11 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 			return patch, d, ok
 		}
 	}
+	if recurring && w.rec && w.unit == "week" && len(w.dows) == 0 {
+		// "make it every other week": on the days it runs, not today's
+		w.dows = oldDays(oldType, old)
+		w.dowsEv = len(w.dows) > 0
+	}
 	if !timeSaid && !daysSaid && w.zone != "" && job != nil && oldType == store.ScheduleCron {
 		return map[string]any{"scheduleType": "cron", "schedule": map[string]any{"cron": old.Cron, "timezone": zone}}, selector.Decision{}, true
 	}
@@ -454,6 +459,36 @@ func resolvedClocks(w when) ([][2]int, string) {
 }
 
 // oldTimes are the times of day a job fires at, when it has fixed ones.
+// oldDays are the weekdays a weekly job runs on (0 Sunday), none when it
+// names none.
+func oldDays(typ string, s store.Schedule) []int {
+	var days []int
+	switch f := strings.Fields(s.Cron); {
+	case typ == store.ScheduleCron && len(f) == 5 && f[2] == "*" && f[4] != "*":
+		for _, part := range strings.Split(f[4], ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, b := valueOf(lo), valueOf(lo)
+			if isRange {
+				b = valueOf(hi)
+			}
+			for d := a; d <= b; d++ {
+				days = append(days, d%7)
+			}
+		}
+	case typ == store.ScheduleRRule:
+		for _, p := range strings.Split(s.RRule, ";") {
+			if v, ok := strings.CutPrefix(p, "BYDAY="); ok {
+				for _, d := range strings.Split(v, ",") {
+					if i := slices.Index([]string{"SU", "MO", "TU", "WE", "TH", "FR", "SA"}, d); i >= 0 {
+						days = append(days, i) // an ordinal ("1MO") is no weekly day
+					}
+				}
+			}
+		}
+	}
+	return days
+}
+
 func oldTimes(typ string, s store.Schedule, loc *time.Location) [][2]int {
 	switch typ {
 	case store.ScheduleCron:
