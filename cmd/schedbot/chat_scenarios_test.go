@@ -331,6 +331,19 @@ func TestChat_WhoCanSeeThisKeepsTheQuestion(t *testing.T) {
 	}
 }
 
+// "thanks!" and "ok" after a job are answered as what they are; while a
+// question waits they answer nothing, and it is asked again.
+func TestChat_ThanksIsNoRequest(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post “standup” in #team every weekday at 9am", "thanks!", "ok", "remind me to call mom", "ok", "5pm")
+	if strings.Contains(out, "What would you like me to schedule?") || !strings.Contains(out, "You're welcome!") {
+		t.Errorf("thanks and ok were read as requests:\n%s", out)
+	}
+	if js := c.jobs(); len(js) != 2 {
+		t.Fatalf("jobs %+v, want the standup and “call mom”:\n%s", js, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

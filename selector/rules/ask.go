@@ -161,7 +161,7 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 // itNextRe: a question about the job just spoken of, or about what is
 // scheduled ("what's next", "when's the next one", "what time is it set
 // for", "where does it post").
-var itNextRe = regexp.MustCompile(`^(?:what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go))$`)
+var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go))$`)
 
 // agendaMoreRe: "show me tomorrow's schedule", "agenda for monday", "what
 // do I have on monday", "list what's happening tomorrow".

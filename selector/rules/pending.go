@@ -25,7 +25,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
 	alone := decide(in, text)
-	if alone.Reply != "" {
+	if alone.Reply != "" && !ackRe.MatchString(strings.TrimSpace(text)) {
 		// "help", "who can see this?": answered, and the question still waits
 		again := stillAsking(in)
 		alone.Reply, alone.Pending = alone.Reply+"\n"+again.Clarify, again.Pending

@@ -78,6 +78,10 @@ func decide(in selector.Input, text string) selector.Decision {
 		return selector.Decision{Reply: helpText}
 	case accessRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(strings.ToLower(text), ""))):
 		return selector.Decision{Reply: accessText}
+	case thanksRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: "You're welcome! Say “list my schedules” any time to see them."}
+	case okayRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: "👍 Anything else? Say “help” for what I can do."}
 	}
 	if d, ok := correction(in, text); ok {
 		return d
@@ -154,6 +158,14 @@ func isHelp(text string) bool {
 	}
 	return helpRe.MatchString(t) || helpRe.MatchString(strings.TrimSpace(text))
 }
+
+// thanksRe and okayRe: a thank-you or an acknowledgement, said as the
+// whole message ("thanks!", "great, thanks", "ok", "👍"): answered as
+// such, never read as a request.
+var (
+	thanksRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|great|perfect|awesome|cool|nice|brilliant|amazing|excellent)[,!.]*\s+)?(?:thanks|thank\s+you|thx|ty|tysm|cheers|much\s+appreciated|appreciate\s+it)(?:\s+(?:so\s+much|a\s+lot|a\s+ton|very\s+much|again|bot|schedbot|man|mate))?[\s!.🙏🙌👍😊]*$`)
+	okayRe   = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|k|kk|cool|great|perfect|awesome|nice(?:\s+one)?|neat|sweet|lol|haha|got\s+it|sounds\s+good|looks\s+good|all\s+good|good|excellent|brilliant|amazing|alright|👍|🙏|🙌|👌|✅|😊|🎉)[\s!.🙏🙌👍😊]*$`)
+)
 
 // accessRe: who may see or change schedules and their posts ("who can
 // see this?", "can others edit my reminders?", "is this private?").
