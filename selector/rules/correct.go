@@ -155,6 +155,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if d, ok := daysChanged(in, bare); ok {
 		return d, true
 	}
+	if d, ok := alsoAt(in, text, bare); ok {
+		return d, true // "also at 2pm": a copy at that time
+	}
 	copyWords, named := bare, false
 	if m := sameForRe.FindStringSubmatch(bare); m != nil {
 		copyWords = "post " + cmp.Or(m[2], "it") + " in " + m[3] + " too" // "same for #eng": a copy
@@ -303,6 +306,37 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 	}
 	if !job.EndAt.IsZero() {
 		args["endAt"] = job.EndAt
+	}
+	return call("schedule.create", args), true
+}
+
+// alsoAtRe: the job in context once more a day, at another time ("also
+// at 2pm", "and at 5pm too", "add 2pm"); group 1 or 2 is the time.
+var alsoAtRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also|add|plus)\s+(?:at\s+)?(.+?)(?:\s+(?:too|as\s+well))?$|^(?:and\s+)?at\s+(.+?)\s+(?:too|as\s+well)$`)
+
+// alsoAt reads "also at 2pm" of the job in context as a second job like
+// it (its days, message and target) at that time: one job has one time
+// of day, or several with the same minutes, so a copy says it plainly.
+func alsoAt(in selector.Input, text, bare string) (selector.Decision, bool) {
+	m := alsoAtRe.FindStringSubmatch(bare)
+	job := jobRef(in, in.ContextJobID)
+	if m == nil || job == nil || job.ScheduleType == "interval" {
+		return selector.Decision{}, false
+	}
+	at := m[1] + m[2]
+	w, ok, _ := parseBlock(lex("at "+at), when{}, in.Now)
+	if !ok || len(w.clocks) == 0 || w.rec || len(w.dows) > 0 || w.hasDay || w.date != nil {
+		return selector.Decision{}, false // a time of day alone
+	}
+	patch, d, ok := newSchedule(in, text, "at "+at, job)
+	if !ok {
+		return d, true
+	}
+	args := map[string]any{"scheduleType": patch["scheduleType"], "schedule": patch["schedule"], "targetAction": job.Action}
+	if job.ChannelID != "" {
+		if ref := targetRef(in, target{channelID: job.ChannelID}, action{}); ref != nil {
+			args["targetRef"] = ref
+		}
 	}
 	return call("schedule.create", args), true
 }

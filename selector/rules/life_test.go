@@ -146,6 +146,16 @@ func TestUpdate_EveryOtherWeekKeepsItsDays(t *testing.T) {
 	}
 }
 
+// "also at 2pm" right after a job is a second job like it at that time.
+func TestCorrect_AlsoAtIsASecondJob(t *testing.T) {
+	in := selector.Input{Text: "also at 2pm", SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+		Timezone: phrasingsZone, Now: phrasingsNow, Jobs: tableJobRefs(), ContextJobID: ulid("J1")}
+	d := Decide(in)
+	if d.Function != "schedule.create" || !strings.Contains(string(d.Args), `"cron":"0 14 * * 1-5"`) || !strings.Contains(string(d.Args), `"text":"standup in 5"`) {
+		t.Errorf("%q = %s %s %s, want the standup again every weekday at 2pm", in.Text, d.Function, d.Args, d.Clarify)
+	}
+}
+
 // "i don't need it anymore" asks to delete that job, and "yes" says so.
 func TestLife_NotNeededAsksToDelete(t *testing.T) {
 	j1 := ulid("J1")
