@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,9 +106,53 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("I can only schedule, list and change jobs; I can't take other instructions.")
 	}
 	if d, ok := manage(in, text); ok {
+		if !d.IsCall() {
+			if cut, ok := asideCut(in, text); ok {
+				return cut // "stop it, too noisy": the change, without why
+			}
+		}
 		return d
 	}
-	return aboutNew(create(in, text))
+	d := aboutNew(create(in, text))
+	if !d.IsCall() {
+		if cut, ok := asideCut(in, text); ok {
+			return cut // "drop wednesdays, we don't have standup then"
+		}
+	}
+	return d
+}
+
+// asideRe: where a reason or a comment joins a change ("stop it, too
+// noisy", "pause it because I'm traveling", "run it now to test it").
+var asideRe = regexp.MustCompile(`(?i)(?:\s*[,;(]\s*|\s+[—–-]+\s+|\s+(?:because|since|cause|cuz|bc|as)\s+|\s+to\s+(?:test|check|try|see)\b)`)
+
+// listSepRe splits a list of jobs ("the weekly report and the daily
+// report").
+var listSepRe = regexp.MustCompile(`\s*(?:,|&|\band\b)\s*`)
+
+// asideCut is the change said before an aside, when that is a change of
+// a job (never a new one: "post lunch at noon, bring snacks" posts all of
+// it) and what follows says nothing of when or where.
+func asideCut(in selector.Input, text string) (selector.Decision, bool) {
+	m := asideRe.FindStringIndex(text)
+	if m == nil || m[0] == 0 {
+		return selector.Decision{}, false
+	}
+	head, aside := text[:m[0]], text[m[1]:]
+	at := lex(aside)
+	if strings.ContainsAny(text, "\"“”") || slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tQuote }) ||
+		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) ||
+			slices.Contains([]string{"then", "no", "and", "or", "also", "plus", "actually", "instead", "not"}, at[0].s)) ||
+		slices.ContainsFunc(at, func(t tok) bool { return t.kind == tChannel || t.kind == tQuote || t.kind == tNum }) {
+		// a quote may hold commas; "then pause it", "no 11", "the weekly
+		// report and …" say more than why
+		return selector.Decision{}, false
+	}
+	if d, ok := correction(in, head); ok && d.Function != "schedule.create" && (d.IsCall() || d.Unsupported != "") {
+		return d, true
+	}
+	d, ok := manage(in, head)
+	return d, ok && d.Function != "schedule.create" && (d.IsCall() || d.Unsupported != "")
 }
 
 // aboutNew marks a question about a new job as such (Pending.Create).
