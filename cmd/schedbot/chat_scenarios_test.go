@@ -344,6 +344,17 @@ func TestChat_ThanksIsNoRequest(t *testing.T) {
 	}
 }
 
+// A time said alone right after a change is the job's time: "only
+// weekdays", then "8am", moves it to 8am rather than asking what to post.
+func TestChat_ATimeAloneAfterAChangeIsItsTime(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post “standup” in #team every day at 9am", "only weekdays", "8am")
+	js := c.jobs()
+	if len(js) != 1 || js[0].Schedule.Cron != "0 8 * * 1-5" {
+		t.Fatalf("jobs %+v, want one every weekday at 8am:\n%s", js, out)
+	}
+}
+
 // "every second Monday" is asked about; the answers the question offers
 // settle it, and a time alone does not.
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {

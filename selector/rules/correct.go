@@ -180,6 +180,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		// "an hour later", "10 min earlier pls": the job in context moves
 		return shift(in, text, jobRef(in, in.ContextJobID), mins, dir), true
 	}
+	if lead == "" && tail == "" && !marked && in.ContextJobID != "" && in.Pending == nil && clockOnly(in, rest) {
+		lead = "at" // "8am" right after a job: its time, said again or changed
+	}
 	if lead == "" && tail == "" && !marked || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}
@@ -445,6 +448,13 @@ func daysOnly(words string) []int {
 		}
 	}
 	return days
+}
+
+// clockOnly reports whether s says a time of day and nothing else ("8am",
+// "at 10:30").
+func clockOnly(in selector.Input, s string) bool {
+	w, ok, _ := parseBlock(lex(s), when{}, in.Now)
+	return ok && len(w.clocks) > 0 && !w.rec && len(w.dows) == 0 && !w.hasDay && w.date == nil && !w.hasRel && len(w.doms) == 0
 }
 
 // isWhenWords reports whether s reads as a when and nothing else.

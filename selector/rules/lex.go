@@ -94,6 +94,12 @@ func lex(s string) []tok {
 			}
 			out = append(out, tok{s: s[i:j], i: i, j: j, kind: tOther})
 			i = j
+		case r >= '0' && r <= '9' && textSpeak(s[i:]) != "":
+			// "2morrow", "2day", "2nite": read as the word they spell
+			w := textSpeak(s[i:])
+			n := len(w)
+			out = append(out, tok{s: textSpeakWords[strings.ToLower(s[i:i+n])], i: i, j: i + n, kind: tWord})
+			i += n
 		case r >= '0' && r <= '9':
 			j := scanNumber(s, i)
 			out = append(out, tok{s: strings.NewReplacer(".m.", "m", ".m", "m").Replace(strings.ToLower(s[i:j])), i: i, j: j, kind: tNum})
@@ -278,3 +284,19 @@ func digits(s string, i int) int {
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isASCIIAlnum(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9' }
+
+// textSpeakWords are days said in text speak, read as the word.
+var textSpeakWords = map[string]string{"2morrow": "tomorrow", "2moro": "tomorrow", "2morow": "tomorrow", "2mrw": "tomorrow",
+	"2mro": "tomorrow", "2day": "today", "2nite": "tonight", "2night": "tonight"}
+
+// textSpeak is the text-speak word s begins with, as written; "" when none.
+func textSpeak(s string) string {
+	end := 0
+	for end < len(s) && (isASCIIAlnum(s[end])) {
+		end++
+	}
+	if _, ok := textSpeakWords[strings.ToLower(s[:end])]; ok {
+		return s[:end]
+	}
+	return ""
+}

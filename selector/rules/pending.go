@@ -247,8 +247,11 @@ func stillAsking(in selector.Input) selector.Decision {
 		}[p.Missing]
 	}
 	p.Expires = in.Now.Add(selector.PendingTTL)
-	return selector.Decision{Clarify: "I'm still asking about “" + p.Asked() + "”: " + q + " (Or say “cancel” to drop it.)",
-		Missing: p.Missing, Pending: &p}
+	about := "I'm still asking about “" + p.Asked() + "”: "
+	if strings.TrimSpace(p.Asked()) == "" {
+		about = "I'm still asking: " // "What would you like me to schedule?" is about no request yet
+	}
+	return selector.Decision{Clarify: about + q + " (Or say “cancel” to drop it.)", Missing: p.Missing, Pending: &p}
 }
 
 // answered are the readings of a request with its answer in it: the
