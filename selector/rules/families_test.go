@@ -101,6 +101,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind me to call Sam in a couple of days", "9am", `"text":"call Sam"`},
 		{"remind me 10 minutes before the meeting to call", "9am", `"text":"call"`},
 		{"ok then at 5:30pm today", "buy milk", `"text":"buy milk"`},
+		// a zone not known: the zone answered takes its place
+		{"remind #sf-office every friday at 4pm their time to lock up", "pacific", `"timezone":"America/Los_Angeles"`},
 		// no action word: the answer is the message, in the place of the
 		// words that were none, and the when and channel stay
 		{"standup reminder in #eng every monday at 9am", "Standup in 5!", `"text":"Standup in 5!"`},

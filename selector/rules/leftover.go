@@ -78,8 +78,8 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		switch {
 		case x.kind == tQuote:
 		case x.kind == tWord && next == "time" && (x.cap && k == 0 && afterWhen || zoneishWords[x.s]):
-			bad = true // "9am Mars time", "server time": a zone not known
-			why = askTime("I don't know the timezone “" + x.s + " time”. Which one is it? Name a city or an IANA id such as Europe/Berlin.")
+			bad = true // "9am Mars time", "server time": a zone not known; "pacific" answers in its place
+			why = askTimeFor(t[k:k+2], "I don't know the timezone “"+x.s+" time”. Which one is it? Name a city or an IANA id such as Europe/Berlin.")
 		case x.kind == tWord && next == "/" && k+2 < len(t) && t[k+2].kind == tWord && t[k+1].i == x.j && t[k+2].i == t[k+1].j &&
 			(zoneAreas[x.s] || x.cap && t[k+2].cap && k == 0 && afterWhen && len(x.s) > 2 && len(t[k+2].s) > 2) &&
 			!knownZone(x.s+"/"+t[k+2].s):
