@@ -61,9 +61,10 @@ var (
 	// only", "just fridays"): right after a job, a change of it.
 	onlyRe = regexp.MustCompile(`(?i)^(?:(?:only|just)\s+(.+?)|(.+?)\s+only)(?:\s+actually)?[.!]?$`)
 	// noDaysRe: days said as ones a job no longer runs on ("no fridays",
-	// "skip weekends"): plural, so that "skip friday" stays one run
-	// skipped, and with no comma, so that "no, fridays" corrects to them.
-	noDaysRe = regexp.MustCompile(`(?i)^(?:no|skip)\s+([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
+	// "skip weekends", "don't send it on weekends"): after "no" or "skip"
+	// plural, so that "skip friday" stays one run skipped, and with no
+	// comma, so that "no, fridays" corrects to them.
+	noDaysRe = regexp.MustCompile(`(?i)^(?:(?:no|skip)\s+([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)|(?:don'?t|do\s+not|never)\s+(?:send|post|run|remind\s+me|do)\s+(?:it|that|this)\s+on\s+([a-z]+(?:\s*(?:,|and|&|or)\s*[a-z]+)*))(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm
@@ -89,8 +90,8 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		return d, true // "only for 3 weeks", "end it on dec 24": rebound.go
 	}
 	marked := strings.HasSuffix(text, "*") && !strings.HasSuffix(text, "**") // "10am*", as chat corrects a typo
-	if m := noDaysRe.FindStringSubmatch(text); m != nil && in.ContextJobID != "" && len(daysOnly(m[1])) > 0 {
-		if d, ok := daysChanged(in, "drop "+m[1]); ok {
+	if m := noDaysRe.FindStringSubmatch(text); m != nil && in.ContextJobID != "" && len(daysOnly(m[1]+m[2])) > 0 {
+		if d, ok := daysChanged(in, "drop "+m[1]+m[2]); ok {
 			return d, true // "no fridays", "skip weekends": days it no longer runs on
 		}
 	}
@@ -443,7 +444,7 @@ func daysOnly(words string) []int {
 			days = append(days, 6, 0)
 		case t.s == "weekdays":
 			days = append(days, 1, 2, 3, 4, 5)
-		case t.s != "and" && t.s != "," && t.s != "&" && t.s != "on":
+		case t.s != "and" && t.s != "," && t.s != "&" && t.s != "on" && t.s != "or":
 			return nil
 		}
 	}

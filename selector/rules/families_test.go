@@ -101,6 +101,12 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind me to call Sam in a couple of days", "9am", `"text":"call Sam"`},
 		{"remind me 10 minutes before the meeting to call", "9am", `"text":"call"`},
 		{"ok then at 5:30pm today", "buy milk", `"text":"buy milk"`},
+		// "biweekly?" is answered by a recurrence in its place; a time
+		// alone answers nothing about it
+		{"biweekly reminder in #product to update the roadmap doc, mondays 10am", "every 2 weeks", `"rrule":"FREQ=WEEKLY;INTERVAL=2;BYDAY=MO`},
+		{"post hi biweekly", "9am", `"clarify"`},
+		// "What time?" answered with a channel too: it is the target
+		{"remind the team to submit their timesheets every friday", "in #eng-team at 3pm", `"channelId":"#eng-team"`},
 		// a zone not known: the zone answered takes its place
 		{"remind #sf-office every friday at 4pm their time to lock up", "pacific", `"timezone":"America/Los_Angeles"`},
 		// no action word: the answer is the message, in the place of the

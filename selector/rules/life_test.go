@@ -127,7 +127,8 @@ func TestLife_AWhileIsAskedAndAnswered(t *testing.T) {
 func TestLife_OnlyAndNoDaysChangeIt(t *testing.T) {
 	j1 := ulid("J1") // weekdays at 9:30
 	for text, cron := range map[string]string{"only mondays": "30 9 * * 1", "fridays only": "30 9 * * 5",
-		"no fridays": "30 9 * * 1-4", "skip mondays and fridays": "30 9 * * 2-4", "just tuesdays actually": "30 9 * * 2"} {
+		"no fridays": "30 9 * * 1-4", "skip mondays and fridays": "30 9 * * 2-4", "just tuesdays actually": "30 9 * * 2",
+		"don't send it on friday or monday": "30 9 * * 2-4"} {
 		in := selector.Input{Text: text, SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal", Timezone: phrasingsZone,
 			Now: phrasingsNow, Jobs: tableJobRefs(), ContextJobID: j1}
 		d := Decide(in)

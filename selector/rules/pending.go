@@ -260,6 +260,11 @@ func stillAsking(in selector.Input) selector.Decision {
 // with that part replaced by the answer or settled by it.
 func answered(p *selector.Pending, answer string) []string {
 	out := []string{requestBody(p.Text) + " " + answerText(p, answer)}
+	if ch, rest, ok := channelAndWhen(answer); ok && p.Missing == selector.MissingTime {
+		// "What time?" "in #eng-team at 3pm": the channel first, where it
+		// is a target, and the when after
+		out = append([]string{"in " + ch + " " + requestBody(p.Text) + " " + rest}, out...)
+	}
 	if p.Missing == selector.MissingTarget && isChannelWords(answer) {
 		// "Which channel should I remind them in?" "#eng": said first, it
 		// is where they are reminded, not words of the reminder
@@ -272,7 +277,7 @@ func answered(p *selector.Pending, answer string) []string {
 		if r := replaced(p.Text, p.Replace, "“"+msg+"”"); r != "" {
 			out = append([]string{r}, out...)
 		}
-	} else if r := replaced(p.Text, p.Replace, untilAnswer(p.Replace, answer)); r != "" && (!strings.HasPrefix(p.Replace, "every ") || recursRe.MatchString(answer)) {
+	} else if r := replaced(p.Text, p.Replace, untilAnswer(p.Replace, answer)); r != "" && (!strings.HasPrefix(p.Replace, "every ") && !strings.Contains(p.Replace, "weekly") || recursRe.MatchString(answer)) {
 		// a recurrence asked about is replaced by a recurrence only ("every
 		// other Monday"): "9am" answers nothing about it
 		out = append([]string{r}, out...)
@@ -327,6 +332,24 @@ func untilAnswer(replace, answer string) string {
 		return answer
 	}
 	return "until " + strings.TrimSpace(answer)
+}
+
+// channelAndWhen splits an answer that names a channel beside a when
+// ("in #eng-team at 3pm") into the channel and the rest.
+func channelAndWhen(answer string) (ch, rest string, ok bool) {
+	toks := lex(answer)
+	for k, t := range toks {
+		if t.kind != tChannel {
+			continue
+		}
+		from := k
+		if k > 0 && slices.Contains(targetPreps, toks[k-1].s) {
+			from = k - 1
+		}
+		rest = strings.TrimSpace(answer[:toks[from].i] + " " + answer[t.j:])
+		return answer[t.i:t.j], rest, rest != ""
+	}
+	return "", "", false
 }
 
 // replaced is text with the last place its words replace stand in (as

@@ -368,7 +368,7 @@ func (p *parser) recurQuarter() bool {
 // pFrequency: daily, weekly, monthly, yearly, annually, quarterly, hourly,
 // biweekly, fortnightly, nightly, half-hourly.
 func (p *parser) pFrequency() bool {
-	s := p.s(0)
+	s, start := p.s(0), p.i
 	if (s == "bi" || s == "half" || s == "semi") && p.is(1, "-") {
 		s += p.s(2)
 		p.i += 2
@@ -391,7 +391,8 @@ func (p *parser) pFrequency() bool {
 		return p.recurUnit("week", 2)
 	case "biweekly", "semiweekly":
 		// twice a week to some, every two weeks to others (NL_SPEC 30)
-		p.why = askTime("“" + s + "” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”.")
+		// the answer ("every other Monday") takes the word's place
+		p.why = askTimeFor(p.t[start:p.i+1], "“"+s+"” can mean twice a week or every two weeks: say “every Monday and Thursday” or “every other Monday”.")
 		return false
 	case "monthly":
 		p.i++
