@@ -335,9 +335,9 @@ func TestChat_WhoCanSeeThisKeepsTheQuestion(t *testing.T) {
 // question waits they answer nothing, and it is asked again.
 func TestChat_ThanksIsNoRequest(t *testing.T) {
 	c := newCLI(t)
-	out := c.chat("post “standup” in #team every weekday at 9am", "thanks!", "ok", "remind me to call mom", "ok", "5pm")
-	if strings.Contains(out, "What would you like me to schedule?") || !strings.Contains(out, "You're welcome!") {
-		t.Errorf("thanks and ok were read as requests:\n%s", out)
+	out := c.chat("post “standup” in #team every weekday at 9am", "thanks!", "ok", "remind me to call mom", "ok", "👍", "5pm")
+	if strings.Contains(out, "What would you like me to schedule?") || !strings.Contains(out, "You're welcome!") || strings.Count(out, "Anything else?") != 1 {
+		t.Errorf("thanks and ok were read as requests, or answered as such while a question waited:\n%s", out)
 	}
 	if js := c.jobs(); len(js) != 2 {
 		t.Fatalf("jobs %+v, want the standup and “call mom”:\n%s", js, out)
@@ -691,14 +691,16 @@ func TestChat_UnreadAnswerKeepsTheRequest(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post hello every friday", "nine",
 		"post standup every monday at 3", "afternoon",
-		"post tea every friday", "ok 9am", "umm 9am i guess", "9am")
+		"post tea every friday", "what timezone is that in?", "umm 9am i guess",
+		"post coffee every monday", "ok 9am then")
 	wantAll(t, out,
 		"OK — I'll post “hello” every Friday at 9:00 AM (UTC).",
 		"OK — I'll post “standup” every Monday at 3:00 PM (UTC).",
 		"I'm still asking about “post tea every friday”: What time? For example 9am or 17:30.",
 		"OK — I'll post “tea” every Friday at 9:00 AM (UTC).",
+		"OK — I'll post “coffee” every Monday at 9:00 AM (UTC).",
 	)
-	if strings.Contains(out, "every friday ok") || strings.Contains(out, "every friday umm") {
+	if strings.Contains(out, "every friday what") || strings.Contains(out, "every friday umm") || strings.Contains(out, "ok 9am") {
 		t.Errorf("an unread answer was glued onto the request:\n%s", out)
 	}
 }

@@ -25,7 +25,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
 	alone := decide(in, text)
-	if alone.Reply != "" && !ackRe.MatchString(strings.TrimSpace(text)) {
+	if alone.Reply != "" && !ackRe.MatchString(strings.TrimSpace(text)) && !okayRe.MatchString(strings.TrimSpace(text)) && !thanksRe.MatchString(strings.TrimSpace(text)) {
 		// "help", "who can see this?": answered, and the question still waits
 		again := stillAsking(in)
 		alone.Reply, alone.Pending = alone.Reply+"\n"+again.Clarify, again.Pending
@@ -67,7 +67,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	}
 	var first selector.Decision
 	kept := false // first is a reading of the answer
-	for k, combined := range answered(p, text) {
+	for k, combined := range answered(in, p, text) {
 		d := decide(in, combined)
 		if d.Pending != nil {
 			d.Pending.Text = combined
@@ -258,9 +258,9 @@ func stillAsking(in selector.Input) selector.Decision {
 // answer added at the end, and, when the question was about one part
 // ("5: am or pm?", "3/4: which?", "afternoon: what time?"), the request
 // with that part replaced by the answer or settled by it.
-func answered(p *selector.Pending, answer string) []string {
+func answered(in selector.Input, p *selector.Pending, answer string) []string {
 	out := []string{requestBody(p.Text) + " " + answerText(p, answer)}
-	if ch, rest, ok := channelAndWhen(answer); ok && p.Missing == selector.MissingTime {
+	if ch, rest, ok := channelAndWhen(answer); ok && p.Missing == selector.MissingTime && isWhenWords(in, rest) {
 		// "What time?" "in #eng-team at 3pm": the channel first, where it
 		// is a target, and the when after
 		out = append([]string{"in " + ch + " " + requestBody(p.Text) + " " + rest}, out...)
