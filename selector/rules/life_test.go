@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 // Skip, unskip, snooze and done, read exactly: the job and the instant.
@@ -144,6 +145,19 @@ func TestUpdate_EveryOtherWeekKeepsItsDays(t *testing.T) {
 		Timezone: phrasingsZone, Now: phrasingsNow.AddDate(0, 0, 3), Jobs: tableJobRefs()} // a Monday
 	if d := Decide(in); !strings.Contains(string(d.Args), "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR;BYHOUR=16;BYMINUTE=0") {
 		t.Errorf("%q = %s %s, want every other Friday at 4pm", in.Text, d.Args, d.Clarify)
+	}
+}
+
+// "make it every 2 hours" of a job every hour from 9 to 5 on weekdays
+// keeps those hours and days.
+func TestUpdate_FrequencyKeepsItsHoursAndDays(t *testing.T) {
+	id := ulid("J9")
+	in := selector.Input{Text: "make it every 2 hours instead", SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+		Timezone: phrasingsZone, Now: phrasingsNow, ContextJobID: id,
+		Jobs: []selector.JobRef{{JobID: id, Text: "check", State: "enabled", ScheduleType: "cron",
+			Schedule: store.Schedule{Cron: "0 9-17 * * 1-5", Timezone: phrasingsZone}}}}
+	if d := Decide(in); !strings.Contains(string(d.Args), `"cron":"0 9,11,13,15,17 * * 1-5"`) {
+		t.Errorf("%q = %s %s, want every 2 hours from 9 to 5 on weekdays", in.Text, d.Args, d.Clarify)
 	}
 }
 

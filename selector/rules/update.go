@@ -340,6 +340,17 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 			return patch, d, ok
 		}
 	}
+	if f := strings.Fields(old.Cron); recurring && oldType == store.ScheduleCron && w.rec && (w.unit == "hour" || w.unit == "minute") &&
+		len(w.dows) == 0 && w.window == nil && len(f) == 5 && f[2] == "*" && f[3] == "*" {
+		// "make it every 2 hours" of a job every hour from 9 to 5 on
+		// weekdays: within the same hours and days
+		if lo, hi, ok := strings.Cut(f[1], "-"); ok && !strings.ContainsAny(f[1], ",/") {
+			w.window = []int{valueOf(lo), valueOf(hi)}
+		}
+		if f[4] != "*" {
+			w.dows, w.dowsEv = oldDays(oldType, old), true
+		}
+	}
 	if recurring && w.rec && w.unit == "week" && len(w.dows) == 0 {
 		// "make it every other week": on the days it runs, not today's
 		w.dows = oldDays(oldType, old)
