@@ -107,6 +107,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"post hi biweekly", "9am", `"clarify"`},
 		// "What time?" answered with a channel too: it is the target
 		{"remind the team to submit their timesheets every friday", "in #eng-team at 3pm", `"channelId":"#eng-team"`},
+		// "Which channel?" answered "here" outside Slack: this conversation
+		{"remind the channel every monday at 9 to fill out the standup form", "here", `"text":"fill out the standup form"`},
 		// a zone not known: the zone answered takes its place
 		{"remind #sf-office every friday at 4pm their time to lock up", "pacific", `"timezone":"America/Los_Angeles"`},
 		// no action word: the answer is the message, in the place of the

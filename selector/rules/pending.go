@@ -21,6 +21,13 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	if ch, ok := channelNamed(in, text); p.Missing == selector.MissingTarget && ok {
 		text = "in #" + ch // "Which channel?" "eng", "the eng channel"
 	}
+	if p.Missing == selector.MissingTarget && in.Channel != "slack" && hereRe.MatchString(strings.TrimSpace(text)) {
+		// "Which channel should I remind them in?" "here": outside Slack,
+		// this conversation, where a reminder to the sender goes
+		if d := decide(in, remindThemRe.ReplaceAllString(p.Text, "remind me")); d.IsCall() {
+			return d
+		}
+	}
 	if p.Message != "" && scheduleAnswerRe.MatchString(strings.TrimSpace(text)) {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
@@ -95,6 +102,14 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	// request as it was ("nine", "ok 9am" are not glued onto it).
 	return stillAsking(in)
 }
+
+var (
+	// hereRe: "here" as where to post ("in here", "this chat").
+	hereRe = regexp.MustCompile(`(?i)^(?:(?:right\s+|in\s+)?here|this\s+(?:chat|channel|conversation))[.!]?$`)
+	// remindThemRe: a reminder for a group ("remind the team", "remind
+	// everyone"), which outside Slack needs a channel.
+	remindThemRe = regexp.MustCompile(`(?i)\bremind\s+(?:the\s+(?:team|channel|group|crew)|my\s+team|our\s+team|team|everyone|everybody|all|folks|people|us|channel|here)\b`)
+)
 
 // scheduleAnswerRe: "the schedule", answering "is “in 5” part of the
 // message or of the schedule?".
