@@ -62,7 +62,7 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 		// they are, and makes the request with the message in quotes
 		understood, post := blockText(text, s.blocks), fmt.Sprintf("post “%s”%s %s", s.text, s.tgt.where(), blockText(text, s.blocks))
 		quoted := s.textQuoted()
-		if !decide(in, quoted).IsCall() {
+		if !create(in, quoted).IsCall() {
 			q = fmt.Sprintf("I understood “%s”, but is “%s” part of the message or of the schedule? If it is the message, put it in quotes: %s.", understood, what, post)
 			break
 		}

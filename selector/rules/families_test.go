@@ -95,6 +95,7 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		// an answer that would be posted is no answer: asked again
 		{"remind me on monday to renew the ssl cert", "morning", `"clarify"`},
 		{"remind #global every monday to post updates", "what timezone is that in?", `"clarify"`},
+		{"post hi on 3/4 at 9am", "huh?", `"clarify"`}, // posted "hi on huh" before leaked counted words
 		// "say when another way": the answer takes the place of the words
 		// not read, and of the event words around them
 		{"remind me to ask sarah about the budget when she is online", "fine, tomorrow at 10", `"text":"ask sarah about the budget"`},

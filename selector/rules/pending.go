@@ -72,22 +72,22 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	if d, ok := messageWithTime(in, p, text); ok {
 		return d
 	}
-	var first selector.Decision
-	kept := false // first is a reading of the answer
-	for k, combined := range answered(in, p, text) {
+	// A reading whose words would be posted ("morning", "what timezone is
+	// that in?") is no answer (leaked); checked only of a reading about to
+	// be given, as it reads the request again.
+	type reading struct {
+		d        selector.Decision
+		combined string
+	}
+	var asks []reading
+	for _, combined := range answered(in, p, text) {
 		d := decide(in, combined)
 		if d.Pending != nil {
 			d.Pending.Text = combined
 		}
-		if leaked(in, p, combined) {
-			// "morning", "what timezone is that in?": words that would
-			// be posted, not an answer
-			continue
-		}
-		if !kept || k == 0 {
-			first, kept = d, true
-		}
-		if d.IsCall() {
+		if !d.IsCall() {
+			asks = append(asks, reading{d, combined})
+		} else if !leaked(in, p, text, combined, d) {
 			return d
 		}
 	}
@@ -95,8 +95,16 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Dropped = p.Asked() // a new request, itself incomplete
 		return alone
 	}
-	if kept && answerShaped(p.Missing, text) && (first.Pending == nil || !first.Pending.Unread) {
-		return first
+	if answerShaped(p.Missing, text) {
+		for _, r := range asks {
+			if leaked(in, p, text, r.combined, r.d) {
+				continue
+			}
+			if r.d.Pending == nil || !r.d.Pending.Unread {
+				return r.d
+			}
+			break
+		}
 	}
 	// Neither an answer nor a request: the question again, and the
 	// request as it was ("nine", "ok 9am" are not glued onto it).
@@ -125,38 +133,56 @@ var (
 )
 
 // leaked reports whether an answer about when or where became words of
-// the message: the request with it posts other words than without it.
-func leaked(in selector.Input, p *selector.Pending, combined string) bool {
+// the message: a word of it is posted more often than the request alone
+// says it. d is combined's decision; a question's message is found by
+// completing its request.
+func leaked(in selector.Input, p *selector.Pending, answer, combined string, d selector.Decision) bool {
 	if p.Missing != selector.MissingTime && p.Missing != selector.MissingTarget {
 		return false
 	}
-	before, ok := postedText(in, p.Text)
+	posted, ok := callText(d)
 	if !ok {
-		return false
+		// a question: completed by what it asks for, the message it would post
+		more := " at 9am"
+		if p.Missing == selector.MissingTarget {
+			more = " in #probe"
+		}
+		in.Pending, in.ContextJobID = nil, ""
+		if posted, ok = callText(decide(in, combined+more)); !ok {
+			return false
+		}
 	}
-	after, ok := postedText(in, combined)
-	return ok && after != before
+	count := func(s string) map[string]int {
+		n := map[string]int{}
+		for _, t := range lex(s) {
+			if t.kind == tWord || t.kind == tNum {
+				n[t.s]++
+			}
+		}
+		return n
+	}
+	said, out := count(p.Text), count(posted)
+	for w := range count(answer) {
+		if out[w] > said[w] {
+			return true
+		}
+	}
+	return false
 }
 
-// postedText is the message text request posts, completed if need be by
-// a when or a channel of its own; ok is false when no completion makes a
-// post of it.
-func postedText(in selector.Input, request string) (string, bool) {
-	in.Pending, in.ContextJobID = nil, ""
-	for _, more := range []string{"", " at 9am", " in #probe", " at 9am in #probe", " every day at 9am"} {
-		d := decide(in, request+more)
-		var args struct {
-			TargetAction struct {
-				FunctionArgs struct {
-					Text string `json:"text"`
-				} `json:"functionArgs"`
-			} `json:"targetAction"`
-		}
-		if d.Function == "schedule.create" && json.Unmarshal(d.Args, &args) == nil {
-			return args.TargetAction.FunctionArgs.Text, true
-		}
+// callText is the message a create posts; ok is false for anything else.
+func callText(d selector.Decision) (string, bool) {
+	var args struct {
+		TargetAction struct {
+			FunctionArgs struct {
+				Text string `json:"text"`
+			} `json:"functionArgs"`
+		} `json:"targetAction"`
 	}
-	return "", false
+	if d.Function != "schedule.create" || json.Unmarshal(d.Args, &args) != nil {
+		return "", false
+	}
+	return args.TargetAction.FunctionArgs.Text, true
 }
 
 // answerCore is an answer to a question about missing (a time, a
