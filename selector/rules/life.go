@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,11 +94,14 @@ var skipPeriodRe = regexp.MustCompile(`\b(?:for\s+)?(?:the\s+)?(?:(this|next)\s+
 // period, from start to end, in the sender's zone (weeks run Monday to
 // Sunday, NL_SPEC decision 10; "the next 3 days" are 72 hours from now).
 func skipPeriod(in selector.Input, words string) (rest string, start, end time.Time, ok bool) {
+	now, _ := lifeZone(in)
+	if rest, start, end, ok := monthOrWeekOf(in, words, now); ok {
+		return rest, start, end, true
+	}
 	m := skipPeriodRe.FindStringSubmatchIndex(words)
 	if m == nil {
 		return words, time.Time{}, time.Time{}, false
 	}
-	now, _ := lifeZone(in)
 	rest = strings.TrimSpace(words[:m[0]] + " " + words[m[1]:])
 	if m[2] >= 0 {
 		midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
@@ -119,6 +123,42 @@ func skipPeriod(in selector.Input, words string) (rest string, start, end time.T
 		days = 7 * n
 	}
 	return rest, now, now.AddDate(0, 0, days), true
+}
+
+// weekOfRe: "the week of christmas", "the week of dec 21".
+var weekOfRe = regexp.MustCompile(`\b(?:for\s+|during\s+)?the\s+week\s+of\s+(.+)$`)
+
+// monthOrWeekOf reads a month said alone ("december", "in january": its
+// next, from now when it is this one) or "the week of <a date>" (Monday
+// to Sunday) as a period; a month beside a number is a date, not one.
+func monthOrWeekOf(in selector.Input, words string, now time.Time) (rest string, start, end time.Time, ok bool) {
+	if m := weekOfRe.FindStringSubmatchIndex(words); m != nil {
+		day := strings.NewReplacer("christmas", "dec 25", "xmas", "dec 25").Replace(words[m[2]:m[3]])
+		if t, _, _, ok := readInstant(in, day+" at 12am"); ok && !t.IsZero() {
+			local := t.In(now.Location())
+			monday := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, now.Location()).AddDate(0, 0, -((int(local.Weekday()) + 6) % 7))
+			return strings.TrimSpace(words[:m[0]]), monday, monday.AddDate(0, 0, 7), true
+		}
+		return words, time.Time{}, time.Time{}, false
+	}
+	toks := lex(words)
+	for k, t := range toks {
+		mo, isMonth := month(t.s)
+		if !isMonth || k+1 < len(toks) && (toks[k+1].kind == tNum || ordinalIn(toks[k+1].s, 1, 31)) || k > 0 && (toks[k-1].kind == tNum || ordinalIn(toks[k-1].s, 1, 31) || toks[k-1].s == "of") {
+			continue
+		}
+		from := k
+		if k > 0 && slices.Contains([]string{"in", "for", "during", "all"}, toks[k-1].s) {
+			from = k - 1
+		}
+		year := now.Year()
+		if time.Month(mo) < now.Month() {
+			year++
+		}
+		start = time.Date(year, time.Month(mo), 1, 0, 0, 0, 0, now.Location())
+		return strings.TrimSpace(words[:toks[from].i] + " " + words[t.j:]), start, start.AddDate(0, 1, 0), true
+	}
+	return words, time.Time{}, time.Time{}, false
 }
 
 // skipRuns is the skip of every run of ref from start to end: the first

@@ -33,6 +33,8 @@ func TestLife_Phrasings(t *testing.T) {
 		{"skip it the next three times", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","count":3}`},
 		{"skip the standup next week", "", "", "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":5}`},
 		{"skip it for the next 2 weeks", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":10}`},
+		{"skip the standup in december", "", "", "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-12-01T14:30:00Z","count":23}`},
+		{"skip it the week of christmas", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-12-21T14:30:00Z","count":5}`},
 		{"skip the standup this week", "", "", "unsupported", ""},      // its last run this week has passed
 		{"skip the health check next week", "", "", "unsupported", ""}, // 168 runs: pause it
 		// a pause for a while: its runs till then skipped, so it comes back
