@@ -143,7 +143,9 @@ func asideCut(in selector.Input, text string) (selector.Decision, bool) {
 	if strings.ContainsAny(text, "\"“”") || slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tQuote }) ||
 		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) ||
 			slices.Contains([]string{"then", "no", "and", "or", "also", "plus", "actually", "instead", "not"}, at[0].s)) ||
-		slices.ContainsFunc(at, func(t tok) bool { return t.kind == tChannel || t.kind == tQuote || t.kind == tNum }) {
+		slices.ContainsFunc(at, func(t tok) bool {
+			return t.kind == tChannel || t.kind == tQuote || t.kind == tNum || timeBearing(t) || strongTime(t) // "as of monday" says when
+		}) {
 		// a quote may hold commas; "then pause it", "no 11", "the weekly
 		// report and …" say more than why
 		return selector.Decision{}, false
