@@ -366,6 +366,9 @@ func (r *reading) checkText() (selector.Decision, bool) {
 			y = r.why
 		}
 		if understood, unread, ok := r.unreadAfterWhen(bad); ok && !y.found() && len(s.blocks) == 0 && !s.whenBeforeText && unsupportedIn(text, s, true) == "" {
+			if d, ok := r.topicAfterWhen(understood, unread); ok {
+				return d, true // "… tomorrow at 9am about the contract"
+			}
 			// "every day at 9am local time": the when reads, what follows
 			// it does not, and that is what the question quotes
 			d := clarify(in, text, selector.MissingTime, fmt.Sprintf("I understood “%s” but not “%s”. Could you say it another way? (Put the message in quotes if those words are part of it.)", understood, unread))

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/schedbot/schedbot/selector"
@@ -143,4 +145,36 @@ func (s *sentence) textQuoted() string {
 		return ""
 	}
 	return s.body[:t[0].i] + "“" + s.text + "”" + s.body[t[len(t)-1].j:]
+}
+
+// topicRe opens words after a when that can only be the message's: what
+// it is about ("… tomorrow at 9am about the contract").
+var topicRe = regexp.MustCompile(`(?i)^(?:about|regarding|re:?|concerning|for|with)\s+\S`)
+
+// topicAfterWhen reads a request whose message goes on after its when
+// with what it is about, as if those words came before the when: "remind
+// me to email bob tomorrow at 9am about the contract" posts "email bob
+// about the contract". Only words that name no time move ("for the
+// whole week" is a bound the grammar did not read: it asks), and only
+// when the request then reads whole.
+func (r *reading) topicAfterWhen(understood, unread string) (selector.Decision, bool) {
+	if !topicRe.MatchString(unread) {
+		return selector.Decision{}, false
+	}
+	if slices.ContainsFunc(lex(unread), func(t tok) bool {
+		return t.kind != tWord && t.kind != tOther || strongTime(t) || timeBearing(t) || unit(t.s) != "" ||
+			slices.Contains(relativeDays, t.s) || slices.Contains(dayParts, t.s) || slices.Contains([]string{"weekend", "weekends", "holidays", "holiday", "now", "while", "bit", "ever", "forever", "good", "long", "rest", "time", "moment"}, t.s)
+	}) {
+		return selector.Decision{}, false
+	}
+	at := strings.LastIndex(r.body, understood)
+	end := strings.LastIndex(r.body, unread)
+	if at < 0 || end < at+len(understood) {
+		return selector.Decision{}, false
+	}
+	moved := strings.TrimSpace(r.body[:at]) + " " + unread + " " + understood + r.body[end+len(unread):]
+	if d := create(r.in, moved); d.IsCall() {
+		return d, true
+	}
+	return selector.Decision{}, false
 }
