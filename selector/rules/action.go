@@ -133,6 +133,17 @@ var (
 // remindLeadRe: ways of asking to be reminded that name no verb of ours.
 var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
 
+// reminderAskRe: asking for the noun ("i need a reminder every day at
+// 9am to …", "can i get a reminder tomorrow …", "i'd like to be reminded
+// to …"); the words before the reminder go, and being reminded is
+// "remind me".
+var (
+	reminderAskRe = regexp.MustCompile(`(?i)^(?:(?:can|could|may)\s+(?:i|we)\s+(?:get|have)|(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like|need|want|give\s+me|get\s+me|gimme|set\s+me(?:\s+up)?)\s+((?:a|an|another|one\s+more|some)\s+(?:\S+\s+){0,2}?reminders?\b|reminders?\b)` +
+		// "set a daily reminder …": the verb goes, the schedule word stays
+		`|^(?:(?:can|could|may)\s+(?:i|we)\s+)?(?:set(?:\s+up)?|setup|schedule|create|add|make)(?:\s+me)?\s+((?:a|an)\s+(?:new\s+)?(?:` + strings.Join(frequencyWords, "|") + `)\s+reminders?\b)`)
+	remindedRe = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)
+)
+
 // findVerb returns where the action starts in r and where its text may
 // start; -1 when there is no action word. A reminder whose recipient is
 // unclear returns its start and an action saying so (unclearWho).
@@ -187,6 +198,9 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 		at = k - 1
 	}
 	if w == "reminder" {
+		if j+1 < len(r) && r[j].s == "for" && (r[j+1].kind == tNum || slices.Contains(relativeDays, r[j+1].s)) {
+			j++ // "a reminder for 8am", "… for tomorrow at 9"
+		}
 		return at, j, action{remindWho: "me"}, true
 	}
 	who := ""

@@ -120,6 +120,8 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	body := requestBody(text)
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
+	// "i need a reminder …", "i'd like to be reminded …"
+	body = remindedRe.ReplaceAllString(reminderAskRe.ReplaceAllString(body, "$1$2"), "remind me")
 	// "dm me …", "send me …": remind me …; "send the report to me (or to
 	// my DMs) every Monday": remind me the report every Monday
 	body = dmMeRe.ReplaceAllString(body, "remind me")
@@ -165,7 +167,7 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 		if len(head) > 0 && (head[0].s == "a" || head[0].s == "an") && rest[v].s == "reminder" {
 			head = head[1:] // "a daily reminder to …": "daily" is the when
 		}
-		if q := clauseBefore(text, rest[:v], r.w, r.now); q != "" {
+		if q := clauseBefore(r.body, rest[:v], r.w, r.now); q != "" {
 			// the answer is read with the request from its action on
 			return nil, clarify(in, withoutPronoun(rest[v:], r.body), selector.MissingAction, q), true
 		}
@@ -232,8 +234,7 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 			// that the rest of the when does not need may end the text
 			if rest, ok2, _ := parseBlock(region[k+first:], r.w, r.now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
 				!slices.Contains([]string{"during", "throughout", "every", "each"}, region[k].s) {
-				body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
-				amb := body[region[k].i:region[k+first-1].j]
+				amb := r.body[region[k].i:region[k+first-1].j]
 				return nil, clarify(in, text, selector.MissingTime, fmt.Sprintf("Is “%s” part of the message or of the schedule? If it is the message, put the message in quotes.", amb)), true
 			}
 			tail = k
@@ -244,7 +245,7 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 	}
 	textToks = region
 	if tail > 0 {
-		if d, done := qualifiedWhen(in, text, region, tail); done {
+		if d, done := qualifiedWhen(in, text, r.body, region, tail); done {
 			return nil, d, true
 		}
 	}
@@ -276,7 +277,7 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 // qualifiedWhen asks or refuses when the when that starts region[tail] is
 // qualified by a word the grammar does not read: "call Sam before 5pm",
 // "some Tuesday at 10am", "Black Friday".
-func qualifiedWhen(in selector.Input, text string, region []tok, tail int) (selector.Decision, bool) {
+func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int) (selector.Decision, bool) {
 	prev, first := region[tail-1], region[tail]
 	_, _, bareDay := weekday(first.s)
 	_, bareMonth := month(first.s)
@@ -285,7 +286,6 @@ func qualifiedWhen(in selector.Input, text string, region []tok, tail int) (sele
 		slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
 		qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
 		bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
-		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 		if holidayDays[prev.s+" "+first.s] {
 			return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j]), true
 		}
@@ -328,6 +328,9 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 			}
 		}
 	case len(textToks) > 0:
+		if s.act.remindWho != "" && len(textToks) > 1 && textToks[0].s == "for" && !slices.ContainsFunc(textToks[1:], func(t tok) bool { return t.kind == tNum || unit(t.s) != "" }) {
+			textToks = textToks[1:] // "a reminder … for pipeline updates"
+		}
 		s.text = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks)
 		s.textToks = textToks
 	}
@@ -491,14 +494,13 @@ func (r *reading) compileCall() selector.Decision {
 // "remnd me to send …"): its words would be dropped, and schedbot cannot
 // fetch or compute what the clause names. head is what comes before the
 // action.
-func clauseBefore(text string, head []tok, w when, now time.Time) string {
+func clauseBefore(body string, head []tok, w when, now time.Time) string {
 	for len(head) > 0 && (head[len(head)-1].s == "," || head[len(head)-1].s == ".") {
 		head = head[:len(head)-1]
 	}
 	if len(head) == 0 {
 		return ""
 	}
-	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	quote := func(ts []tok) string {
 		if ts[len(ts)-1].j > len(body) {
 			return spanText(ts)

@@ -38,14 +38,13 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	if len(quoted) > 0 {
 		what = quoted[0]
 		// quoted in the user's words, as written
-		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+		body := s.body
 		if i := strings.Index(strings.ToLower(body), what); i >= 0 && len(body[i:]) >= len(what) && strings.ToLower(body[i:i+len(what)]) == what {
 			what = body[i : i+len(what)]
 		}
 	} else if len(bad) > 0 {
-		body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
-		if bad[len(bad)-1].j <= len(body) {
-			what = body[bad[0].i:bad[len(bad)-1].j]
+		if bad[len(bad)-1].j <= len(s.body) {
+			what = s.body[bad[0].i:bad[len(bad)-1].j]
 		}
 	}
 	if reason := unsupportedIn(text, s, true); reason != "" {
@@ -55,14 +54,14 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	if len(s.blocks) > 0 && what != "" {
 		// "every monday at 9 and every friday at 5pm": two schedules
 		if lw, ok, _ := parseBlock(lex(what), when{}, in.Now); ok && (lw.rec || lw.hasDay || lw.date != nil) && (w.rec || w.hasDay || w.date != nil) {
-			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what, blockText(text, s.blocks))
+			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what, blockText(s.body, s.blocks))
 		}
 	}
 	switch {
 	case len(s.blocks) > 0 && s.text != "" && strings.Contains(s.text, what):
 		// words about time in what would be the message: "message" says
 		// they are, and makes the request with the message in quotes
-		understood, post := blockText(text, s.blocks), fmt.Sprintf("post “%s”%s %s", s.text, s.tgt.where(), blockText(text, s.blocks))
+		understood, post := blockText(s.body, s.blocks), fmt.Sprintf("post “%s”%s %s", s.text, s.tgt.where(), blockText(s.body, s.blocks))
 		quoted := s.textQuoted()
 		if !create(in, quoted).IsCall() {
 			q = fmt.Sprintf("I understood “%s”, but is “%s” part of the message or of the schedule? If it is the message, put it in quotes: %s.", understood, what, post)
@@ -73,7 +72,7 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 		d.Pending.Unread, d.Pending.Message = true, quoted
 		return d
 	case len(s.blocks) > 0:
-		q = fmt.Sprintf("I understood “%s” but not “%s”. Could you say when another way? (Put the message in quotes if those words are part of it.)", blockText(text, s.blocks), what)
+		q = fmt.Sprintf("I understood “%s” but not “%s”. Could you say when another way? (Put the message in quotes if those words are part of it.)", blockText(s.body, s.blocks), what)
 	}
 	d := clarify(in, text, selector.MissingTime, q)
 	d.Pending.Unread = true
@@ -126,8 +125,9 @@ func whenSpan(text, what string) string {
 	return strings.Join(words, " ")
 }
 
-func blockText(text string, blocks [][]tok) string {
-	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+// blockText is the when as written: the blocks' words in body, the
+// message as lexed.
+func blockText(body string, blocks [][]tok) string {
 	var parts []string
 	for _, b := range blocks {
 		if len(b) > 0 && b[len(b)-1].j <= len(body) {

@@ -161,6 +161,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 			// creates).
 			head := words
 			if v.fn == "schedule.update" {
+				if indefiniteRe.MatchString(words) {
+					continue // "set a daily reminder at 6pm to …": a new one
+				}
 				head = messageOfIt(in, updateHead(words))
 			}
 			if !namesJob(in, head) {
@@ -436,6 +439,10 @@ var onceDateRe = regexp.MustCompile(`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|se
 var singularNounRe = regexp.MustCompile(`^(?:show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:the|my|our))?\s+(?:schedule|job|reminder|automation|post)\b`)
 
 var singularJobRe = regexp.MustCompile(`\b(?:the|that|this)\s+(?:job|schedule|reminder|automation)\b`)
+
+// indefiniteRe opens the words after a change verb that speak of a new
+// job, not one that exists ("set a daily reminder …", "make me a …").
+var indefiniteRe = regexp.MustCompile(`(?i)^\s*(?:up\s+)?(?:me\s+)?(?:a|an|another|one\s+more)\s`)
 
 var jobNounRe = regexp.MustCompile(`^(?:the|my|our|that)\s+.*\b(?:job|reminder|schedule|post|message|automation|alert)s?$`)
 
