@@ -58,7 +58,7 @@ func bareCancel(reply string) bool {
 func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlement {
 	t := plain(reply)
 	nothing := "nothing scheduled"
-	if p.Missing == selector.MissingJob || p.Yes != "" {
+	if p.Missing == selector.MissingJob || p.Yes != "" && !p.Create {
 		nothing = "nothing changed"
 	}
 	if p.Yes != "" {
@@ -69,6 +69,8 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 			return settlement{text: p.Yes}
 		case p.No != "" && (noRe.MatchString(t) || onceRe.MatchString(t)):
 			return settlement{text: p.No}
+		case (noRe.MatchString(t) || cancelRe.MatchString(t)) && p.Create:
+			return settlement{drop: "OK — nothing scheduled."} // "Should I remind you … instead?"
 		case noRe.MatchString(t) || cancelRe.MatchString(t):
 			return settlement{drop: "OK — I've left it as it is."}
 		}

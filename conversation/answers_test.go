@@ -51,6 +51,12 @@ func TestSettle(t *testing.T) {
 	if s := settle(yn, nil, "nope"); s.drop == "" {
 		t.Errorf("no: %+v", s)
 	}
+	// a yes/no about a new job: "no" says that nothing was made, not that
+	// a job was left as it is
+	instead := &selector.Pending{Text: "call mom at 5pm", Yes: "remind me to call mom at 5pm", Create: true}
+	if s := settle(instead, nil, "no thanks"); s.drop != "OK — nothing scheduled." {
+		t.Errorf("no to a new job: %+v", s)
+	}
 	// "Should this repeat?": "no" is the other request, and so are the
 	// question's own words for each
 	rep := &selector.Pending{Text: "post daily notes at 9am", Yes: "post “daily notes” at 9am daily", No: "post “daily notes” at 9am"}

@@ -725,3 +725,16 @@ func wantAll(t *testing.T, out string, wants ...string) {
 		}
 	}
 }
+
+// What schedbot cannot send by (email, texts, calls) is said plainly, and
+// "yes" makes the reminder it offers instead; "no" makes nothing.
+func TestChat_EmailIsRefusedWithAReminderOffered(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("email bob tomorrow at 9am about the contract", "yes", "call mom at 5pm", "no")
+	if !strings.Contains(out, "I can't send email") || !strings.Contains(out, "I can't make phone calls") || !strings.Contains(out, "nothing scheduled") {
+		t.Errorf("the refusals or the no were not said:\n%s", out)
+	}
+	if js := c.jobs(); len(js) != 1 || jobText(js[0]) != "email bob about the contract" {
+		t.Fatalf("jobs %+v, want only the reminder to email bob:\n%s", js, out)
+	}
+}

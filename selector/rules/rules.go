@@ -105,6 +105,9 @@ func decide(in selector.Input, text string) selector.Decision {
 	case injectionRe.MatchString(text):
 		return unsupported("I can only schedule, list and change jobs; I can't take other instructions.")
 	}
+	if d, ok := elsewhere(in, text); ok {
+		return d // "email the team every monday at 9am …"
+	}
 	if d, ok := manage(in, text); ok {
 		if !d.IsCall() {
 			if cut, ok := asideCut(in, text); ok {

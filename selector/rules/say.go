@@ -1,11 +1,14 @@
 package rules
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 // Naming days, months, times and durations in replies.
@@ -103,6 +106,35 @@ func describe(c *compiled, now time.Time) string {
 		return "on " + strings.TrimPrefix(d, "Once on ")
 	}
 	return lowerFirst(d)
+}
+
+// describeCreate is what a schedule.create call posts and when, in words
+// as describe says them; ok is false for another call.
+func describeCreate(d selector.Decision, now time.Time) (text, when string, ok bool) {
+	var a struct {
+		ScheduleType string         `json:"scheduleType"`
+		Schedule     store.Schedule `json:"schedule"`
+		TargetAction struct {
+			FunctionArgs struct {
+				Text string `json:"text"`
+			} `json:"functionArgs"`
+		} `json:"targetAction"`
+	}
+	if d.Function != "schedule.create" || json.Unmarshal(d.Args, &a) != nil || a.TargetAction.FunctionArgs.Text == "" {
+		return "", "", false
+	}
+	if a.ScheduleType == store.ScheduleInterval && a.Schedule.StartAt.IsZero() {
+		a.Schedule.StartAt = now.UTC().Truncate(time.Second)
+	}
+	sp, err := scheduler.NewSpec(a.ScheduleType, a.Schedule, time.Time{})
+	if err != nil {
+		return "", "", false
+	}
+	when = lowerFirst(sp.Describe())
+	if a.ScheduleType == store.ScheduleOnce {
+		when = "on " + strings.TrimPrefix(sp.Describe(), "Once on ")
+	}
+	return a.TargetAction.FunctionArgs.Text, when, true
 }
 
 func lowerFirst(s string) string {

@@ -1,0 +1,76 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// Requests to reach someone a way schedbot has not (NL_SPEC decision 1):
+// email, text messages, calls. schedbot posts in Slack and reminds people,
+// so it says so and offers the reminder to do it instead.
+
+// elsewhereRe opens a request with a way schedbot cannot send by: a verb
+// ("email the team …", "call mom at 5pm") or a thing sent ("send a text
+// to john at 3pm").
+var elsewhereRe = regexp.MustCompile(`(?i)^(?:(e-?mail|mail|sms|text|txt|whatsapp|call|phone|tweet|fax)\s+(\S+)|send\s+(?:an?\s+|some\s+)?(e-?mails?|sms(?:es)?|texts?(?:\s+messages?)?|whatsapps?(?:\s+messages?)?|tweets?|fax(?:es)?|letters?)\b)`)
+
+// elsewhereWhat is what schedbot cannot do, by the word that asked it.
+var elsewhereWhat = map[string]string{
+	"email": "send email", "mail": "send email", "sms": "send text messages", "text": "send text messages",
+	"whatsapp": "send WhatsApp messages", "call": "make phone calls", "phone": "make phone calls",
+	"tweet": "post to X (Twitter)", "fax": "send faxes", "letter": "send letters",
+}
+
+// elsewhere refuses a request to send by email, text or call, offering
+// the reminder to do it instead: "yes" makes it. ok is false when the
+// request is none of those ("text me at 5pm …" is a reminder here, "call
+// schedule.list" runs a function).
+func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
+	body := requestBody(text)
+	m := elsewhereRe.FindStringSubmatch(body)
+	if m == nil {
+		return selector.Decision{}, false
+	}
+	word, object := strings.ToLower(m[1]+m[3]), strings.ToLower(m[2])
+	switch {
+	case m[1] != "" && (object == "me" || object == "myself") && (word == "text" || word == "txt"):
+		return selector.Decision{}, false // "text me at 5pm to …": a reminder here
+	case word == "call" && (strings.Contains(object, ".") || object == "workflow" || object == "the" && strings.Contains(strings.ToLower(body), "workflow")):
+		return selector.Decision{}, false // "call schedule.list", "call the daily-report workflow"
+	case word == "call" && (slices.Contains(backReferences, object) || object == "off" || namesJob(in, body[len(m[0])-len(m[2]):])):
+		return selector.Decision{}, false // "call it friday numbers", "call it off": a name, a stop
+	}
+	what := ""
+	for k, v := range elsewhereWhat {
+		if strings.HasPrefix(strings.ReplaceAll(word, "-", ""), k) || word == "txt" && k == "text" {
+			what = v
+		}
+	}
+	if what == "" {
+		return selector.Decision{}, false
+	}
+	// being reminded to do it: "remind me to email the team …"; "email me
+	// at 5pm to call mom" is "remind me at 5pm to call mom"
+	yes := "remind me to " + body
+	if m[1] != "" && (object == "me" || object == "myself") {
+		yes = "remind me" + body[len(m[0]):]
+	}
+	lead := fmt.Sprintf("I can't %s: I post in Slack channels and remind people.", what)
+	probe := in
+	probe.Pending = nil
+	d := decide(probe, yes)
+	if d.Unsupported != "" {
+		return unsupported("%s %s", lead, d.Unsupported), true
+	}
+	q := lead + " Should I remind you here instead? (yes or no)"
+	if post, when, ok := describeCreate(d, in.Now); ok {
+		q = fmt.Sprintf("%s Should I remind you “%s” %s instead? (yes or no)", lead, post, when)
+	}
+	c := clarify(in, text, selector.MissingAction, q)
+	c.Pending.Yes, c.Pending.Create = yes, true
+	return c, true
+}
