@@ -49,6 +49,12 @@ func compile(w when, now time.Time, zone string) outcome {
 		if w.vagueQ != "" {
 			return ask("%s", w.vagueQ)
 		}
+		switch w.vague {
+		case "eod", "eob", "cob", "end of day", "end of the day", "end of business", "close of business":
+			return ask("What time do you mean by “%s”? For example 5pm.", w.vague)
+		case "lunch", "lunchtime":
+			return ask("What time do you mean by “%s”? For example 12:30pm.", w.vague)
+		}
 		return ask("What time exactly (“%s” could be several hours)? For example 3pm.", w.vague)
 	}
 	// times of day

@@ -92,6 +92,13 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind #eng about the retro", "ok every other thursday at 2pm", `"text":"the retro"`},
 		{"remind me tomorrow morning to call the landlord", "9ish", `"runAt":"2026-11-21T14:00:00Z"`},
 		{"remind me to stretch every day at 3", "wait that should be 2pm", `"cron":"0 14 * * *"`},
+		// "eod", "lunch": the time is asked, and the answer takes the
+		// place of "by eod", "b4 lunch", "at the end of the day"
+		{"remind me to send the report by eod", "5pm", `"text":"send the report"`},
+		{"remind me b4 lunch to call bob", "11:30", `"runAt":"2026-11-20T16:30:00Z"`},
+		{"remind #random to submit timesheets at the end of the day", "4:30pm", `"text":"submit timesheets"`},
+		{"remind me at close of business to send invoices", "5pm", `"runAt":"2026-11-20T22:00:00Z"`},
+		{"remind me every day at eod to log hours", "5:30pm", `"cron":"30 17 * * *"`},
 		// an answer that would be posted is no answer: asked again
 		{"remind me on monday to renew the ssl cert", "morning", `"clarify"`},
 		{"remind #global every monday to post updates", "what timezone is that in?", `"clarify"`},

@@ -159,6 +159,9 @@ func lexWord(s string, i int, r rune) tok {
 		}
 		w += "m"
 	}
+	if w == "b4" {
+		w = "before" // text speak, as "2morrow"
+	}
 	return tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord, cap: unicode.IsUpper(r)}
 }
 

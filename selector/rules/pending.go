@@ -331,6 +331,14 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 	if len(at) == 0 {
 		return out
 	}
+	if from, to, ok := workdayTime(toks); ok {
+		// "by eod", "before lunch": the answer is the time ("5pm")
+		answer := strings.TrimSpace(answer)
+		if at[0].kind == tNum || at[0].s == "noon" {
+			answer = "at " + answer
+		}
+		out = append(out, p.Text[:from]+answer+p.Text[to:])
+	}
 	for k, t := range toks {
 		vague := false
 		switch {
@@ -360,6 +368,27 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 		}
 	}
 	return out
+}
+
+// workdayTime finds a time of the working day only its speaker knows
+// ("eod", "lunch", "close of business") and the word before it that says
+// at, by or around it: where they start and end in the text.
+func workdayTime(toks []tok) (from, to int, ok bool) {
+	p := &parser{t: toks}
+	for k := range toks {
+		p.i = k
+		if n := p.vagueTime(0); n > 0 && !p.is(0, "later", "soon", "sometime", "asap") {
+			from, before := toks[k].i, k-1
+			if before >= 0 && toks[before].s == "the" {
+				from, before = toks[before].i, before-1 // "at the end of the day"
+			}
+			if before >= 0 && slices.Contains([]string{"at", "by", "before", "after", "around", "until", "till"}, toks[before].s) {
+				from = toks[before].i
+			}
+			return from, toks[k+n-1].j, true
+		}
+	}
+	return 0, 0, false
 }
 
 // untilAnswer is the end of a pause for a while ("over the holidays",

@@ -421,6 +421,21 @@ func (p *parser) partPhrase() bool {
 	return true
 }
 
+// vagueTime is how many words at p.i+k name a time of the working day
+// that only its speaker knows ("eod", "lunch", "end of the day", "close
+// of business"); 0 when none do.
+func (p *parser) vagueTime(k int) int {
+	switch {
+	case p.is(k, "eod", "eob", "cob", "lunch", "lunchtime", "later", "soon", "sometime", "asap"):
+		return 1
+	case p.is(k, "end") && p.is(k+1, "of") && p.is(k+2, "day", "business"), p.is(k, "close") && p.is(k+1, "of") && p.is(k+2, "business"):
+		return 3
+	case p.is(k, "end") && p.is(k+1, "of") && p.is(k+2, "the") && p.is(k+3, "day"):
+		return 4
+	}
+	return 0
+}
+
 func (p *parser) setPart(part string) {
 	p.w.part = part
 }
@@ -438,18 +453,19 @@ func (p *parser) pPart() bool {
 		}
 		p.setPart(part)
 		p.i++
-	case (p.is(0, "eod", "lunch", "lunchtime", "later", "soon", "sometime", "asap") ||
-		p.is(0, "end") && p.is(1, "of") && (p.is(2, "day") || p.is(2, "the") && p.is(3, "day"))) && p.i > 0 && p.is(-1, "at", "by", "around", "before", "after", "until", "till", "tomorrow", "today", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"):
-		// "at lunch", "by eod": vague, so asked about; "lunch" alone is text
-		p.w.vague = p.s(0)
-		if p.is(0, "end") {
-			p.w.vague = "end of day"
-			p.i += 2
-			if p.is(0, "the") {
-				p.i++
-			}
+	case p.vagueTime(0) > 0 && len(p.w.clocks) == 0 && (p.i > 0 && p.is(-1, "at", "by", "around", "before", "after", "until", "till", "tomorrow", "today", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday") || p.is(0, "eod", "eob", "cob") || p.vagueTime(0) > 1),
+		p.is(0, "at", "by", "around", "before", "after", "until", "till") && p.vagueTime(1) > 0 && !p.is(1, "later", "soon", "sometime", "asap") && len(p.w.clocks) == 0:
+		// "at lunch", "by eod", "before end of day": vague, so asked
+		// about; "lunch" alone, or after a time, is text
+		if p.vagueTime(0) == 0 {
+			p.i++ // the word before it
 		}
-		p.i++
+		n := p.vagueTime(0)
+		p.w.vague = p.s(0)
+		for k := 1; k < n; k++ {
+			p.w.vague += " " + p.s(k)
+		}
+		p.i += n
 	default:
 		return false
 	}
