@@ -184,7 +184,7 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 				continue
 			}
 			// a word of the job, or the start of one ("stand" for standup)
-			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) }) {
+			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) || sameStem(h, stem) }) {
 				score++
 			}
 		}
@@ -203,6 +203,17 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 		}
 	}
 	return ids, names, len(ids) > 0
+}
+
+// sameStem: two forms of one word, as "meditation" is of "meditate" and
+// "invoicing" of "invoices": six letters or more in common from the start,
+// three quarters of the shorter ("standard" is not "standup").
+func sameStem(a, b string) bool {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n >= 6 && 4*n >= 3*min(len(a), len(b))
 }
 
 // clockRe: a time of day as job words write it: "9:25", "9.25", "925",

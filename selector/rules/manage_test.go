@@ -115,3 +115,15 @@ func TestSelect_MessageWithATimeAsksThenTakesYes(t *testing.T) {
 		t.Errorf("a quoted answer: %s %s (%+v), want the message changed", d.Function, d.Args, d)
 	}
 }
+
+// A job is named by another form of its words ("the meditation one" for
+// "meditate"), but not by a word that only starts the same way.
+func TestMatchJobs_OtherFormsOfAWord(t *testing.T) {
+	js := []selector.JobRef{{JobID: "01KMEDITATE0000000000000000", Text: "meditate"}, {JobID: "01KSTANDUP00000000000000000", Text: "standup"}}
+	for words, want := range map[string]string{"the meditation one": "01KMEDITATE0000000000000000", "meditating": "01KMEDITATE0000000000000000", "the standard one": ""} {
+		ids, _, _ := matchJobs(js, words)
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("%q matched %q, want %q", words, got, want)
+		}
+	}
+}
