@@ -141,6 +141,7 @@ type remembered struct {
 	pending     *selector.Pending // nil when none (or unreadable)
 	hadPending  bool              // a record is stored under qKey, even expired
 	lastJob     string
+	lastCall    string // the function of the call that spoke of lastJob
 }
 
 // read returns the jobs a message may name and what its conversation
@@ -175,7 +176,7 @@ func (c *Conversations) read(ctx context.Context, item *store.QueueItem, m *orch
 		}
 		it, err := c.conversation(tx, jobKey)
 		if it != nil {
-			mem.lastJob = it.JobID
+			mem.lastJob, mem.lastCall = it.JobID, it.Call
 		}
 		return err
 	})
@@ -202,10 +203,11 @@ var errAnsweredMeanwhile = errors.New("the question this message answers was ans
 
 // save returns what writes a message's conversation after its decision:
 // the question asked (ask) or the closing of the open one, and the job
-// now spoken of when jobID is set. A message whose call answered the
-// question (answered) closes it only if it is still open then, so that
-// one question makes one job. It returns nil when nothing changes.
-func (c *Conversations) save(mem remembered, ask *selector.Pending, answered bool, jobID string, now time.Time) func(store.Tx) error {
+// now spoken of with the function of the call that did (call), when
+// jobID is set. A message whose call answered the question (answered)
+// closes it only if it is still open then, so that one question makes
+// one job. It returns nil when nothing changes.
+func (c *Conversations) save(mem remembered, ask *selector.Pending, answered bool, jobID, call string, now time.Time) func(store.Tx) error {
 	var pending json.RawMessage
 	if ask != nil {
 		pending, _ = json.Marshal(ask) // plain strings and a time: it cannot fail
@@ -231,7 +233,7 @@ func (c *Conversations) save(mem remembered, ask *selector.Pending, answered boo
 			}
 		}
 		if jobID != "" {
-			if err := tx.ConversationPut(&store.Conversation{Key: mem.itKey, JobID: jobID, UpdatedAt: now}); err != nil {
+			if err := tx.ConversationPut(&store.Conversation{Key: mem.itKey, JobID: jobID, Call: call, UpdatedAt: now}); err != nil {
 				return err
 			}
 		}
@@ -330,7 +332,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	in := selector.Input{
 		Text: m.Text, SenderID: m.SenderID, Sender: m.Sender, ProfileID: prof.ID, Channel: prof.Channel,
 		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, Timezone: c.zone(m, prof), Now: now,
-		ContextJobID: mem.lastJob, Workflows: c.Workflows, Functions: c.Registry.Allowed(), Jobs: jobs,
+		ContextJobID: mem.lastJob, ContextCall: mem.lastCall, Workflows: c.Workflows, Functions: c.Registry.Allowed(), Jobs: jobs,
 	}
 	in.LastFiredJobID = c.lastFired(ctx, prof, m) // "snooze that": life.go
 	if mem.pending != nil && now.Before(mem.pending.Expires) {
@@ -338,12 +340,12 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		if in.Pending.Create {
 			// "it" is the request asked about, not yet a job: never the
 			// job spoken of before it.
-			in.ContextJobID = ""
+			in.ContextJobID, in.ContextCall = "", ""
 		}
 	}
 	live := in.Pending != nil
 	// Any answer but another question closes the open one.
-	closed := c.save(mem, nil, false, "", now)
+	closed := c.save(mem, nil, false, "", "", now)
 	if in.Pending == nil && bareCancel(m.Text) {
 		return nothingToCancel, closed, nil, nil
 	}
@@ -377,11 +379,11 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		if *asks = d.Pending != nil; *asks {
 			d.Pending.Thread = questionThread(m)
 		}
-		return d.Clarify + dropped, c.save(mem, d.Pending, false, "", now), nil, nil
+		return d.Clarify + dropped, c.save(mem, d.Pending, false, "", "", now), nil, nil
 	case d.Unsupported != "":
 		return d.Unsupported + dropped, closed, nil, nil
 	case d.Reply != "" && d.Pending != nil:
-		return d.Reply, c.save(mem, d.Pending, false, "", now), nil, nil // help while a question waits: it still does
+		return d.Reply, c.save(mem, d.Pending, false, "", "", now), nil, nil // help while a question waits: it still does
 	case d.Reply != "":
 		return d.Reply + dropped, closed, nil, nil
 	case !d.IsCall():
@@ -406,9 +408,9 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 			spoken = r.Job.JobID
 		}
 		if page, ok := res.(*store.JobPage); ok && len(page.Jobs) == 0 {
-			return noneListed(d.Args) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
+			return noneListed(d.Args) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, d.Function, now)
 		}
-		return Describe(d.Function, res) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, now)
+		return Describe(d.Function, res) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, d.Function, now)
 	}
 }
 

@@ -40,8 +40,10 @@ type Input struct {
 	Pending *Pending
 	// Jobs are the orchestrator's jobs, for "pause the backup reminder".
 	Jobs []JobRef
-	// ContextJobID is the job the conversation last spoke of ("pause it").
-	ContextJobID string
+	// ContextJobID is the job the conversation last spoke of ("pause it"),
+	// and ContextCall the function of the call that did ("schedule.skip"):
+	// "and sunday" goes on with it.
+	ContextJobID, ContextCall string
 	// PickedJobID is the job the sender picked from a "Which one?" list;
 	// Text is then the request that asked, and Jobs holds that job alone.
 	PickedJobID string

@@ -369,10 +369,13 @@ type Request struct {
 // waits an answer to (Pending, as the selector wrote it), or the job last
 // spoken of ("it", JobID). Keys are the orchestrator's to choose.
 type Conversation struct {
-	Key       string          `json:"key"`
-	Pending   json.RawMessage `json:"pending,omitzero"`
-	JobID     string          `json:"jobId,omitempty"`
-	UpdatedAt time.Time       `json:"updatedAt"`
+	Key     string          `json:"key"`
+	Pending json.RawMessage `json:"pending,omitzero"`
+	JobID   string          `json:"jobId,omitempty"`
+	// Call is the function of the call that last spoke of JobID
+	// ("schedule.skip"), which "and sunday" continues.
+	Call      string    `json:"call,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // Token is an HTTP API token: who it acts as (a sender of a channel

@@ -738,3 +738,21 @@ func TestChat_EmailIsRefusedWithAReminderOffered(t *testing.T) {
 		t.Fatalf("jobs %+v, want only the reminder to email bob:\n%s", js, out)
 	}
 }
+
+// "and …" goes on with the last call about the job: after a skip it
+// skips, after a new job it makes one more like it.
+func TestChat_AndGoesOnWithTheLastCall(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me every day at 7am to check alerts", "skip tomorrow", "and the day after tomorrow", "and at 7pm")
+	js := c.jobs()
+	if len(js) != 2 {
+		t.Fatalf("jobs %+v, want the 7am job and one more at 7pm:\n%s", js, out)
+	}
+	skips := 0
+	for _, j := range js {
+		skips += len(j.Skip)
+	}
+	if skips != 2 {
+		t.Errorf("%d runs skipped, want tomorrow's and the day after's:\n%s", skips, out)
+	}
+}

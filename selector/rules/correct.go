@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
 )
 
@@ -314,11 +315,13 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 	return call("schedule.create", args), true
 }
 
-// alsoAtRe: the job in context once more a day, at another time ("also
-// at 2pm", "and at 5pm too", "add 2pm"); group 1 or 2 is the time.
-var alsoAtRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also|add|plus)\s+(?:at\s+)?(.+?)(?:\s+(?:too|as\s+well))?$|^(?:and\s+)?at\s+(.+?)\s+(?:too|as\s+well)$`)
+// alsoAtRe: the job in context once more, at another time or day ("also
+// at 2pm", "and at 5pm too", "add 2pm", "also on dec 15 same time");
+// group 1 or 2 is the when.
+var alsoAtRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also|add|plus)\s+(?:again\s+)?(?:at\s+)?(.+?)(?:,?\s+(?:at\s+)?(?:the\s+)?same\s+time)?(?:\s+(?:too|as\s+well))?$|^(?:and\s+)?at\s+(.+?)\s+(?:too|as\s+well)$`)
 
-// alsoAt reads "also at 2pm" of the job in context as a second job like
+// alsoAt reads "also at 2pm", "also every thursday at 9:45am", "also on
+// dec 29" of the job in context as a second job like
 // it (its days, message and target) at that time: one job has one time
 // of day, or several with the same minutes, so a copy says it plainly.
 func alsoAt(in selector.Input, text, bare string) (selector.Decision, bool) {
@@ -328,11 +331,28 @@ func alsoAt(in selector.Input, text, bare string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	at := m[1] + m[2]
-	w, ok, _ := parseBlock(lex("at "+at), when{}, in.Now)
-	if !ok || len(w.clocks) == 0 || w.rec || len(w.dows) > 0 || w.hasDay || w.date != nil {
-		return selector.Decision{}, false // a time of day alone
+	if p := lex(at); len(p) > 0 && p[0].kind == tNum {
+		at = "at " + at // "also 2pm"
 	}
-	patch, d, ok := newSchedule(in, text, "at "+at, job)
+	w, ok, _ := parseBlock(lex(at), when{}, in.Now)
+	if !ok || len(w.clocks) == 0 && w.date == nil ||
+		slices.ContainsFunc(w.dows, func(d int) bool { return slices.Contains(oldDays(job.ScheduleType, job.Schedule), d%7) }) {
+		// days alone add days to the job (daysChanged), if anything; a
+		// day it runs on at another time ("also on fridays at 5pm" of a
+		// weekday job) is a second run that day or a new time: asked
+		return selector.Decision{}, false
+	}
+	if job.ScheduleType == "once" && w.date == nil && !w.hasDay && !w.rec && len(w.dows) == 0 {
+		// "tonight at 11:30", "and again at 2am": the first such time
+		// after it, the next day when the time comes earlier in the day
+		if loc, err := scheduler.LoadLocation(job.Schedule.Timezone); err == nil {
+			first := job.Schedule.RunAt.In(loc)
+			if h, vague := w.clocks[0].resolved(w.part); len(w.clocks) == 1 && !vague && h*60+w.clocks[0].m <= first.Hour()*60+first.Minute() {
+				at += " on " + first.AddDate(0, 0, 1).Format("2006-01-02")
+			}
+		}
+	}
+	patch, d, ok := newSchedule(in, text, at, job)
 	if !ok {
 		return d, true
 	}

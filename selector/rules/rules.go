@@ -84,6 +84,9 @@ func decide(in selector.Input, text string) selector.Decision {
 	case okayRe.MatchString(strings.TrimSpace(text)):
 		return selector.Decision{Reply: "👍 Anything else? Say “help” for what I can do."}
 	}
+	if d, ok := continued(in, text); ok {
+		return d // "and sunday" after "skip tomorrow"
+	}
 	if d, ok := correction(in, text); ok {
 		return d
 	}
