@@ -756,3 +756,32 @@ func TestChat_AndGoesOnWithTheLastCall(t *testing.T) {
 		t.Errorf("%d runs skipped, want tomorrow's and the day after's:\n%s", skips, out)
 	}
 }
+
+// "i need a reminder" asks what and when, and the answers that follow,
+// when first and the message after, make a reminder; "of december"
+// after "on the 3rd" is the date's month, not the message.
+func TestChat_AReminderAskedForPieceByPiece(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("i need a reminder", "every wednesday at noon", "to order team lunch", "remind me on the 3rd", "of december", "to call the bank", "at 11")
+	if !strings.Contains(out, "What should I remind you of, and when?") {
+		t.Errorf("“i need a reminder” was not asked about as a reminder:\n%s", out)
+	}
+	js := c.jobs()
+	if len(js) != 2 {
+		t.Fatalf("jobs %+v, want the lunch and the bank reminders:\n%s", js, out)
+	}
+	for _, j := range js {
+		switch jobText(j) {
+		case "order team lunch":
+			if j.Schedule.Cron != "0 12 * * 3" {
+				t.Errorf("lunch: %+v, want every Wednesday at noon", j.Schedule)
+			}
+		case "call the bank":
+			if j.Schedule.RunAt.Month() != time.December || j.Schedule.RunAt.Day() != 3 {
+				t.Errorf("bank: %+v, want Dec 3", j.Schedule)
+			}
+		default:
+			t.Errorf("job posts %q:\n%s", jobText(j), out)
+		}
+	}
+}

@@ -452,6 +452,10 @@ func (r *reading) compileCall() selector.Decision {
 		}
 		return askQuestion(in, text, out.why.ask)
 	case out.none:
+		if !hasAction && s.act.remindWho == "me" && len(s.blocks) == 0 && s.tgt.channelID == "" {
+			// "i need a reminder": the answers that follow are a reminder's
+			return clarify(in, "remind me", selector.MissingAction, "What should I remind you of, and when? For example “to call mom tomorrow at 5pm”.")
+		}
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
 		}

@@ -99,6 +99,17 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind #random to submit timesheets at the end of the day", "4:30pm", `"text":"submit timesheets"`},
 		{"remind me at close of business to send invoices", "5pm", `"runAt":"2026-11-20T22:00:00Z"`},
 		{"remind me every day at eod to log hours", "5:30pm", `"cron":"30 17 * * *"`},
+		// "obviously", "lol", "ofc" around an answer; "pm" of "3:15"
+		{"set a reminder for parent-teacher conferences on dec 10 at 4", "pm obviously lol", `"runAt":"2026-12-10T21:00:00Z"`},
+		{"every day at 3:15 remind me about bus duty", "pm", `"cron":"15 15 * * *"`},
+		{"remind me at 4 to pick up the kids", "afternoon obv", `"runAt":"2026-11-20T21:00:00Z"`},
+		{"remind me at 2:30 to call the school", "9am", `"clarify"`}, // no am or pm of 2:30
+		// the message in quotes after words that lead to it
+		{"post in #general every friday at 4pm", "something like 'have a great weekend!'", `"text":"have a great weekend!"`},
+		{"remind me at 8am tomorrow", "a reminder is fine, say 'wake up!!'", `"text":"wake up!!"`},
+		// "What should I post?" answered with a when: the when, asked again
+		{"reminder at 9:15", "every day", `What should I post every day at 9:15 AM?`},
+		{"remind #ops every weekday at 6", "in the morning ofc", `What should I post in #ops every weekday at 6:00 AM?`},
 		// an answer that would be posted is no answer: asked again
 		{"remind me on monday to renew the ssl cert", "morning", `"clarify"`},
 		{"remind #global every monday to post updates", "what timezone is that in?", `"clarify"`},

@@ -66,6 +66,9 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		}
 		return stillAsking(in)
 	}
+	if d, ok := whenForAction(in, p, text); ok {
+		return d // "What should I post at 9:15?" "every day": the when, and the question again
+	}
 	if p.Missing == selector.MissingAction && !answerShaped(p.Missing, text) && !hasAction(in, text) {
 		return stillAsking(in) // "huh?", "ok": no words to post
 	}
@@ -126,8 +129,8 @@ var scheduleAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|its|it is)\s+)?(?:pa
 var (
 	// answerLeadRe, answerTailRe: the words people put around an answer
 	// to "What time?" or "Which channel?" that are not part of it.
-	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
-	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|i\s+guess|i\s+think|maybe|probably|please|pls|thanks|thx|ty|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
+	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
+	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|please|pls|thanks|thx|ty|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
 	// ishRe: "9ish", "around 9": a time given loosely, read as said.
 	ishRe = regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?(?:\s*[ap]m)?)-?ish\b`)
 )
@@ -289,7 +292,7 @@ func stillAsking(in selector.Input) selector.Decision {
 	}
 	p.Expires = in.Now.Add(selector.PendingTTL)
 	about := "I'm still asking about “" + p.Asked() + "”: "
-	if strings.TrimSpace(p.Asked()) == "" {
+	if asked := strings.TrimSpace(p.Asked()); asked == "" || asked == "remind me" {
 		about = "I'm still asking: " // "What would you like me to schedule?" is about no request yet
 	}
 	return selector.Decision{Clarify: about + q + " (Or say “cancel” to drop it.)", Missing: p.Missing, Pending: &p}
@@ -342,7 +345,7 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 	for k, t := range toks {
 		vague := false
 		switch {
-		case t.kind == tNum && numberIn(t.s, 1, 12) && k > 0 && toks[k-1].s == "at":
+		case t.kind == tNum && (numberIn(t.s, 1, 12) || clockHourIn(t.s, 1, 12)) && k > 0 && toks[k-1].s == "at":
 			// "at 5": answered "pm" or "5pm"
 			if len(at) == 1 && (at[0].s == "am" || at[0].s == "pm" || at[0].s == "a.m." || at[0].s == "p.m.") {
 				out = append(out, p.Text[:t.j]+at[0].s+p.Text[t.j:])
@@ -353,7 +356,7 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 				out = append(out, p.Text[:t.j]+" in the "+at[0].s+p.Text[t.j:])
 				continue
 			}
-			vague = true
+			vague = !strings.Contains(t.s, ":") // "at 3:15" answered "9am" is no am or pm of it
 		case t.kind == tNum && strings.ContainsAny(t.s, "/."):
 			vague = true // 3/4
 		case t.s == "morning" || t.s == "afternoon" || t.s == "evening" || t.s == "night" || t.s == "lunchtime" || t.s == "lunch" || t.s == "eod":
@@ -368,6 +371,13 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 		}
 	}
 	return out
+}
+
+// clockHourIn: s is a time written h:mm whose hour is from lo to hi
+// ("3:15").
+func clockHourIn(s string, lo, hi int) bool {
+	h, m, ok := strings.Cut(s, ":")
+	return ok && len(m) == 2 && numberIn(h, lo, hi) && numberIn(m, 0, 59)
 }
 
 // workdayTime finds a time of the working day only its speaker knows
@@ -488,6 +498,11 @@ func answerText(p *selector.Pending, text string) string {
 // "about the dentist"), as the request would have said them.
 var answerLeadRe = regexp.MustCompile(`(?i)^(?:say\s*:\s*|say\s+(["“'‘])|(to|about)\s+)`)
 
+// quoteAfterRe: a message in quotes after words that only lead to it
+// ("something like '…'", "a reminder is fine, say '…'", "it should read
+// “…”"); the groups are the quote's words.
+var quoteAfterRe = regexp.MustCompile(`(?i)^.*\b(?:say|says|saying|like|read|reads|post|with)\s*:?\s*(?:"([^"]+)"|“([^”]+)”|'([^']+)'|‘([^’]+)’)[\s.!]*$`)
+
 // messageAnswer is the message an answer to "What should I post?" gives
 // for request, the words that asked: the answer whole, without the words
 // that lead to it or the quotes around it. said: it was said as the
@@ -506,6 +521,9 @@ func messageAnswer(request, text string) (msg string, said bool) {
 			msg, said = msg[m[1]:], true
 		}
 	}
+	if m := quoteAfterRe.FindStringSubmatch(msg); m != nil {
+		msg, said = m[1]+m[2]+m[3]+m[4], true // "something like 'have a great weekend!'": the quote
+	}
 	for _, q := range []string{`""`, "“”", "''", "‘’"} {
 		open, close := string([]rune(q)[0]), string([]rune(q)[1])
 		if len(msg) > len(open)+len(close) && strings.HasPrefix(msg, open) && strings.HasSuffix(msg, close) {
@@ -515,6 +533,31 @@ func messageAnswer(request, text string) (msg string, said bool) {
 	}
 	return msg, said
 }
+
+// whenForAction reads an answer to "What should I post?" that says when,
+// not what ("every day", "of december", "in the morning ofc", "uhh 10 i
+// think"): it is added to the request's when, and what to post is asked
+// again, of the request as it now reads. ok is false for words to post.
+func whenForAction(in selector.Input, p *selector.Pending, text string) (selector.Decision, bool) {
+	if p.Missing != selector.MissingAction {
+		return selector.Decision{}, false
+	}
+	core := answerCore(selector.MissingTime, text)
+	if !isWhenWords(in, core) && !isWhenWords(in, "at "+core) && !monthOfRe.MatchString(core) {
+		return selector.Decision{}, false
+	}
+	combined := requestBody(p.Text) + " " + answerText(&selector.Pending{Missing: selector.MissingTime}, core)
+	d := decide(in, combined)
+	if d.IsCall() || d.Missing != selector.MissingAction {
+		return selector.Decision{}, false
+	}
+	d.Pending.Text = combined
+	return d, true
+}
+
+// monthOfRe: the month of a day said before it ("on the 3rd" + "of
+// december").
+var monthOfRe = regexp.MustCompile(`(?i)^of\s+[a-z]+$`)
 
 // messageWithTime reads an answer to "What should I post? What time …?"
 // that gives both ("submit timesheet at 9am", "to call mom at 9"): the
