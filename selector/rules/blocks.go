@@ -69,11 +69,11 @@ func startsBlock(t tok) bool {
 	return ok
 }
 
-var whenStarters = wordSet(everyWords, frequencyWords, relativeDays, dayParts, holidays, strings.Fields(`at on in everyday
+var whenStarters = wordSet(everyWords, frequencyWords, relativeDays, dayParts, holidays, workdayLeads, strings.Fields(`at on in everyday
 	bimonthly bi half once twice thrice for until till til through thru up stop stopping end ending ends starting beginning
 	from commencing effective start begin begins starts after as except excluding but not other apart skip skipping save
 	the next this coming upcoming tomorow tommorow day noon midnight midday quarter minute weekdays weekends weekday weekend
-	business working work workdays within around about last first second third fourth fifth final penultimate between
+	workdays within around about last first second third fourth fifth final penultimate between
 	during only throughout mornings afternoons evenings nights eod lunch lunchtime later soon sometime asap a an iso week
 	odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now`))
 

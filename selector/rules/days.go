@@ -68,7 +68,7 @@ func (p *parser) pDayGroup(on bool) (ok, matched bool) {
 	case p.is(0, "weekdays") && p.is(1, "only"):
 		p.i += 2
 		return p.addDows([]int{1, 2, 3, 4, 5}, true), true
-	case p.is(0, "weekdays") || p.is(0, "business", "working", "work") && p.is(1, "days") || p.is(0, "workdays"):
+	case p.is(0, "weekdays") || p.is(0, workdayLeads...) && p.is(1, "days") || p.is(0, "workdays"):
 		p.i++
 		if p.s(-1) != "weekdays" && p.s(-1) != "workdays" {
 			p.i++

@@ -202,8 +202,8 @@ var zoneishWords = map[string]bool{"local": true, "their": true, "my": true, "ou
 	"server": true, "office": true, "hq": true, "standard": true, "daylight": true, "summer": true, "winter": true, "home": true, "company": true, "team": true}
 
 // whenish words after "every" make a recurrence, read or not.
-var whenish = wordSet(dayParts, strings.Fields(`other alternate second third fourth fifth last first weekend weekends weekday
-	weekdays weeknight weeknights workday workdays business working leap so now single couple few several mornings evenings
+var whenish = wordSet(dayParts, workdayLeads, strings.Fields(`other alternate second third fourth fifth last first weekend weekends weekday
+	weekdays weeknight weeknights workday workdays leap so now single couple few several mornings evenings
 	nights quarter half time fortnight semester term`))
 
 // vagueFrequency words say how often without saying when.

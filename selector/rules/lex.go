@@ -129,6 +129,10 @@ func lex(s string) []tok {
 			out = append(out, tok{s: s[i : i+n], i: i, j: i + n, kind: tOther})
 			i += n
 		}
+		if k := len(out) - 1; k > 0 && out[k].s == "clock" && out[k-1].s == "o" {
+			out[k-1] = tok{s: "o'clock", i: out[k-1].i, j: out[k].j, kind: tWord} // "9 o clock"
+			out = out[:k]
+		}
 	}
 	return out
 }

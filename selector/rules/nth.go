@@ -166,7 +166,7 @@ func (p *parser) readOrds() (ords []int, ok bool) {
 func (p *parser) readNthDay() (day nth, ok bool) {
 	day = nth{counts: namedWeekday}
 	switch {
-	case p.is(0, "weekday", "workday") || p.is(0, "business", "working", "work", "biz") && p.is(1, "day"):
+	case p.is(0, "weekday", "workday") || p.is(0, workdayLeads...) && p.is(1, "day"):
 		day.counts = businessDay
 		p.i++
 		if p.s(-1) != "weekday" && p.s(-1) != "workday" {

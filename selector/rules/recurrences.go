@@ -207,12 +207,12 @@ func (p *parser) everyUnit(n int) (ok, decided bool) {
 // weekend, every morning.
 func (p *parser) everyKindOfDay(n int) (ok, decided bool) {
 	switch {
-	case p.is(0, "weekday", "weekdays", "workday", "workdays") || p.is(0, "business", "working", "work") && p.is(1, "day", "days"):
+	case p.is(0, "weekday", "weekdays", "workday", "workdays") || p.is(0, workdayLeads...) && p.is(1, "day", "days"):
 		if n != 1 {
 			return false, true
 		}
 		p.i++
-		if p.s(-1) == "business" || p.s(-1) == "working" || p.s(-1) == "work" {
+		if p.is(-1, workdayLeads...) {
 			p.i++
 		}
 		return p.addDows([]int{1, 2, 3, 4, 5}, true), true

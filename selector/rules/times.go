@@ -94,6 +94,16 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		}
 		hc.m = m
 		return hc, true, true, true
+	case s == "half" && p.i > 0 && p.is(-1, "at", "by", "from", "around") && (p.tk(1).kind == tNum && numberIn(p.s(1), 1, 12) || numberWords[p.s(1)] > 0 && numberWords[p.s(1)] <= 12) && unit(p.s(2)) == "":
+		// British "at half 8": half past eight
+		p.i++
+		hc, strong, ok := p.readClock()
+		if !ok || hc.m != 0 {
+			p.i = start
+			return clk{}, false, false, true
+		}
+		hc.m = 30
+		return hc, strong, true, true
 	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && numberIn(s, 1, 59) && p.nextIsHour(2):
 		// digits before "to" are a range ("9 to 5"), not "ten to five"
 		// "twenty past 3pm", "ten to 5", "5 past 9"

@@ -278,7 +278,7 @@ func readNames(blocks [][]tok, body string) names {
 					n.say("dow", d, body, t)
 					continue
 				}
-				if s == "weekday" || s == "weekdays" || s == "weekend" || s == "weekends" || s == "workdays" || s == "business" || s == "working" {
+				if s == "weekday" || s == "weekdays" || s == "weekend" || s == "weekends" || s == "workdays" || slices.Contains(workdayLeads, s) {
 					n.dowRange = true
 				}
 				if m, ok := month(s); ok && !isBoundWord(b, k) && (s != "may" || k+1 < len(b) && b[k+1].kind == tNum || k >= 2 && listWords[b[k-1].s] && isMonthTok(b[k-2])) {
@@ -356,7 +356,7 @@ func isNth(b []tok, k int) bool {
 		if u := unit(b[k+1].s); u != "" && len(b[k+1].s) > 1 {
 			return true // "every 2nd week": not the 2nd of a month
 		}
-		if slices.Contains([]string{"weekday", "business", "working", "work", "workday", "day"}, b[k+1].s) {
+		if slices.Contains([]string{"weekday", "workday", "day"}, b[k+1].s) || slices.Contains(workdayLeads, b[k+1].s) {
 			return true
 		}
 	}

@@ -48,6 +48,9 @@ var everyWords = []string{"every", "each", "evry"}
 // relativeDays name a day counted from today.
 var relativeDays = []string{"today", "tomorrow", "tonight", "tmr", "tmrw"}
 
+// workdayLeads say a day is a weekday ("business day", "school days").
+var workdayLeads = []string{"business", "working", "work", "biz", "school"}
+
 // dayParts are the parts of a day that settle a bare hour ("3 in the
 // afternoon").
 var dayParts = []string{"morning", "afternoon", "evening", "night"}
