@@ -150,6 +150,21 @@ func TestUpdate_EveryOtherWeekKeepsItsDays(t *testing.T) {
 	}
 }
 
+// A new time in the job's own hour keeps its half of the day: "11:30" of
+// an 11pm job is 11:30pm; another hour is read as any bare hour.
+func TestUpdate_SameHourKeepsItsHalf(t *testing.T) {
+	id := ulid("J9")
+	for text, want := range map[string]string{"change it to 11:30": `"cron":"30 23 * * *"`, "make it 11:15": `"cron":"15 23 * * *"`, "make it 10": `"cron":"0 10 * * *"`} {
+		in := selector.Input{Text: text, SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+			Timezone: phrasingsZone, Now: phrasingsNow, ContextJobID: id,
+			Jobs: []selector.JobRef{{JobID: id, Text: "lock the door", State: "enabled", ScheduleType: "cron",
+				Schedule: store.Schedule{Cron: "0 23 * * *", Timezone: phrasingsZone}}}}
+		if d := Decide(in); !strings.Contains(string(d.Args), want) {
+			t.Errorf("%q of an 11pm job = %s %s, want %s", text, d.Args, d.Clarify, want)
+		}
+	}
+}
+
 // "make it every 2 hours" of a job every hour from 9 to 5 on weekdays
 // keeps those hours and days.
 func TestUpdate_FrequencyKeepsItsHoursAndDays(t *testing.T) {

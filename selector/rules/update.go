@@ -335,6 +335,15 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 			w.clocks = append(w.clocks, clk{h: hm[0], m: hm[1], zero: true})
 		}
 	}
+	if old := oldTimes(oldType, old, loc); timeSaid && len(old) == 1 && old[0][0] > 12 {
+		// "change it to 11:30" of an 11pm job: the same hour keeps its
+		// half of the day (a bare 7-11 is otherwise the morning's)
+		for k, c := range w.clocks {
+			if c.ap == 0 && !c.zero && c.h >= 7 && c.h <= 11 && c.h == old[0][0]-12 {
+				w.clocks[k].ap = 'p'
+			}
+		}
+	}
 	if timeSaid && !daysSaid && job != nil {
 		if patch, d, ok, done := retime(in, text, w, job, old, oldType, zone, loc); done {
 			return patch, d, ok
