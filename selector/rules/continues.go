@@ -37,9 +37,9 @@ func continued(in selector.Input, text string) (selector.Decision, bool) {
 	if isWhenWords(in, when) || isWhenWords(in, "at "+when) {
 		var d selector.Decision
 		switch {
-		case in.ContextCall == "schedule.skip" && !onlyClock(in, when):
+		case in.ContextCall == "schedule.skip" && !(clockOnly(in, when) || clockOnly(in, "at "+when)):
 			d = decide(in, "skip "+when) // "skip tomorrow", "and sunday"
-		case in.ContextCall == "schedule.update" && !againRe.MatchString(rest) && onlyClock(in, when):
+		case in.ContextCall == "schedule.update" && !againRe.MatchString(rest) && (clockOnly(in, when) || clockOnly(in, "at "+when)):
 			d = decide(in, when) // "change it to sundays", "and 10am": its time
 		default:
 			d = decide(in, "also "+when) // "and at 8pm", "and the 10th too": one more
@@ -82,12 +82,3 @@ func continued(in selector.Input, text string) (selector.Decision, bool) {
 // anotherRe opens one more like the last ("and one on dec 9 …", "and
 // another at 5pm").
 var anotherRe = regexp.MustCompile(`(?i)^(?:(?:one|another)(?:\s+one)?|a\s+(?:second|new)\s+one)\s+`)
-
-// onlyClock: words that name a time of day and no day ("10am", "at 9:30").
-func onlyClock(in selector.Input, words string) bool {
-	if p := lex(words); len(p) > 0 && p[0].kind == tNum {
-		words = "at " + words
-	}
-	w, ok, _ := parseBlock(lex(words), when{}, in.Now)
-	return ok && len(w.clocks) > 0 && !w.rec && len(w.dows) == 0 && !w.hasDay && w.date == nil
-}

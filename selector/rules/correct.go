@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/schedbot/schedbot/scheduler"
+	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/selector"
 )
 
@@ -62,10 +63,10 @@ var (
 	// only", "just fridays"): right after a job, a change of it.
 	onlyRe = regexp.MustCompile(`(?i)^(?:(?:only|just)\s+(.+?)|(.+?)\s+only)(?:\s+actually)?[.!]?$`)
 	// noDaysRe: days said as ones a job no longer runs on ("no fridays",
-	// "skip weekends", "don't send it on weekends"): after "no" or "skip"
-	// plural, so that "skip friday" stays one run skipped, and with no
+	// "skip weekends", "don't send it on weekends", "stop it on
+	// weekends"): after "no", "skip" or "stop it on" plural, so that "skip friday" stays one run skipped, and with no
 	// comma, so that "no, fridays" corrects to them.
-	noDaysRe = regexp.MustCompile(`(?i)^(?:(?:no|skip)\s+([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)|(?:don'?t|do\s+not|never)\s+(?:send|post|run|remind\s+me|do)\s+(?:it|that|this)\s+on\s+([a-z]+(?:\s*(?:,|and|&|or)\s*[a-z]+)*))(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
+	noDaysRe = regexp.MustCompile(`(?i)^(?:(?:no|skip|(?:stop|pause|mute|silence|disable|turn\s+off)\s+(?:it|that|this)\s+on)\s+([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)|(?:don'?t|do\s+not|never)\s+(?:send|post|run|remind\s+me|do)\s+(?:it|that|this)\s+on\s+([a-z]+(?:\s*(?:,|and|&|or)\s*[a-z]+)*))(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm
@@ -181,6 +182,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if mins, dir, ok := shiftOf(politeTailRe.ReplaceAllString(rest, "")); ok && dir != 0 && in.ContextJobID != "" {
 		// "an hour later", "10 min earlier pls": the job in context moves
 		return shift(in, text, jobRef(in, in.ContextJobID), mins, dir), true
+	}
+	if job := jobRef(in, in.ContextJobID); job != nil && job.ScheduleType == store.ScheduleOnce && thatDayRe.MatchString(rest) && clockOnly(in, thatDayRe.ReplaceAllString(rest, "")) {
+		rest = strings.TrimSpace(thatDayRe.ReplaceAllString(rest, "")) // "at 9am that day": the day it is on
 	}
 	if lead == "" && tail == "" && !marked && in.ContextJobID != "" && in.Pending == nil && clockOnly(in, rest) {
 		lead = "at" // "8am" right after a job: its time, said again or changed

@@ -24,8 +24,11 @@ var (
 	// "tomorrow's standup": the day said before the job
 	possessiveDayRe = regexp.MustCompile(`^(.*?)\b((?:next\s+)?(?:today|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun))'s\s+(.+)$`)
 	// "10 minutes", "an hour": an amount of time, which snooze reads as "in …"
-	amountRe     = regexp.MustCompile(`^(?:\d+(?:\.\d+)?|a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty-five|half\s+an?)\s*(?:more\s+)?(?:m|min|mins|minutes?|h|hr|hrs|hours?|days?|weeks?)\b`)
-	snoozeLeadRe = regexp.MustCompile(`^(?:for|until|till|til|to|by|in)\s+`)
+	// bareMinutesRe: a snooze that ends in a number and no unit; group 1
+	// is the word before it
+	bareMinutesRe = regexp.MustCompile(`(?i)(?:^|(\S+)\s+)\d{1,3}$`)
+	amountRe      = regexp.MustCompile(`^(?:\d+(?:\.\d+)?|a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty-five|half\s+an?)\s*(?:more\s+)?(?:m|min|mins|minutes?|h|hr|hrs|hours?|days?|weeks?)\b`)
+	snoozeLeadRe  = regexp.MustCompile(`^(?:for|until|till|til|to|by|in)\s+`)
 )
 
 // life recognises skip, unskip, snooze and done. ok is false when the text
@@ -445,6 +448,9 @@ func runOn(in selector.Input, text string, ref *selector.JobRef, day time.Time, 
 // snooze reads "snooze that 10 minutes", "snooze the standup until
 // tomorrow 9am", "remind me again in an hour".
 func snooze(in selector.Input, text, words string) (selector.Decision, bool) {
+	if m := bareMinutesRe.FindStringSubmatchIndex(words); m != nil && (m[2] < 0 || !slices.Contains([]string{"until", "till", "til", "to", "at", "by"}, strings.ToLower(words[m[2]:m[3]]))) {
+		words += " min" // "snooze it 15": minutes, as a snooze button counts
+	}
 	var until time.Time
 	head, ok := split(words, func(tail string) bool {
 		tail = snoozeLeadRe.ReplaceAllString(tail, "")

@@ -21,7 +21,7 @@ var (
 		{regexp.MustCompile(`^(?:un-?pause|resume|restart|re-?enable|enable|continue|reactivate|re-?activate|turn\s+(?:back\s+)?on|switch\s+(?:back\s+)?on|unmute)\b(.*)$`), "schedule.resume"},
 		{regexp.MustCompile(`^(?:start)\b(.*)\bagain\b(.*)$`), "schedule.resume"},
 		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\b(?:back\s+)?on(?:\s+again)?$`), "schedule.resume"},
-		{regexp.MustCompile(`^(?:turn|switch)\b(.*)\boff$`), "schedule.pause"},
+		{regexp.MustCompile(`^(?:turn|switch)\b(.*?)\boff\b(.*)$`), "schedule.pause"}, // "turn it off for 2 weeks"
 		{regexp.MustCompile(`^(?:pause|stop(?:\s+(?:pinging|posting|sending|running|reminding))?|disable|hold|suspend|mute|deactivate|turn\s+off|switch\s+off|put\s+on\s+hold|silence)\b(.*)$`), "schedule.pause"},
 		{regexp.MustCompile(`^(?:delete|remove|cancel|drop|get\s+rid\s+of|kill|destroy|erase|trash|unschedule|nuke|clear|wipe|purge)\b(.*)$`), "schedule.delete"},
 		{regexp.MustCompile(`^(?:show|describe|details?\s+(?:of|for|on|about)|(?:show|give|get)\s+(?:me\s+)?(?:the\s+)?details?\s+(?:of|for|on|about)|info(?:rmation)?\s+(?:on|about|for)|what\s+is|what's|whats|tell\s+me\s+about|status\s+of|when\s+(?:does|will|is)|when's|whens|inspect|look\s+up|check|what\s+does)\b(.*)$`), "schedule.show"},

@@ -130,7 +130,7 @@ func decide(in selector.Input, text string) selector.Decision {
 
 // asideRe: where a reason or a comment joins a change ("stop it, too
 // noisy", "pause it because I'm traveling", "run it now to test it").
-var asideRe = regexp.MustCompile(`(?i)(?:\s*[,;(]\s*|\s+[—–-]+\s+|\s+(?:because|since|cause|cuz|bc|as)\s+|\s+to\s+(?:test|check|try|see)\b)`)
+var asideRe = regexp.MustCompile(`(?i)(?:\s*[,;(]\s*|\s+[—–-]+\s+|\s+(?:because|since|cause|cuz|bc|as)\s+|\s+to\s+(?:test|check|try|see)\b|\s+so\s+(?:that\s+)?(?:i|we|you|they)\s+can\b)`)
 
 // listSepRe splits a list of jobs ("the weekly report and the daily
 // report").

@@ -25,7 +25,10 @@ func update(in selector.Input, text, words string) selector.Decision {
 		newPart = strings.TrimPrefix(newPart, lead)
 	}
 	newPart = strings.TrimPrefix(newPart, ": ") // an answer to "What should it say?"
-	if m := fromToRe.FindStringSubmatch(newPart); m != nil && replaces(in, m[1]) {
+	if ctx := jobRef(in, in.ContextJobID); ctx != nil && ctx.ScheduleType == store.ScheduleInterval && windowRe.MatchString(newPart) {
+		// "only from 9am to 6pm" of a job every 2 hours: its hours, not
+		// one time changed to another (newSchedule)
+	} else if m := fromToRe.FindStringSubmatch(newPart); m != nil && replaces(in, m[1]) {
 		newPart = m[2] // "change the time from 9am to 10am": the new part
 	}
 	if m := verbWhenRe.FindStringSubmatch(newPart); m != nil {
@@ -275,6 +278,13 @@ func jobRef(in selector.Input, id string) *selector.JobRef {
 	return nil
 }
 
+// windowRe: hours of the day said alone ("only from 9am to 6pm",
+// "between 9 and 5"); group 1 is them.
+var windowRe = regexp.MustCompile(`(?i)^(?:only\s+)?((?:from|between)\s+\S+(?:\s+[ap]m)?\s+(?:to|and|till|until|-)\s+\S+(?:\s+[ap]m)?)$`)
+
+// thatDayRe: the day of a one-time job, said back ("at 9am that day").
+var thatDayRe = regexp.MustCompile(`(?i)\s*\b(?:on\s+)?(?:that|the\s+same|same)\s+day\b`)
+
 // newSchedule reads the when of an update and merges it into the job's
 // schedule: only a time keeps the days, months and zone; only days keep
 // the time; a one-time job moved to 10am stays on its day.
@@ -297,6 +307,22 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	}
 	now := in.Now.In(loc)
 	part = strings.TrimSpace(part)
+	if oldType == store.ScheduleInterval && windowRe.MatchString(part) && old.EverySeconds%60 == 0 {
+		// "only from 9am to 6pm" of a job every 2 hours: every 2 hours
+		// within those hours
+		every := "every " + itoa(int(old.EverySeconds/60)) + " minutes "
+		if old.EverySeconds%3600 == 0 {
+			every = "every " + itoa(int(old.EverySeconds/3600)) + " hours "
+		}
+		part = every + windowRe.ReplaceAllString(part, "$1")
+	}
+	if oldType == store.ScheduleOnce {
+		// "at 9am that day": the day it is on; "make it 3 hours": from now
+		part = strings.TrimSpace(thatDayRe.ReplaceAllString(part, ""))
+		if amountRe.MatchString(part) {
+			part = "in " + part
+		}
+	}
 	if p := lex(part); len(p) > 0 && p[0].kind == tNum && len(p[0].s) <= 5 && !strings.ContainsAny(p[0].s, "/-") {
 		part = "at " + part // "move it to 10": a time
 	}
@@ -330,7 +356,7 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	daysSaid := w.rec || len(w.dows) > 0 || w.date != nil || w.hasDay || len(w.doms) > 0 || len(w.months) > 0 || w.hasRel || len(w.nths) > 0
 	timeSaid := len(w.clocks) > 0
 	// keep the job's time when only days were said
-	if !timeSaid && daysSaid && job != nil {
+	if !timeSaid && daysSaid && job != nil && !(w.hasRel && w.relDays == 0) { // "in 3 hours" is no day
 		for _, hm := range oldTimes(oldType, old, loc) {
 			w.clocks = append(w.clocks, clk{h: hm[0], m: hm[1], zero: true})
 		}
