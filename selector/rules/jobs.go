@@ -24,6 +24,9 @@ func namesJob(in selector.Input, words string) bool {
 	if len(lead) > 0 && slices.Contains(backReferences, lead[0]) && (len(lead) == 1 || len(lead) < 4) {
 		return true
 	}
+	if positionRe.MatchString(strings.TrimSpace(words)) && len(liveJobs(in.Jobs)) > 0 {
+		return true // "the second one": asked which, by number
+	}
 	_, _, ok := matchJobs(in.Jobs, words)
 	return ok && strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != ""
 }
@@ -35,6 +38,17 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 			return "", clarify(in, text, selector.MissingJob, "I don't know a job "+id+". Which schedule? (Say “list my schedules” to see them.)"), false
 		}
 		return id, selector.Decision{}, true
+	}
+	if positionRe.MatchString(strings.TrimSpace(words)) {
+		// "the second one", "#1": of which list is not known (the jobs as
+		// made, or as last listed), so the jobs are listed and numbered
+		// for the answer, unless there is only one
+		switch ids := liveJobs(in.Jobs); {
+		case len(ids) == 1:
+			return ids[0], selector.Decision{}, true
+		case len(ids) > 1 && len(ids) <= maxCandidates:
+			return "", whichOne(in, text, ids), false
+		}
 	}
 	stripped := strings.TrimSpace(fillerRe.ReplaceAllString(words, " "))
 	if stripped == "" {
@@ -53,6 +67,10 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 	return ids[0], selector.Decision{}, true
 }
 
+// positionRe: a job named by its place in a list ("the second one",
+// "#1", "number 2", "the last one").
+var positionRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:(?:first|second|third|fourth|fifth|sixth|last|1st|2nd|3rd|4th|5th|6th)(?:\s+(?:one|job|reminder|schedule|post))?|#\d{1,2}|(?:number|no\.?|job|reminder)\s*#?\d{1,2})$`)
+
 // pickJobToChange is pickJob for a change that loses something when it
 // hits the wrong job (delete, pause, update): words that single out no
 // job ("delete the", "pause one", "delete the post") ask which one,
@@ -60,6 +78,9 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 // (NL_SPEC 14).
 func pickJobToChange(in selector.Input, text, words string) (string, selector.Decision, bool) {
 	if strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != "" || jobIDRe.MatchString(strings.ToUpper(words)) || refersBack(words) {
+		if in.PickedJobID != "" && positionRe.MatchString(strings.TrimSpace(words)) {
+			return in.PickedJobID, selector.Decision{}, true // the answer to "Which one?"
+		}
 		return pickJob(in, text, words)
 	}
 	if in.PickedJobID != "" { // the answer to this question
@@ -183,8 +204,10 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 				score++ // "the watering reminder": the job's own word, whole
 				continue
 			}
-			// a word of the job, or the start of one ("stand" for standup)
-			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) || sameStem(h, stem) }) {
+			// a word of the job, or the start of one ("stand" for standup),
+			// or two of its words said as one ("standup" for "stand-up")
+			if w == "" || slices.ContainsFunc(hay, func(h string) bool { return strings.HasPrefix(h, stem) || sameStem(h, stem) }) ||
+				twoAsOne(hay, w) {
 				score++
 			}
 		}
@@ -205,6 +228,16 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 	return ids, names, len(ids) > 0
 }
 
+// twoAsOne: w is two words of hay side by side, written as one.
+func twoAsOne(hay []string, w string) bool {
+	for k := 0; k+1 < len(hay); k++ {
+		if hay[k]+hay[k+1] == w {
+			return true
+		}
+	}
+	return false
+}
+
 // sameStem: two forms of one word, as "meditation" is of "meditate" and
 // "invoicing" of "invoices": six letters or more in common from the start,
 // three quarters of the shorter ("standard" is not "standup").
@@ -223,6 +256,12 @@ var clockRe = regexp.MustCompile(`^(\d{1,2})(?:[:.](\d{2}))?(am|pm|a|p)?$|^(\d{1
 // clockWord reads w as a time of day; ampm is "am", "pm" or "" (either).
 // A bare hour ("the 9 one") is left to the job's words, as it was.
 func clockWord(w string) (h, m int, ampm string, ok bool) {
+	switch w {
+	case "noon", "midday":
+		return 12, 0, "pm", true // "the noon one"
+	case "midnight":
+		return 0, 0, "", true
+	}
 	g := clockRe.FindStringSubmatch(w)
 	switch {
 	case g == nil:

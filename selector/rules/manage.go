@@ -207,7 +207,7 @@ var (
 	objectEndRe  = regexp.MustCompile(`(?:^|\s)(?:to|say|says|as|be|with|into|read|reads|:)$`)
 	politeTailRe = regexp.MustCompile(`[\s,]+(?:pls|plz|please|thx|thanks|thank\s+you|ty)[.!]*$`)
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
-	shouldBeRe   = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|run|go\s+out|post|fire)\s+((?:at|on|every)\s.+)$`)
+	shouldBeRe   = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|run|go\s+out|post|fire)\s+((?:at|on|every)\s.+|\d[\d:.]*\s*(?:[ap]\.?m\.?)?|noon|midnight)$`)
 	jobFirstRe   = regexp.MustCompile(`^([^:]+):\s*(move|change|reschedule|update|pause|resume|delete)((?:\s+.+)?)$`)
 	runNowBareRe = regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`)
 	// noMoreRe: "don't remind me about the backup anymore", "stop

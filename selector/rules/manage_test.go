@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 func TestSelect_Manage(t *testing.T) {
@@ -124,6 +125,41 @@ func TestMatchJobs_OtherFormsOfAWord(t *testing.T) {
 		ids, _, _ := matchJobs(js, words)
 		if got := strings.Join(ids, ","); got != want {
 			t.Errorf("%q matched %q, want %q", words, got, want)
+		}
+	}
+}
+
+// A job named by its place in a list ("the second one", "#1") is asked
+// about with the jobs numbered, unless there is one; the number picks
+// it. "standup" names a job whose words are "stand-up"; "the noon one"
+// names the job at noon.
+func TestPickJob_ByPlaceByTimeByJoinedWords(t *testing.T) {
+	a, b := "01KAAAAAAAAAAAAAAAAAAAAAAA", "01KBBBBBBBBBBBBBBBBBBBBBBB"
+	two := []selector.JobRef{
+		{JobID: a, Text: "eat lunch", State: "enabled", ScheduleType: "cron", Schedule: store.Schedule{Cron: "0 12 * * 3", Timezone: "America/New_York"}},
+		{JobID: b, Text: "stand-up", State: "enabled", ScheduleType: "cron", Schedule: store.Schedule{Cron: "30 9 * * 1-5", Timezone: "America/New_York"}},
+	}
+	for _, text := range []string{"delete the second one", "pause #1", "the first one should be 10am", "push the last one to 10:30"} {
+		in := input(text)
+		in.Jobs = two
+		if d := Decide(in); d.Pending == nil || len(d.Pending.Candidates) != 2 {
+			t.Errorf("%q of two jobs: %+v, want them numbered to pick from", text, d)
+		}
+		in.PickedJobID = b // the answer "2"
+		if d := Decide(in); !d.IsCall() || !strings.Contains(string(d.Args), b) {
+			t.Errorf("%q, picked 2: %s %s, want a call on %s", text, d.Function, d.Args, b)
+		}
+	}
+	in := input("pause #1")
+	in.Jobs = two[:1]
+	if d := Decide(in); d.Function != "schedule.pause" || !strings.Contains(string(d.Args), a) {
+		t.Errorf("“pause #1” of one job: %+v, want it paused", d)
+	}
+	for text, want := range map[string]string{"pause the standup": b, "pause the noon one": a} {
+		in := input(text)
+		in.Jobs = two
+		if d := Decide(in); d.Function != "schedule.pause" || !strings.Contains(string(d.Args), want) {
+			t.Errorf("%q: %s %s %s, want %s paused", text, d.Function, d.Args, d.Clarify+d.Unsupported, want)
 		}
 	}
 }
