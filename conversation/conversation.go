@@ -337,9 +337,10 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 	in.LastFiredJobID = c.lastFired(ctx, prof, m) // "snooze that": life.go
 	if mem.pending != nil && now.Before(mem.pending.Expires) {
 		in.Pending = mem.pending
-		if in.Pending.Create {
+		if in.Pending.Create && in.Pending.Text != "" {
 			// "it" is the request asked about, not yet a job: never the
-			// job spoken of before it.
+			// job spoken of before it. "What would you like me to
+			// schedule?" is about no request: "it" is still that job.
 			in.ContextJobID, in.ContextCall = "", ""
 		}
 	}

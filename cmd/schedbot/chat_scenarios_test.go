@@ -785,3 +785,14 @@ func TestChat_AReminderAskedForPieceByPiece(t *testing.T) {
 		}
 	}
 }
+
+// "What would you like me to schedule?" is about no request, so "it"
+// stays the job spoken of before it: "skip the next 2" skips its runs.
+func TestChat_AnOpenQuestionAboutNothingKeepsIt(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me every saturday at 8am to open the stall", "huh", "skip the next 2")
+	js := c.jobs()
+	if len(js) != 1 || len(js[0].Skip) != 2 {
+		t.Fatalf("jobs %+v, want the stall job with two runs skipped:\n%s", js, out)
+	}
+}

@@ -163,7 +163,7 @@ func findVerb(in selector.Input, r []tok) (at, textAt int, a action) {
 			at, textAt, a, found = remindVerb(r, k, w)
 		case slices.Contains(postVerbs, w) && !(w == "message" && k > 0 && (r[k-1].s == "a" || r[k-1].s == "the")) && !(w == "drop" && nextAt(1) != "a" && nextAt(1) != "the" && nextAt(1) != "in"):
 			at, textAt, a, found = postVerb(r, k, w)
-		case w == "tell" || w == "ping" || w == "notify" || w == "alert" || w == "nudge":
+		case w == "tell" || w == "ping" || w == "notify" || w == "alert" || w == "nudge" || w == "dm":
 			at, textAt, a, found = tellVerb(r, k, w)
 		case slices.Contains([]string{"schedule", "set", "setup", "create", "add", "make", "queue", "plan"}, w):
 			at, textAt, a, found = scheduleVerb(r, k, w)
@@ -226,11 +226,19 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 	if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
 		return at, j, action{unclearWho: true}, true
 	}
-	if who == "" && j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this"}, r[j].s) &&
-		(r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about") && !startsBlockWord(r[j]) {
+	if who == "" && namedAlone(r, j, false) {
 		return at, j, action{unclearWho: true}, true
 	}
 	return at, j, action{remindWho: who}, true
+}
+
+// namedAlone: r[j] is a person named without "@" ("remind bob to …",
+// "tell sarah tomorrow at 10 …"): someone Slack cannot know, so asked.
+// Only after tell or dm may a when follow the name: after remind the
+// word may begin the message ("/remind #eng standup every day").
+func namedAlone(r []tok, j int, whenMayFollow bool) bool {
+	return j+1 < len(r) && r[j].kind == tWord && !slices.Contains([]string{"to", "that", "about", "of", "at", "on", "in", "every", "each", "tomorrow", "today", "tonight", "next", "this", "again", "later", "soon", "once", "twice"}, r[j].s) &&
+		!startsBlockWord(r[j]) && (r[j+1].s == "to" || r[j+1].s == "and" || r[j+1].s == "that" || r[j+1].s == "about" || whenMayFollow && startsBlockWord(r[j+1]))
 }
 
 // postVerb reads "post", "send a message saying", "say".
@@ -265,7 +273,10 @@ func tellVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
 		who = "team"
 		j += 2
 	}
-	if who == "" && w == "tell" && !(j < len(r) && r[j].s == "to") {
+	if who == "" && (w == "tell" || w == "dm") && namedAlone(r, j, true) {
+		return k, j, action{unclearWho: true}, true // "tell sarah to …", "dm sarah tomorrow …"
+	}
+	if who == "" && (w == "tell" || w == "dm") && !(j < len(r) && r[j].s == "to") {
 		return 0, 0, action{}, false // "tell #eng to stretch": the channel is the target
 	}
 	return k, j, action{remindWho: who, tell: true}, true

@@ -98,6 +98,9 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	lower = strings.TrimPrefix(lower, "/")
 	lower = apostropheRe.ReplaceAllString(lower, "$1'$2") // "whats scheduled": "what's scheduled"
+	if nextDatesRe.MatchString(lower) && in.ContextJobID != "" {
+		return call("schedule.show", map[string]any{"jobId": in.ContextJobID}), true // "whats the next date": of the job just spoken of
+	}
 	// "remind show all reminders", "remind delete the standup": Slack's
 	// /remind verbs, typed after the word
 	if rest, ok := strings.CutPrefix(lower, "remind "); ok && remindVerbRe.MatchString(rest) {
@@ -439,6 +442,10 @@ var onceDateRe = regexp.MustCompile(`\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|se
 var singularNounRe = regexp.MustCompile(`^(?:show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:the|my|our))?\s+(?:schedule|job|reminder|automation|post)\b`)
 
 var singularJobRe = regexp.MustCompile(`\b(?:the|that|this)\s+(?:job|schedule|reminder|automation)\b`)
+
+// nextDatesRe asks when a job runs next, naming no job ("whats the next
+// date", "show me the next 3 dates", "when will it run next?").
+var nextDatesRe = regexp.MustCompile(`^(?:(?:what|when)(?:'s|\s+is|\s+are|\s+will)?|show(?:\s+me)?|list|give\s+me|tell\s+me)\s+(?:the\s+)?(?:next\s+)?(?:\d+|few|couple(?:\s+of)?|two|three|four|five)?\s*(?:next\s+)?(?:dates?|runs?|times?|occurrences?|days?)(?:\s+(?:it|for\s+it|of\s+it))?(?:\s+(?:runs?|will\s+run|fires?|goes\s+out))?$|^when\s+(?:will|does)\s+it\s+(?:run|fire|go\s+out|post)(?:\s+next)?$|^(?:what|which)\s+(?:time|times|days?|dates?)\s+(?:does|will)\s+it\s+(?:run|fire|post|go\s+out)$`)
 
 // indefiniteRe opens the words after a change verb that speak of a new
 // job, not one that exists ("set a daily reminder …", "make me a …").
