@@ -131,7 +131,7 @@ var (
 )
 
 // remindLeadRe: ways of asking to be reminded that name no verb of ours.
-var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
+var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+|remember\s+me\s+(?:to\s+)?)`)
 
 // reminderAskRe: asking for the noun ("i need a reminder every day at
 // 9am to …", "can i get a reminder tomorrow …", "i'd like to be reminded
@@ -141,7 +141,9 @@ var (
 	reminderAskRe = regexp.MustCompile(`(?i)^(?:(?:can|could|may)\s+(?:i|we)\s+(?:get|have)|(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like|need|want|give\s+me|get\s+me|gimme|set\s+me(?:\s+up)?)\s+((?:a|an|another|one\s+more|some)\s+(?:\S+\s+){0,2}?reminders?\b|reminders?\b)` +
 		// "set a daily reminder …": the verb goes, the schedule word stays
 		`|^(?:(?:can|could|may)\s+(?:i|we)\s+)?(?:set(?:\s+up)?|setup|schedule|create|add|make)(?:\s+me)?\s+((?:a|an)\s+(?:new\s+)?(?:` + strings.Join(frequencyWords, "|") + `)\s+reminders?\b)`)
-	remindedRe = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)
+	// reminderForMeRe: "make a reminder for me, every day …": remind me
+	reminderForMeRe = regexp.MustCompile(`(?i)^(?:make|set|create|add|schedule)\s+(?:a\s+|an\s+)?reminders?\s+for\s+me\b[,:]?`)
+	remindedRe      = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)
 )
 
 // findVerb returns where the action starts in r and where its text may
@@ -223,7 +225,7 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 	}
 	// "remind me and bob", "remind bob and alice", "remind bob to":
 	// one person or channel per reminder, named so Slack knows them
-	if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
+	if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," && !startsBlockWord(tokAt(r, j+1)) || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
 		return at, j, action{unclearWho: true}, true
 	}
 	if who == "" && namedAlone(r, j, false) {

@@ -122,6 +122,7 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
 	// "i need a reminder …", "i'd like to be reminded …"
 	body = remindedRe.ReplaceAllString(reminderAskRe.ReplaceAllString(body, "$1$2"), "remind me")
+	body = reminderForMeRe.ReplaceAllString(body, "remind me")
 	// "dm me …", "send me …": remind me …; "send the report to me (or to
 	// my DMs) every Monday": remind me the report every Monday
 	body = dmMeRe.ReplaceAllString(body, "remind me")
@@ -266,6 +267,9 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 			}
 			if _, ok, _ := parseBlock(textToks[:k], r.w, r.now); ok && r.add(textToks[:k]) {
 				textToks = textToks[k:]
+				if len(textToks) > 1 && textToks[0].s == "," && slices.Contains(textConnectors, textToks[1].s) {
+					textToks = textToks[2:] // "every day at 7am, to take medicine"
+				}
 				s.whenBeforeText = true
 				break
 			}

@@ -163,8 +163,8 @@ func lexWord(s string, i int, r rune) tok {
 		}
 		w += "m"
 	}
-	if w == "b4" {
-		w = "before" // text speak, as "2morrow"
+	if fix, ok := spellingFixes[w]; ok {
+		w = fix // "b4", "tommorow": read as the word meant
 	}
 	return tok{s: strings.ReplaceAll(w, "’", "'"), i: i, j: j, kind: tWord, cap: unicode.IsUpper(r)}
 }
@@ -291,6 +291,11 @@ func digits(s string, i int) int {
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isASCIIAlnum(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9' }
+
+// spellingFixes are text speak that starts with a letter, read as the
+// word it spells. Misspelt days are not here: two edits from a day ask
+// (NL_SPEC 20).
+var spellingFixes = map[string]string{"b4": "before"}
 
 // textSpeakWords are days said in text speak, read as the word.
 var textSpeakWords = map[string]string{"2morrow": "tomorrow", "2moro": "tomorrow", "2morow": "tomorrow", "2mrw": "tomorrow",

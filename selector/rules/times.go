@@ -414,6 +414,9 @@ func (p *parser) partPhrase() bool {
 	case p.is(0, "in") && p.is(1, "the") && p.is(2, "morning", "afternoon", "evening"):
 		p.setPart(p.s(2))
 		p.i += 3
+	case p.is(0, "in") && p.is(1, "morning", "afternoon", "evening") && p.i > 0 && p.tk(-1).kind == tNum:
+		p.setPart(p.s(1)) // "7 in morning"
+		p.i += 2
 	case p.is(0, "at") && p.is(1, "night"):
 		p.setPart("night")
 		p.i += 2
