@@ -15,6 +15,9 @@ import (
 // andLeadRe opens a message that goes on with the last one.
 var andLeadRe = regexp.MustCompile(`(?i)^\s*(?:(?:oh|ah|ok|okay|oh,?\s+and)[,]?\s+)?(?:and|&|plus|n)\s+(?:then\s+)?`)
 
+// notRe opens what the job should no longer do ("and not on fridays").
+var notRe = regexp.MustCompile(`(?i)^(?:not|no|except|but\s+not|never)\b`)
+
 // againRe: words that say the when is one more time ("and again at 2am",
 // "and the 10th too").
 var againRe = regexp.MustCompile(`(?i)\b(?:again|too|also|as\s+well|(?:do\s+)?the\s+same(?:\s+thing)?)\b`)
@@ -33,6 +36,9 @@ func continued(in selector.Input, text string) (selector.Decision, bool) {
 	when := strings.TrimSpace(againRe.ReplaceAllString(rest, " "))
 	if isChannelWords(when) {
 		return selector.Decision{}, false // "and #eng": a copy there (correction)
+	}
+	if notRe.MatchString(rest) {
+		when = "" // "and not on fridays": days taken away, never one more job
 	}
 	if isWhenWords(in, when) || isWhenWords(in, "at "+when) {
 		var d selector.Decision

@@ -19,7 +19,7 @@ import (
 var (
 	// correctionLeadRe: the words that open a correction, as many as are
 	// written ("no sorry, I meant …", "ugh typo, …", "not friday, …").
-	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|text|message)|not\s+[^,]+,)(?:[\s,.!:;]+|\s*[—–-]+\s*))+`)
+	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|hold\s+on|hang\s+on|one\s+sec(?:ond)?|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|text|message)|not\s+[^,]+,)(?:[\s,.!:;]+|\s*[—–-]+\s*))+`)
 	// correctionTailRe: the words that close one ("… instead"), and
 	// after opening words "…, not 9am".
 	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!?]*$`)
@@ -108,6 +108,13 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		if lead == "" {
 			lead = "should"
 		}
+	}
+	corrected := rest
+	if strings.HasPrefix(strings.ToLower(lead), "not ") {
+		corrected = strings.TrimSpace(lead) + " " + rest // "not ch 5, ch 6"
+	}
+	if d, ok := swapSaid(in, corrected); ok {
+		return d, true // "should be ch 6 not ch 5": those words of its message
 	}
 	tail, instead := "", false
 	if !strings.ContainsAny(rest, "\"“”") { // a quoted message may say anything
@@ -319,6 +326,30 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 	return call("schedule.create", args), true
 }
 
+// notSwapRe: words of a message corrected ("ch 6 not ch 5", "not ch 5,
+// ch 6"): groups 1 and 4 are the new words, 2 and 3 the old.
+var notSwapRe = regexp.MustCompile(`(?i)^(?:(.+?),?\s+not\s+(.+?)|not\s+(.+?)\s*(?:,|but)\s+(.+?))[.!]?$`)
+
+// swapSaid reads a correction of words of the message of the job in
+// context; ok is false when the old words are not in it, or the new ones
+// say when or where (a change of those).
+func swapSaid(in selector.Input, rest string) (selector.Decision, bool) {
+	m := notSwapRe.FindStringSubmatch(rest)
+	job := jobRef(in, in.ContextJobID)
+	if m == nil || job == nil {
+		return selector.Decision{}, false
+	}
+	now, old := strings.TrimSpace(m[1]+m[4]), strings.TrimSpace(m[2]+m[3])
+	if isWhenWords(in, now) || isWhenWords(in, "at "+now) || isChannelWords(now) || isWhenWords(in, old) || isChannelWords(old) || hasAction(in, now) {
+		return selector.Decision{}, false
+	}
+	swapped, ok := swapWords(job, old, now)
+	if !ok {
+		return selector.Decision{}, false
+	}
+	return call("schedule.update", map[string]any{"jobId": job.JobID, "targetAction": action{text: swapped}.json()}), true
+}
+
 // alsoAtRe: the job in context once more, at another time or day ("also
 // at 2pm", "and at 5pm too", "add 2pm", "also on dec 15 same time");
 // group 1 or 2 is the when.
@@ -390,7 +421,7 @@ var (
 	// "also on fridays", "on wednesdays too"); removeDaysRe: days taken
 	// from it ("not on fridays", "except fridays", "drop friday").
 	addDaysRe    = regexp.MustCompile(`(?i)^(?:(?:add|also|and|plus)(?:\s+on)?\s+(.+?)(?:\s+(?:too|also|as\s+well))?|(?:on\s+)?(.+?)\s+(?:too|as\s+well))$`)
-	removeDaysRe = regexp.MustCompile(`(?i)^(?:not\s+on|except(?:\s+on)?|but\s+not(?:\s+on)?|drop|remove|no\s+more|skip\s+all)\s+(.+?)(?:\s+(?:anymore|any\s+more))?$`)
+	removeDaysRe = regexp.MustCompile(`(?i)^(?:not(?:\s+on)?|except(?:\s+on)?|but\s+not(?:\s+on)?|drop|remove|no\s+more|skip\s+all)\s+(.+?)(?:\s+(?:anymore|any\s+more))?$`)
 )
 
 // daysChanged reads days added to or taken from the weekly job in

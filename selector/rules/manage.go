@@ -322,7 +322,7 @@ var (
 	scrapRe     = regexp.MustCompile(`^(?:scrap|ditch|bin|axe)\s+(.+)$`)
 	replaceRe   = regexp.MustCompile(`^(?:replace|swap)\s+(.+?)\s+(?:with|for|by)\s+(.+)$`)
 	// messageShouldRe: "the standup text should be standup in 10"
-	messageShouldRe = regexp.MustCompile(`^(.+?)\s+should\s+(?:say|read|be\s+(?:["“']))\s*(.+)$`)
+	messageShouldRe = regexp.MustCompile(`^(.+?)\s+should\s+(?:(?:say|read)\s*:?\s*(.+)|be\s*:?\s*(["“'].+))$`)
 	rewordRe        = regexp.MustCompile(`^(?:reword|rephrase|rewrite)\s+(.+?)(?::\s*|\s+(?:to|as)\s+)(.+)$`)
 )
 
@@ -336,7 +336,7 @@ func manageSynonyms(in selector.Input, lower string) string {
 		return "change " + m[1] + " to " + m[2] // "replace hello world with hello team"
 	}
 	if m := messageShouldRe.FindStringSubmatch(lower); m != nil && messageHeadRe.MatchString(m[1]) && namesJob(in, messageOfIt(in, m[1])) {
-		return "change " + m[1] + " to " + m[2] // "the message should be hello team"
+		return "change " + m[1] + " to " + m[2] + m[3] // "the message should be 'hello team'"
 	}
 	if m := rewordRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		if refersBack(m[1]) {
