@@ -104,6 +104,9 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"every day at 3:15 remind me about bus duty", "pm", `"cron":"15 15 * * *"`},
 		{"remind me at 4 to pick up the kids", "afternoon obv", `"runAt":"2026-11-20T21:00:00Z"`},
 		{"remind me at 2:30 to call the school", "9am", `"clarify"`}, // no am or pm of 2:30
+		// another hour for "at 5: am or pm?"; "whenever works" around a when
+		{"remind me at 5 to go to the gym", "hmm maybe 6 actually", `Is that 6 in the morning or in the afternoon?`},
+		{"remind me to check in with the interns", "whenever works, tuesday mornings?", `“morning” could be several hours`},
 		// the message in quotes after words that lead to it
 		{"post in #general every friday at 4pm", "something like 'have a great weekend!'", `"text":"have a great weekend!"`},
 		{"remind me at 8am tomorrow", "a reminder is fine, say 'wake up!!'", `"text":"wake up!!"`},

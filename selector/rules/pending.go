@@ -129,8 +129,8 @@ var scheduleAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|its|it is)\s+)?(?:pa
 var (
 	// answerLeadRe, answerTailRe: the words people put around an answer
 	// to "What time?" or "Which channel?" that are not part of it.
-	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
-	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|please|pls|thanks|thx|ty|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
+	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever(?:\s+works)?|any\s+time|anytime|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
+	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|actually|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|please|pls|thanks|thx|ty|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
 	// ishRe: "9ish", "around 9": a time given loosely, read as said.
 	ishRe = regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?(?:\s*[ap]m)?)-?ish\b`)
 )
@@ -362,7 +362,10 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 		case t.s == "morning" || t.s == "afternoon" || t.s == "evening" || t.s == "night" || t.s == "lunchtime" || t.s == "lunch" || t.s == "eod":
 			vague = true
 		}
-		if vague {
+		if vague && t.kind == tNum && len(at) == 1 && numberIn(at[0].s, 1, 12) && !strings.ContainsAny(t.s, "/.") {
+			// "at 5: am or pm?" answered "6": another hour, read first
+			out = append([]string{p.Text[:t.i] + answer + p.Text[t.j:]}, out...)
+		} else if vague {
 			out = append(out, p.Text[:t.i]+answer+p.Text[t.j:])
 			if t.kind != tNum && k > 0 && (toks[k-1].s == "this" || toks[k-1].s == "the" || toks[k-1].s == "in") {
 				// "friday afternoon" -> "friday at 3pm"
