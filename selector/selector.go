@@ -132,6 +132,9 @@ type Pending struct {
 	// as the message ("is “in 5” part of the message or of the
 	// schedule?"), made by the reply "message".
 	Message string `json:"message,omitempty"`
+	// Words are the message a refused request gave ("send an SMS to my
+	// staff that the shop is closed"), which "post it in #staff" posts.
+	Words string `json:"words,omitempty"`
 	// Replace is the words of Text an answer takes the place of (a time
 	// that does not exist: "25:00"), space-separated; empty: the answer
 	// is added to Text.

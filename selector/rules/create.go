@@ -76,7 +76,15 @@ func read(in selector.Input, text string) (r *reading, d selector.Decision, done
 	rest := r.s.rest()
 	v, textAt, act := findVerb(in, rest)
 	if act.unclearWho {
-		return nil, clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”."), true
+		d := clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")
+		if textAt < len(rest) && rest[textAt].kind == tWord && !slices.Contains([]string{"and", "or"}, rest[textAt].s) {
+			// "remind bob to …", "dm sarah tomorrow …": the answer ("me",
+			// "@sarah") is who, in the place of the verb and the name
+			for _, t := range rest[v : textAt+1] {
+				d.Pending.Replace = strings.TrimSpace(d.Pending.Replace + " " + t.s)
+			}
+		}
+		return nil, d, true
 	}
 	region, d, done := r.aroundVerb(rest, v, textAt, act)
 	if done {

@@ -72,5 +72,12 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	c := clarify(in, text, selector.MissingAction, q)
 	c.Pending.Yes, c.Pending.Create = yes, true
+	if m := saidWordsRe.FindStringSubmatch(body); m != nil {
+		c.Pending.Words = strings.Trim(m[1], " .!")
+	}
 	return c, true
 }
+
+// saidWordsRe: the words a message to someone says ("… that the shop is
+// closed", "… saying timesheets are due").
+var saidWordsRe = regexp.MustCompile(`(?i)\b(?:that|saying|:)\s+(.+)$`)

@@ -107,6 +107,15 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		// another hour for "at 5: am or pm?"; "whenever works" around a when
 		{"remind me at 5 to go to the gym", "hmm maybe 6 actually", `Is that 6 in the morning or in the afternoon?`},
 		{"remind me to check in with the interns", "whenever works, tuesday mornings?", `“morning” could be several hours`},
+		// after "I can't send …, should I remind you instead?": its words
+		// posted where the reply says, at its when; a message in quotes
+		{"send an SMS to my staff that the shop is closed on the 24th", "ok post it in #staff then, on dec 20 at 10am", `"text":"the shop is closed on the 24th"`},
+		{"email the team every monday at 9am: the weekly plan is up", "ok then just post it in #general instead", `"cron":"0 9 * * 1"`},
+		{"call me at 8am tomorrow", "a reminder is fine, say 'wake up!!'", `"text":"wake up!!"`},
+		// "Who should I remind?": who takes the place of the name
+		{"dm sarah tomorrow at 10 to ask about the budget", "me", `"text":"ask about the budget"`},
+		{"remind bob to submit the report at 5pm", "ok remind me instead", `"text":"submit the report"`},
+		{"tell sarah to send the slides tomorrow at 9am", "#design", `"channelId":"#design"`},
 		// the message in quotes after words that lead to it
 		{"post in #general every friday at 4pm", "something like 'have a great weekend!'", `"text":"have a great weekend!"`},
 		{"remind me at 8am tomorrow", "a reminder is fine, say 'wake up!!'", `"text":"wake up!!"`},

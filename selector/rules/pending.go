@@ -28,6 +28,38 @@ func decidePending(in selector.Input, text string) selector.Decision {
 			return d
 		}
 	}
+	if m := whoAnswerRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil && p.Missing == selector.MissingTarget && p.Replace != "" {
+		// "Who should I remind?" "me", "@sarah", "remind me instead"
+		if r := replaced(p.Text, p.Replace, "remind "+m[1]); r != "" {
+			if d := decide(in, r); d.IsCall() || d.Clarify != "" && d.Missing != selector.MissingTarget {
+				return d
+			}
+		}
+	}
+	if p.Words != "" && itPostRe.MatchString(text) {
+		// "I can't send text messages …" "ok post it in #staff then, on
+		// dec 20 at 10am": what it said, posted there
+		said := answerFillerTailRe.ReplaceAllString(answerFillerLeadRe.ReplaceAllString(strings.TrimSpace(text), ""), "")
+		said = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(said), "instead"))
+		post := itPostRe.ReplaceAllString(said, "$1 “"+p.Words+"”")
+		d := decide(in, post)
+		if d.Missing == selector.MissingTime {
+			// the when of the refused request, if the reply says none
+			if when := whenAtEnd(in, strings.TrimSuffix(requestBody(p.Text), p.Words)); when != "" {
+				d = decide(in, post+" "+when)
+			}
+		}
+		if d.IsCall() || d.Clarify != "" {
+			return d
+		}
+	}
+	if m := quoteAfterRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil && p.Yes != "" && p.Create {
+		// "Should I remind you here instead?" "a reminder is fine, say
+		// 'wake up!!'": yes, with that message
+		if d := decide(in, p.Yes+" : “"+m[1]+m[2]+m[3]+m[4]+"”"); d.IsCall() {
+			return d
+		}
+	}
 	if p.Message != "" && scheduleAnswerRe.MatchString(strings.TrimSpace(text)) {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
@@ -124,6 +156,26 @@ var (
 
 // scheduleAnswerRe: "the schedule", answering "is “in 5” part of the
 // message or of the schedule?".
+// whenAtEnd is the longest run of words that ends s and reads as a when
+// ("email the team every monday at 9am:" -> "every monday at 9am").
+func whenAtEnd(in selector.Input, s string) string {
+	t := lex(strings.TrimRight(strings.TrimSpace(s), ":,;-"))
+	for k := range t {
+		if w := strings.TrimSpace(spanText(t[k:])); isWhenWords(in, w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// itPostRe: the words a refused request gave, posted after all ("post it
+// in #staff"); group 1 is the verb.
+var itPostRe = regexp.MustCompile(`(?i)\b(post|send|put|share)\s+(?:it|that|this)\b`)
+
+// whoAnswerRe: who to remind, said as an answer ("me", "@sarah", "ok
+// remind me instead"); group 1 is who.
+var whoAnswerRe = regexp.MustCompile(`(?i)^(?:(?:just|ok|okay|then|fine)[,\s]+)*(?:(?:remind|dm|tell|ping|in)\s+)?(me|myself|us|@\S+|<@[A-Z0-9]+(?:\|[^>]*)?>|#\S+|<#[^>]+>)(?:\s+(?:instead|then|please|pls))?[.!]?$`)
+
 var scheduleAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|its|it is)\s+)?(?:part\s+of\s+)?(?:the\s+)?(?:schedule|time|when)[.!]?$`)
 
 var (
@@ -321,7 +373,7 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 		if r := replaced(p.Text, p.Replace, "“"+msg+"”"); r != "" {
 			out = append([]string{r}, out...)
 		}
-	} else if r := replaced(p.Text, p.Replace, untilAnswer(p.Replace, answer)); r != "" && (!strings.HasPrefix(p.Replace, "every ") && !strings.Contains(p.Replace, "weekly") || recursRe.MatchString(answer)) {
+	} else if r := replaced(p.Text, p.Replace, untilAnswer(p.Replace, answer)); r != "" && p.Missing != selector.MissingTarget && (!strings.HasPrefix(p.Replace, "every ") && !strings.Contains(p.Replace, "weekly") || recursRe.MatchString(answer)) {
 		// a recurrence asked about is replaced by a recurrence only ("every
 		// other Monday"): "9am" answers nothing about it
 		out = append([]string{r}, out...)
