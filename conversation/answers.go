@@ -24,7 +24,7 @@ var (
 	noRe     = regexp.MustCompile(`^(?:n|no|nope|nah|no thanks|don't|do not|negative)$`)
 	// messageRe: "it's the message", answering "is “in 5” part of the
 	// message or of the schedule?" (Pending.Message).
-	messageRe = regexp.MustCompile(`^(?:(?:it'?s|its|it is|they'?re|they are)\s+)?(?:(?:all\s+)?part\s+of\s+)?(?:the\s+|my\s+)?(?:message|msg|text|post)(?:\s+(?:one|part|please|pls))?$`)
+	messageRe = regexp.MustCompile(`^(?:(?:yes|yeah|yep|yup|ok|okay)[,\s]+)?(?:(?:it'?s|its|it is|they'?re|they are|that'?s|thats|that is)\s+)?(?:(?:all\s+)?part\s+of\s+)?(?:the\s+|my\s+)?(?:message|msg|text|post)(?:\s+(?:one|part|please|pls))?$`)
 	// onceRe and repeatRe answer "Should this repeat?" (Pending.No and
 	// Yes) in its own words.
 	onceRe   = regexp.MustCompile(`^(?:(?:no|nope|nah)[ ,]+)?(?:just |only )?(?:once|one time|one-time|a one-off|one-off|the once)(?: (?:only|please|pls))?$`)

@@ -70,7 +70,7 @@ func TestSettle(t *testing.T) {
 	}
 	// "is “in 5” part of the message or of the schedule?": "message"
 	msg := &selector.Pending{Text: "post standup in 5 every day at 9am", Message: "post “standup in 5” every day at 9am"}
-	for _, w := range []string{"message", "The message.", "it's part of the message", "msg"} {
+	for _, w := range []string{"message", "The message.", "it's part of the message", "msg", "yes thats part of the message"} {
 		if s := settle(msg, nil, w); s.text != msg.Message {
 			t.Errorf("%q: %+v, want the request with its message quoted", w, s)
 		}

@@ -215,10 +215,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		return update(in, text, "it say "+strings.ToLower(rest)), true // "it should say hello everyone"
 	}
 	// what is left must be a when or a target, nothing to post
-	if asCreate.Function != "" || asCreate.Missing != selector.MissingAction {
+	isWhen := isWhenWords(in, rest)
+	if !isWhen && (asCreate.Function != "" || asCreate.Missing != selector.MissingAction) {
 		return selector.Decision{}, false
 	}
-	isWhen := isWhenWords(in, rest)
 	if marked && !isWhen && !oneToken(rest) {
 		return selector.Decision{}, false // "delete*" is not a correction of the job's time
 	}
