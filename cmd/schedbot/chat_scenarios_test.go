@@ -796,3 +796,15 @@ func TestChat_AnOpenQuestionAboutNothingKeepsIt(t *testing.T) {
 		t.Fatalf("jobs %+v, want the stall job with two runs skipped:\n%s", js, out)
 	}
 }
+
+// A channel given to "What would you like me to schedule?" is where the
+// post goes: the complete request that follows posts there, and the
+// channel is never the message.
+func TestChat_AChannelFirstIsWhere(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("set up a daily standup reminder", "#eng", "'standup in 15 min' every weekday at 9:45am")
+	js := c.jobs()
+	if len(js) != 1 || jobText(js[0]) != "standup in 15 min" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#eng" {
+		t.Fatalf("jobs %+v, want “standup in 15 min” in #eng:\n%s", js, out)
+	}
+}

@@ -140,7 +140,7 @@ var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+
 var (
 	reminderAskRe = regexp.MustCompile(`(?i)^(?:(?:can|could|may)\s+(?:i|we)\s+(?:get|have)|(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like|need|want|give\s+me|get\s+me|gimme|set\s+me(?:\s+up)?)\s+((?:a|an|another|one\s+more|some)\s+(?:\S+\s+){0,2}?reminders?\b|reminders?\b)` +
 		// "set a daily reminder …": the verb goes, the schedule word stays
-		`|^(?:(?:can|could|may)\s+(?:i|we)\s+)?(?:set(?:\s+up)?|setup|schedule|create|add|make)(?:\s+me)?\s+((?:a|an)\s+(?:new\s+)?(?:` + strings.Join(frequencyWords, "|") + `)\s+reminders?\b)`)
+		`|^(?:(?:can|could|may)\s+(?:i|we)\s+)?(?:set(?:\s+up)?|setup|schedule|create|add|make)(?:\s+me)?\s+((?:a|an)\s+(?:new\s+)?(?:` + strings.Join(frequencyWords, "|") + `)\s+(?:\S+\s+)?reminders?\b)`)
 	// reminderForMeRe: "make a reminder for me, every day …": remind me
 	reminderForMeRe = regexp.MustCompile(`(?i)^(?:make|set|create|add|schedule)\s+(?:a\s+|an\s+)?reminders?\s+for\s+me\b[,:]?`)
 	remindedRe      = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)

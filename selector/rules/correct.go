@@ -99,7 +99,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	lead := correctionLeadRe.FindString(text)
 	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
-	if m := onlyRe.FindStringSubmatch(rest); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]+m[2]) {
+	if m := onlyRe.FindStringSubmatch(politeTailRe.ReplaceAllString(rest, "")); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]+m[2]) {
 		rest, lead = m[1]+m[2], cmp.Or(lead, "only") // "only weekdays", "mondays only": a change of it
 	}
 	said := false // "it should say …": the message is what follows

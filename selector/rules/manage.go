@@ -208,7 +208,7 @@ var apostropheRe = regexp.MustCompile(`^(what|when|where|who|how)(s)\b`)
 var (
 	// politeTailRe: the courtesy that ends a change ("pause it pls").
 	objectEndRe  = regexp.MustCompile(`(?:^|\s)(?:to|say|says|as|be|with|into|read|reads|:)$`)
-	politeTailRe = regexp.MustCompile(`[\s,]+(?:pls|plz|please|thx|thanks|thank\s+you|ty)[.!]*$`)
+	politeTailRe = regexp.MustCompile(`[\s,]+(?:pls|plz|please|thx|thanks|thank\s+you|ty|sir|ma'?am|madam|bro|mate)[.!]*$`)
 	remindVerbRe = regexp.MustCompile(`^(?:list|show|delete|remove|cancel|pause|resume|help)\b`)
 	shouldBeRe   = regexp.MustCompile(`^(.+?)\s+should\s+(?:be|run|go\s+out|post|fire)\s+((?:at|on|every)\s.+|\d[\d:.]*\s*(?:[ap]\.?m\.?)?|noon|midnight)$`)
 	jobFirstRe   = regexp.MustCompile(`^([^:]+):\s*(move|change|reschedule|update|pause|resume|delete)((?:\s+.+)?)$`)

@@ -60,6 +60,24 @@ func decidePending(in selector.Input, text string) selector.Decision {
 			return d
 		}
 	}
+	if strings.TrimSpace(p.Text) == "" && p.Missing == selector.MissingAction && isChannelWords(strings.TrimSpace(text)) {
+		// "What would you like me to schedule?" "#eng": where, so far
+		ch := strings.TrimSpace(text)
+		d := clarify(in, "post in "+ch, selector.MissingAction, "What should I post in "+ch+", and when? For example “standup in 15 every weekday at 9:45am”.")
+		d.Pending.Create = true
+		return d
+	}
+	if ch, ok := strings.CutPrefix(p.Text, "post in "); ok && isChannelWords(ch) && p.Missing == selector.MissingAction {
+		// "What should I post in #eng, and when?": a complete answer is
+		// posted there, unless it names a channel of its own
+		post := "post " + strings.TrimSpace(text)
+		if hasAction(in, text) {
+			post = strings.TrimSpace(text) // "post hello every friday"
+		}
+		if d := decide(in, post+" in "+ch); d.IsCall() && !slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tChannel }) {
+			return d
+		}
+	}
 	if p.Message != "" && scheduleAnswerRe.MatchString(strings.TrimSpace(text)) {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
@@ -182,7 +200,7 @@ var (
 	// answerLeadRe, answerTailRe: the words people put around an answer
 	// to "What time?" or "Which channel?" that are not part of it.
 	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever(?:\s+works)?|any\s+time|anytime|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
-	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|actually|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|please|pls|thanks|thx|ty|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
+	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|actually|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|please|pls|thanks|thx|ty|sir|ma'?am|madam|bro|dude|mate|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
 	// ishRe: "9ish", "around 9": a time given loosely, read as said.
 	ishRe = regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?(?:\s*[ap]m)?)-?ish\b`)
 )

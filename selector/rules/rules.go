@@ -64,7 +64,7 @@ var (
 	codeRe      = regexp.MustCompile("(?i)(```|<script|\\bselect\\s+.+\\s+from\\b|\\bdrop\\s+table\\b|\\brm\\s+-rf\\b|;\\s*--|\\$\\(|\\bfunction\\s*\\(|=>\\s*\\{|\\{\\s*\")")
 	injectionRe = regexp.MustCompile(`(?i)\b(ignore (?:all |the |your )?(?:previous|prior|above|earlier) (?:instructions|prompts?|rules)|system prompt|you are now|act as|jailbreak|developer mode|orchestratorid|disregard (?:all |the )?(?:previous|prior|above))\b`)
 	jobIDRe     = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
-	prefixRe    = regexp.MustCompile(`(?i)^(?:(?:hey|hi|hello|ok|okay|yo|alright|fine)(?:\s+(?:bot|schedbot|there|then))?[,!]?\s+|(?:great|perfect|awesome|cool|nice|thanks|thank\s+you|thx)[,.!]+\s+)?(?:<@[A-Z0-9]+(?:\|[^>]*)?>[,:]?\s*)?(?:@?schedbot\b[,:]?\s*)?(?:(?:please|pls|plz|kindly|just|can\s+(?:you|u)|could\s+(?:you|u)|would\s+(?:you|u)|will\s+(?:you|u)|i\s+want\s+(?:you\s+)?to|i\s+want\s+that\s+you|i\s+need\s+(?:you\s+)?to|i'd\s+like\s+(?:you\s+)?to|i\s+would\s+like\s+(?:you\s+)?to|go\s+ahead\s+and|help\s+me)\s+)*`)
+	prefixRe    = regexp.MustCompile(`(?i)^(?:(?:hey|hi|hello|ok|okay|yo|alright|fine)(?:\s+(?:bot|schedbot|there|then))?[,!]?\s+|(?:great|perfect|awesome|cool|nice|thanks|thank\s+you|thx)[,.!]+\s+)?(?:<@[A-Z0-9]+(?:\|[^>]*)?>[,:]?\s*)?(?:@?schedbot\b[,:]?\s*)?(?:(?:please|pls|plz|kindly|just|do\s+the\s+needful(?:\s+and)?|can\s+(?:you|u)|could\s+(?:you|u)|would\s+(?:you|u)|will\s+(?:you|u)|i\s+want\s+(?:you\s+)?to|i\s+want\s+that\s+you|i\s+need\s+(?:you\s+)?to|i'd\s+like\s+(?:you\s+)?to|i\s+would\s+like\s+(?:you\s+)?to|go\s+ahead\s+and|help\s+me)\s+)*`)
 )
 
 func decide(in selector.Input, text string) selector.Decision {
