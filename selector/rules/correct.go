@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/schedbot/schedbot/scheduler"
-	"github.com/schedbot/schedbot/store"
 	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 // Corrections (NL_SPEC decision 39): right after a job was made or
@@ -324,30 +324,6 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 		args["endAt"] = job.EndAt
 	}
 	return call("schedule.create", args), true
-}
-
-// notSwapRe: words of a message corrected ("ch 6 not ch 5", "not ch 5,
-// ch 6"): groups 1 and 4 are the new words, 2 and 3 the old.
-var notSwapRe = regexp.MustCompile(`(?i)^(?:(.+?),?\s+not\s+(.+?)|not\s+(.+?)\s*(?:,|but)\s+(.+?))[.!]?$`)
-
-// swapSaid reads a correction of words of the message of the job in
-// context; ok is false when the old words are not in it, or the new ones
-// say when or where (a change of those).
-func swapSaid(in selector.Input, rest string) (selector.Decision, bool) {
-	m := notSwapRe.FindStringSubmatch(rest)
-	job := jobRef(in, in.ContextJobID)
-	if m == nil || job == nil {
-		return selector.Decision{}, false
-	}
-	now, old := strings.TrimSpace(m[1]+m[4]), strings.TrimSpace(m[2]+m[3])
-	if isWhenWords(in, now) || isWhenWords(in, "at "+now) || isChannelWords(now) || isWhenWords(in, old) || isChannelWords(old) || hasAction(in, now) {
-		return selector.Decision{}, false
-	}
-	swapped, ok := swapWords(job, old, now)
-	if !ok {
-		return selector.Decision{}, false
-	}
-	return call("schedule.update", map[string]any{"jobId": job.JobID, "targetAction": action{text: swapped}.json()}), true
 }
 
 // alsoAtRe: the job in context once more, at another time or day ("also

@@ -159,3 +159,20 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		}
 	}
 }
+
+// A question about words left after a when quotes those words, not the
+// when it read (NL_SPEC 24).
+func TestSelect_QuestionsQuoteWhatWasNotRead(t *testing.T) {
+	cases := []struct{ text, understood, unread string }{
+		{"remind me to stretch every day at 9am in Paris", "every day at 9am", "in Paris"},
+		{"post standup in #team every weekday at 9am Atlantis time", "every weekday at 9am", "Atlantis time"},
+		{"remind #eng to review open PRs every weekday at 2pm (for the Berlin team)", "every weekday at 2pm", "(for the Berlin team)"},
+		{"remind me to deploy at 9 or so", "at 9", "or so"},
+	}
+	for _, c := range cases {
+		d := Decide(input(c.text))
+		if want := "I understood “" + c.understood + "” but not “" + c.unread + "”"; !strings.Contains(d.Clarify, want) {
+			t.Errorf("%q: %q, want it to say %s", c.text, d.Clarify, want)
+		}
+	}
+}

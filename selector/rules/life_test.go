@@ -67,7 +67,7 @@ func TestLife_Phrasings(t *testing.T) {
 		{"remind me again in 20 minutes", j1, "", "schedule.snooze", `{"jobId":"` + j1 + `","until":"2026-11-20T15:20:00Z"}`},
 		{"snooze", j1, "", "clarify", ""},
 		{"snooze it 15", j1, "", "schedule.snooze", `{"jobId":"` + j1 + `","until":"2026-11-20T15:15:00Z"}`}, // minutes, as a snooze button's
-		{"snooze until 5", j1, "", "clarify", ""},                                                               // a time: am or pm?
+		{"snooze until 5", j1, "", "clarify", ""},                                                            // a time: am or pm?
 		{"turn it off for the next 2 weeks", "", j1, "schedule.skip", `{"jobId":"` + j1 + `","at":"2026-11-23T14:30:00Z","count":10}`},
 		// a one-time reminder not fired yet is put off, not run early
 		{"snooze the dentist 10 minutes", "", "", "schedule.update", `{"jobId":"` + ulid("J2") + `","schedule":{"runAt":"2026-11-24T14:10:00Z"}}`},

@@ -142,31 +142,6 @@ func update(in selector.Input, text, words string) selector.Decision {
 	return call("schedule.update", patch)
 }
 
-// swapWords is the message of job with the words old said in it (as
-// written, whole words) replaced by new; ok is false when its message
-// does not say them, or they name a part of a job ("the time").
-func swapWords(job *selector.JobRef, old, new string) (string, bool) {
-	old = strings.TrimSpace(old)
-	if job == nil || job.Action.FunctionID != "message.post" || old == "" || new == "" || messageHeadRe.MatchString(old) || partWordRe.MatchString(old) {
-		return "", false
-	}
-	lower := strings.ToLower(job.Text)
-	at := strings.Index(lower, strings.ToLower(old))
-	if at < 0 || at > 0 && isWordByte(lower[at-1]) || at+len(old) < len(lower) && isWordByte(lower[at+len(old)]) {
-		return "", false
-	}
-	return job.Text[:at] + new + job.Text[at+len(old):], true
-}
-
-// swapVerbRe opens a change of words ("change the form to the survey"),
-// not a move ("move the dentist to 3" is a time).
-var swapVerbRe = regexp.MustCompile(`(?i)^(?:change|replace|swap|switch|edit)\b`)
-
-// partWordRe: words that name a part of a job, never words of its message.
-var partWordRe = regexp.MustCompile(`(?i)^(?:the\s+|its\s+)?(?:time|day|days|date|channel|schedule|name|zone|timezone|hour|minute)s?$`)
-
-func isWordByte(c byte) bool { return isASCIIAlnum(c) || c == '_' }
-
 var (
 	// channelLeadRe: the word before a channel an update moves a job to
 	// ("post it in #eng"); "to" is cut before.
