@@ -808,3 +808,14 @@ func TestChat_AChannelFirstIsWhere(t *testing.T) {
 		t.Fatalf("jobs %+v, want “standup in 15 min” in #eng:\n%s", js, out)
 	}
 }
+
+// "only during business hours" of a job every 2 hours asks which hours,
+// and "9 to 6" keeps its step within them.
+func TestChat_BusinessHoursAskedOfAJob(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post 'check the pager queue' in #oncall every 2 hours", "only during business hours", "9 to 6")
+	js := c.jobs()
+	if len(js) != 1 || js[0].Schedule.Cron != "0 9,11,13,15,17 * * *" {
+		t.Fatalf("jobs %+v, want every 2 hours from 9 to 6:\n%s", js, out)
+	}
+}

@@ -99,7 +99,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	lead := correctionLeadRe.FindString(text)
 	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
-	if m := onlyRe.FindStringSubmatch(politeTailRe.ReplaceAllString(rest, "")); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]+m[2]) {
+	if m := onlyRe.FindStringSubmatch(politeTailRe.ReplaceAllString(rest, "")); m != nil && in.ContextJobID != "" && (isWhenWords(in, m[1]+m[2]) || asksWhen(in, m[1]+m[2])) {
 		rest, lead = m[1]+m[2], cmp.Or(lead, "only") // "only weekdays", "mondays only": a change of it
 	}
 	said := false // "it should say …": the message is what follows
@@ -216,6 +216,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	// what is left must be a when or a target, nothing to post
 	isWhen := isWhenWords(in, rest)
+	if !isWhen && asksWhen(in, rest) {
+		// "only during business hours": asked which, of the job
+		isWhen, rest = true, strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(rest, "during "), "within "))
+	}
 	if !isWhen && (asCreate.Function != "" || asCreate.Missing != selector.MissingAction) {
 		return selector.Decision{}, false
 	}
@@ -487,6 +491,17 @@ func daysOnly(words string) []int {
 func clockOnly(in selector.Input, s string) bool {
 	w, ok, _ := parseBlock(lex(s), when{}, in.Now)
 	return ok && len(w.clocks) > 0 && !w.rec && len(w.dows) == 0 && !w.hasDay && w.date == nil && !w.hasRel && len(w.doms) == 0
+}
+
+// asksWhen reports whether s is a when that a question settles ("during
+// business hours": which hours?).
+func asksWhen(in selector.Input, s string) bool {
+	t := lex(s)
+	if len(t) > 1 && slices.Contains([]string{"during", "in", "within"}, t[0].s) {
+		t = t[1:]
+	}
+	_, ok, why := parseBlock(t, when{}, in.Now)
+	return !ok && why.ask != nil
 }
 
 // isWhenWords reports whether s reads as a when and nothing else.

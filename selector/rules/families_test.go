@@ -116,6 +116,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"dm sarah tomorrow at 10 to ask about the budget", "me", `"text":"ask about the budget"`},
 		{"remind bob to submit the report at 5pm", "ok remind me instead", `"text":"submit the report"`},
 		{"tell sarah to send the slides tomorrow at 9am", "#design", `"channelId":"#design"`},
+		// "Which hours exactly?": the hours, in the place of "during business hours"
+		{"post status every hour during business hours", "9am to 5pm", `"cron":"0 9-17 * * *"`},
 		// the message in quotes after words that lead to it
 		{"post in #general every friday at 4pm", "something like 'have a great weekend!'", `"text":"have a great weekend!"`},
 		{"remind me at 8am tomorrow", "a reminder is fine, say 'wake up!!'", `"text":"wake up!!"`},

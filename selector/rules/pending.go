@@ -391,7 +391,7 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 		if r := replaced(p.Text, p.Replace, "“"+msg+"”"); r != "" {
 			out = append([]string{r}, out...)
 		}
-	} else if r := replaced(p.Text, p.Replace, untilAnswer(p.Replace, answer)); r != "" && p.Missing != selector.MissingTarget && (!strings.HasPrefix(p.Replace, "every ") && !strings.Contains(p.Replace, "weekly") || recursRe.MatchString(answer)) {
+	} else if r := replaced(p.Text, hoursLead(p.Text, p.Replace), untilAnswer(p.Replace, answer)); r != "" && p.Missing != selector.MissingTarget && (!strings.HasPrefix(p.Replace, "every ") && !strings.Contains(p.Replace, "weekly") || recursRe.MatchString(answer)) {
 		// a recurrence asked about is replaced by a recurrence only ("every
 		// other Monday"): "9am" answers nothing about it
 		out = append([]string{r}, out...)
@@ -474,9 +474,33 @@ func workdayTime(toks []tok) (from, to int, ok bool) {
 	return 0, 0, false
 }
 
+// workHoursRe: the hours of a working day, said so ("business hours").
+var workHoursRe = regexp.MustCompile(`(?i)^(?:business|working|work|office)\s+hours$`)
+
+// hoursLead is replace with the word before it when that opens hours
+// ("during business hours"), which the answer ("from 9 to 6") replaces
+// too.
+func hoursLead(text, replace string) string {
+	if workHoursRe.MatchString(replace) {
+		for _, lead := range []string{"during ", "in ", "within "} {
+			if replaced(text, lead+replace, "x") != "" {
+				return lead + replace
+			}
+		}
+	}
+	return replace
+}
+
 // untilAnswer is the end of a pause for a while ("over the holidays",
 // asked "Until when?") said as one: "jan 4" is "until jan 4".
 func untilAnswer(replace, answer string) string {
+	if workHoursRe.MatchString(replace) {
+		// "during business hours": "9 to 6" is from 9 to 6
+		if first := strings.ToLower(firstWord(strings.TrimSpace(answer))); first != "from" && first != "between" {
+			return "from " + strings.TrimSpace(answer)
+		}
+		return answer
+	}
 	if first := firstWord(replace); first != "for" && first != "over" && first != "during" && first != "while" {
 		return answer
 	}

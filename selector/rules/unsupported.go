@@ -26,7 +26,13 @@ func (p *parser) pUnsupported() bool {
 	case p.is(0, "every", "each") && (p.is(1, "few", "couple", "several") || p.is(1, "now") && p.is(2, "and")):
 		p.why = refusal("How often exactly? Give a number, such as “every 3 days at 9am”.")
 	case p.is(0, "business") && p.is(1, "hours") || p.is(0, "work", "working", "office") && p.is(1, "hours"):
-		p.why = refusal("Which hours exactly? Say “from 9am to 5pm”.")
+		// the hours said answer, in the place of these words ("during
+		// business hours" + "9 to 6": from 9 to 6)
+		start := p.i
+		if p.i > 0 && p.is(-1, "during", "in", "within") {
+			start--
+		}
+		p.why = askTimeFor(p.t[start:p.i+2], "Which hours exactly? For example “from 9am to 5pm”.")
 	}
 	return false
 }
