@@ -116,6 +116,9 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"dm sarah tomorrow at 10 to ask about the budget", "me", `"text":"ask about the budget"`},
 		{"remind bob to submit the report at 5pm", "ok remind me instead", `"text":"submit the report"`},
 		{"tell sarah to send the slides tomorrow at 9am", "#design", `"channelId":"#design"`},
+		// "When is your birthday?": the date, in the place of "on my birthday"
+		{"remind me on my birthday to buy cake", "it's march 14 at 9am", `"text":"buy cake"`},
+		{"remind me on payday to pay the rent", "the 25th of every month at 10am", `"text":"pay the rent"`},
 		// "Which hours exactly?": the hours, in the place of "during business hours"
 		{"post status every hour during business hours", "9am to 5pm", `"cron":"0 9-17 * * *"`},
 		// the message in quotes after words that lead to it

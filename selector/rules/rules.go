@@ -120,6 +120,9 @@ func decide(in selector.Input, text string) selector.Decision {
 		return d
 	}
 	d := aboutNew(create(in, text))
+	if q, ok := personalDay(in, text, d); ok {
+		return aboutNew(q) // "on my birthday": when is it?
+	}
 	if !d.IsCall() {
 		if cut, ok := asideCut(in, text); ok {
 			return cut // "drop wednesdays, we don't have standup then"

@@ -1,10 +1,13 @@
 package rules
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/schedbot/schedbot/selector"
 )
 
 // What the rules refuse by name: holidays that move, sunrise, week
@@ -35,6 +38,27 @@ func (p *parser) pUnsupported() bool {
 		p.why = askTimeFor(p.t[start:p.i+2], "Which hours exactly? For example “from 9am to 5pm”.")
 	}
 	return false
+}
+
+// personalDayRe: a day only the sender knows ("on my birthday", "before
+// our anniversary"); group 2 is whose, 3 the day.
+var personalDayRe = regexp.MustCompile(`(?i)\b(on|for|before)\s+(?:(my|our|his|her|their)\s+)?(birthday|bday|b-day|anniversary|payday|pay\s+day|wedding(?:\s+day)?|graduation|due\s+date|last\s+day|first\s+day|moving\s+day|interview|exam)\b`)
+
+// personalDay asks the date of a day only the sender knows, when the
+// request reads no other when: the answer ("it's march 14") takes the
+// place of those words.
+func personalDay(in selector.Input, text string, d selector.Decision) (selector.Decision, bool) {
+	m := personalDayRe.FindStringSubmatch(text)
+	if m == nil || d.IsCall() || d.Unsupported != "" || d.Missing == selector.MissingAction {
+		return selector.Decision{}, false
+	}
+	whose := map[string]string{"my": "your ", "our": "your "}[strings.ToLower(m[2])]
+	if whose == "" && m[2] != "" {
+		whose = strings.ToLower(m[2]) + " "
+	}
+	q := clarify(in, text, selector.MissingTime, fmt.Sprintf("When is %s%s? Give the date, such as “March 14 at 9am”.", whose, strings.ToLower(m[3])))
+	q.Pending.Replace = strings.ToLower(strings.Join(strings.Fields(m[0]), " "))
+	return q, true
 }
 
 // holidays are refused by name wherever a when may start.
