@@ -196,6 +196,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if lead == "" && tail == "" && !marked && in.ContextJobID != "" && in.Pending == nil && clockOnly(in, rest) {
 		lead = "at" // "8am" right after a job: its time, said again or changed
 	}
+	if job := jobRef(in, in.ContextJobID); lead == "" && job != nil && job.ScheduleType == store.ScheduleInterval && windowRe.MatchString(rest) {
+		lead = "only" // "from 9 to 5" right after a job every hour: its hours
+	}
 	if lead == "" && tail == "" && !marked || retractRe.MatchString(outsideQuotes(rest)) {
 		return selector.Decision{}, false
 	}

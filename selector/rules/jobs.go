@@ -189,6 +189,13 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 			if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 				w = "" // an emoji, a mark: no word of the job's
 			}
+			if d, _, ok := weekday(w); ok && len(w) > 2 {
+				// "the tuesday one": a job that runs that day
+				if slices.Contains(hay, dayNames[d]) || slices.Contains(hay, dayNames[d][:3]) {
+					score++
+				}
+				continue
+			}
 			if h, m, ampm, ok := clockWord(w); ok {
 				// "my 9:25 reminder", "the 6pm one": a time it fires at
 				if firesAt(j, h, m, ampm) || slices.Contains(hay, w) {
