@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,9 +156,11 @@ func TestPickJob_ByPlaceByTimeByJoinedWords(t *testing.T) {
 	if d := Decide(in); d.Function != "schedule.pause" || !strings.Contains(string(d.Args), a) {
 		t.Errorf("“pause #1” of one job: %+v, want it paused", d)
 	}
-	for text, want := range map[string]string{"pause the standup": b, "pause the noon one": a} {
+	tue := selector.JobRef{JobID: "01KCCCCCCCCCCCCCCCCCCCCCCC", Text: "call the bank", State: "enabled", ScheduleType: "once",
+		Description: "Once on Tue 1 Dec 2026 at 9:00 AM (America/New_York)"}
+	for text, want := range map[string]string{"pause the standup": b, "pause the noon one": a, "pause the tuesday one": tue.JobID} {
 		in := input(text)
-		in.Jobs = two
+		in.Jobs = append(slices.Clone(two), tue)
 		if d := Decide(in); d.Function != "schedule.pause" || !strings.Contains(string(d.Args), want) {
 			t.Errorf("%q: %s %s %s, want %s paused", text, d.Function, d.Args, d.Clarify+d.Unsupported, want)
 		}
