@@ -119,6 +119,7 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		// "When is your birthday?": the date, in the place of "on my birthday"
 		{"remind me on my birthday to buy cake", "it's march 14 at 9am", `"text":"buy cake"`},
 		{"remind me on payday to pay the rent", "the 25th of every month at 10am", `"text":"pay the rent"`},
+		{"remind me at 6:30 every weekday to leave for the school run", "am!", `"cron":"30 6 * * 1-5"`},
 		// "Which hours exactly?": the hours, in the place of "during business hours"
 		{"post status every hour during business hours", "9am to 5pm", `"cron":"0 9-17 * * *"`},
 		// the message in quotes after words that lead to it

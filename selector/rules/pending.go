@@ -266,7 +266,7 @@ func answerCore(missing, text string) string {
 	if missing != selector.MissingTime && missing != selector.MissingTarget {
 		return text
 	}
-	core := strings.TrimSpace(ishRe.ReplaceAllString(text, "$1"))
+	core := strings.TrimRight(strings.TrimSpace(ishRe.ReplaceAllString(text, "$1")), "!.")
 	core = strings.TrimSpace(answerFillerTailRe.ReplaceAllString(answerFillerLeadRe.ReplaceAllString(core, ""), ""))
 	if core == "" || !answerShaped(missing, core) {
 		return text

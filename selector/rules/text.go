@@ -77,7 +77,7 @@ func trimLeadConnectors(r []tok) []tok {
 func trimTrailConnectors(r []tok) []tok {
 	// only what joins the text to a when: "stand by", "check in" keep
 	// their last word
-	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "&", "->", ".", "?"}, r[len(r)-1].s) {
+	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "—", "–", "&", "->", ".", "?", "just", "but"}, r[len(r)-1].s) {
 		r = r[:len(r)-1]
 	}
 	return r
