@@ -19,7 +19,7 @@ import (
 var (
 	// correctionLeadRe: the words that open a correction, as many as are
 	// written ("no sorry, I meant …", "ugh typo, …", "not friday, …").
-	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|hold\s+on|hang\s+on|one\s+sec(?:ond)?|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|text|message)|not\s+[^,]+,)(?:[\s,.!:;]+|\s*[—–-]+\s*))+`)
+	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|hold\s+on|hang\s+on|one\s+sec(?:ond)?|i\s+said|i\s+wanted|that'?s\s+not\s+what\s+i\s+(?:meant|said|wanted|asked\s+for)|you\s+(?:put|got|made|set)\s+(?:it|that|the\s+\w+)\s+(?:in\s+|on\s+|at\s+)?(?:the\s+)?wrong(?:\s+(?:channel|time|day|date|text|message|one))?|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|date|text|message)|not\s+[^,]+,)(?:\s*[—–-]+\s*|[\s,.!:;]+))+`)
 	// correctionTailRe: the words that close one ("… instead"), and
 	// after opening words "…, not 9am".
 	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!?]*$`)
@@ -99,6 +99,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	lead := correctionLeadRe.FindString(text)
 	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
+	if m := itIsRe.FindString(rest); lead != "" && m != "" {
+		rest = strings.TrimSpace(rest[len(m):]) // "no no, it's every other wednesday"
+	}
 	if m := onlyRe.FindStringSubmatch(politeTailRe.ReplaceAllString(rest, "")); m != nil && in.ContextJobID != "" && (isWhenWords(in, m[1]+m[2]) || asksWhen(in, m[1]+m[2])) {
 		rest, lead = m[1]+m[2], cmp.Or(lead, "only") // "only weekdays", "mondays only": a change of it
 	}
@@ -332,6 +335,10 @@ func copiedTo(in selector.Input, text, rest string, named bool) (selector.Decisi
 	}
 	return call("schedule.create", args), true
 }
+
+// itIsRe opens what a correction says should be, after its opening words
+// ("no no, it's every other wednesday", "wrong date, it's the 11th").
+var itIsRe = regexp.MustCompile(`(?i)^(?:it'?s|it\s+is|its|should\s+be)\s+`)
 
 // alsoAtRe: the job in context once more, at another time or day ("also
 // at 2pm", "and at 5pm too", "add 2pm", "also on dec 15 same time");
