@@ -358,6 +358,17 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	if len(w.clocks) == 0 && w.part != "" {
 		return nil, clarify(in, text, selector.MissingTime, "What time exactly (“"+w.part+"” could be several hours)? For example 3pm."), false
 	}
+	if job != nil && oldType == store.ScheduleOnce && w.rec && len(w.dows) == 0 && len(w.doms) == 0 && len(w.nths) == 0 && w.date == nil && !old.RunAt.IsZero() {
+		// "make it every week", "i meant every month" of a one-time job:
+		// on its day, not today's
+		day := old.RunAt.In(loc)
+		switch w.unit {
+		case "week":
+			w.dows, w.dowsEv = []int{int(day.Weekday())}, true
+		case "month":
+			w.doms = []int{day.Day()}
+		}
+	}
 	daysSaid := w.rec || len(w.dows) > 0 || w.date != nil || w.hasDay || len(w.doms) > 0 || len(w.months) > 0 || w.hasRel || len(w.nths) > 0
 	timeSaid := len(w.clocks) > 0
 	// keep the job's time when only days were said
