@@ -231,3 +231,20 @@ func TestLife_CountIsACount(t *testing.T) {
 		t.Errorf("update: %s %s, want count 3 and no endAt", d.Function, d.Args)
 	}
 }
+
+// A start given to a job every n weeks counts its weeks from then: its
+// rrule is anchored on its first day on or after the start.
+func TestRebound_StartReanchorsEveryNWeeks(t *testing.T) {
+	id := ulid("J9")
+	in := selector.Input{Text: "starting dec 7", SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+		Timezone: phrasingsZone, Now: phrasingsNow, ContextJobID: id,
+		Jobs: []selector.JobRef{{JobID: id, Text: "do payroll", State: "enabled", ScheduleType: "rrule",
+			Schedule: store.Schedule{RRule: "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0", Dtstart: "2026-11-23T09:00:00", Timezone: phrasingsZone}}}}
+	if d := Decide(in); d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"dtstart":"2026-12-07T09:00:00"`) || !strings.Contains(string(d.Args), `"startAt"`) {
+		t.Errorf("%q of every other Monday: %s %s, want it anchored on Mon 7 Dec", in.Text, d.Args, d.Clarify)
+	}
+	in.Jobs[0].ScheduleType, in.Jobs[0].Schedule = "cron", store.Schedule{Cron: "0 9 * * 1", Timezone: phrasingsZone}
+	if d := Decide(in); d.Function != "schedule.update" || strings.Contains(string(d.Args), `"schedule"`) {
+		t.Errorf("%q of every Monday: %s, want its start alone", in.Text, d.Args)
+	}
+}

@@ -3,9 +3,13 @@ package rules
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 // Changes of a job's bounds (NL_SPEC decision 8): "only for 3 weeks",
@@ -58,7 +62,45 @@ func rebound(in selector.Input, text string) (selector.Decision, bool) {
 		return d, true
 	}
 	bound["jobId"] = id
+	if start, ok := bound["startAt"].(string); ok {
+		if sched, ok := reanchored(jobRef(in, id), start); ok {
+			// "every 2 weeks on monday", "starting dec 7": its weeks
+			// counted from then, not from when it was made
+			bound["schedule"], bound["scheduleType"] = sched, store.ScheduleRRule
+		}
+	}
 	return call("schedule.update", bound), true
+}
+
+// reanchored is the schedule of an rrule job that repeats every n weeks
+// or days, anchored at its first day on or after start (RFC 3339), at
+// its time of day; ok is false for any other job.
+func reanchored(job *selector.JobRef, start string) (map[string]any, bool) {
+	if job == nil || job.ScheduleType != store.ScheduleRRule || !strings.Contains(job.Schedule.RRule, "INTERVAL=") || job.Schedule.Dtstart == "" {
+		return nil, false
+	}
+	loc, err := scheduler.LoadLocation(job.Schedule.Timezone)
+	at, err2 := time.Parse(time.RFC3339, start)
+	anchor, err3 := time.Parse("2006-01-02T15:04:05", job.Schedule.Dtstart)
+	if err != nil || err2 != nil || err3 != nil {
+		return nil, false
+	}
+	var days []time.Weekday
+	for _, p := range strings.Split(job.Schedule.RRule, ";") {
+		if v, ok := strings.CutPrefix(p, "BYDAY="); ok {
+			for _, d := range strings.Split(v, ",") {
+				if i := slices.Index([]string{"SU", "MO", "TU", "WE", "TH", "FR", "SA"}, d); i >= 0 {
+					days = append(days, time.Weekday(i))
+				}
+			}
+		}
+	}
+	day := at.In(loc)
+	for k := 0; k < 7 && len(days) > 0 && !slices.Contains(days, day.Weekday()); k++ {
+		day = day.AddDate(0, 0, 1)
+	}
+	return map[string]any{"rrule": job.Schedule.RRule, "timezone": job.Schedule.Timezone,
+		"dtstart": day.Format("2006-01-02") + anchor.Format("T15:04:05")}, true
 }
 
 // boundOf is the bound phrase says (endAt, startAt or count), read as a
