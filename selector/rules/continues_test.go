@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/schedbot/schedbot/selector"
+	"github.com/schedbot/schedbot/store"
 )
 
 // A message opened by "and" goes on with the last call about the job in
@@ -39,5 +40,17 @@ func TestContinued_AndGoesOnWithTheLastCall(t *testing.T) {
 		if !ok {
 			t.Errorf("%q after %s of %s = %s %s %s, want %s with %v", c.text, c.call, c.ctx, d.Function, d.Args, d.Clarify+d.Unsupported, c.fn, c.want)
 		}
+	}
+}
+
+// "and july 15 too" of a job every January 15 is every July 15 too.
+func TestContinued_AnotherDateOfAYearlyJobIsYearly(t *testing.T) {
+	id := ulid("J9")
+	in := selector.Input{Text: "and july 15 too", SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal", Timezone: phrasingsZone,
+		Now: phrasingsNow, ContextJobID: id, ContextCall: "schedule.create",
+		Jobs: []selector.JobRef{{JobID: id, Text: "renew the registration", State: "enabled", ScheduleType: "cron",
+			Schedule: store.Schedule{Cron: "0 9 15 1 *", Timezone: phrasingsZone}, Action: store.TargetAction{Type: store.ActionCommandInvoke, FunctionID: "message.post"}}}}
+	if d := Decide(in); d.Function != "schedule.create" || !strings.Contains(string(d.Args), `"cron":"0 9 15 7 *"`) {
+		t.Errorf("%q: %s %s %s, want every July 15 at 9am", in.Text, d.Function, d.Args, d.Clarify)
 	}
 }

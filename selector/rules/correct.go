@@ -345,6 +345,9 @@ var itIsRe = regexp.MustCompile(`(?i)^(?:it'?s|it\s+is|its|should\s+be)\s+`)
 // group 1 or 2 is the when.
 var alsoAtRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also|add|plus)\s+(?:again\s+)?(?:at\s+)?(.+?)(?:,?\s+(?:at\s+)?(?:the\s+)?same\s+time)?(?:\s+(?:too|as\s+well))?$|^(?:and\s+)?at\s+(.+?)\s+(?:too|as\s+well)$`)
 
+// yearRe: a year said.
+var yearRe = regexp.MustCompile(`\b20\d\d\b`)
+
 // alsoAt reads "also at 2pm", "also every thursday at 9:45am", "also on
 // dec 29" of the job in context as a second job like
 // it (its days, message and target) at that time: one job has one time
@@ -366,6 +369,10 @@ func alsoAt(in selector.Input, text, bare string) (selector.Decision, bool) {
 		// day it runs on at another time ("also on fridays at 5pm" of a
 		// weekday job) is a second run that day or a new time: asked
 		return selector.Decision{}, false
+	}
+	if f := strings.Fields(job.Schedule.Cron); w.date != nil && !w.rec && len(f) == 5 && f[4] == "*" && !strings.ContainsAny(f[2]+f[3], "*,-/") && !yearRe.MatchString(at) {
+		// "and july 15 too" of a job every Jan 15: every July 15 too
+		at = "every " + strings.TrimPrefix(at, "on ")
 	}
 	if job.ScheduleType == "once" && w.date == nil && !w.hasDay && !w.rec && len(w.dows) == 0 {
 		// "tonight at 11:30", "and again at 2am": the first such time
