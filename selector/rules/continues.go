@@ -64,7 +64,7 @@ func continued(in selector.Input, text string) (selector.Decision, bool) {
 		tries = append(tries, "change it "+rest) // "and to wednesdays"
 	}
 	asks := len(tries) // a question from these is the rest's; from the posts below, a guess's
-	if job.Action.FunctionID == "message.post" {
+	if job.Action.FunctionID == "message.post" && !askedAboutRe.MatchString(rest) {
 		more := anotherRe.ReplaceAllString(rest, "")
 		if job.ChannelID != "" {
 			tries = append(tries, "post "+more+" in "+job.ChannelID, "remind "+job.ChannelID+" "+more)

@@ -198,6 +198,11 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 		}
 		return call(v.fn, map[string]any{"jobId": id}), true
 	}
+	if askedAboutRe.MatchString(lower) && aboutItRe.MatchString(lower) && in.ContextJobID != "" && !strings.ContainsAny(lower, "\"“”") {
+		// "when will that first go off?", "which channel is that going
+		// to?": what the job in context does, shown
+		return call("schedule.show", map[string]any{"jobId": in.ContextJobID}), true
+	}
 	return selector.Decision{}, false
 }
 
@@ -446,6 +451,14 @@ var singularJobRe = regexp.MustCompile(`\b(?:the|that|this)\s+(?:job|schedule|re
 // nextDatesRe asks when a job runs next, naming no job ("whats the next
 // date", "show me the next 3 dates", "when will it run next?").
 var nextDatesRe = regexp.MustCompile(`^(?:(?:what|when)(?:'s|\s+is|\s+are|\s+will)?|show(?:\s+me)?|list|give\s+me|tell\s+me)\s+(?:the\s+)?(?:next\s+)?(?:\d+|few|couple(?:\s+of)?|two|three|four|five)?\s*(?:next\s+)?(?:dates?|runs?|times?|occurrences?|days?)(?:\s+(?:it|for\s+it|of\s+it))?(?:\s+(?:runs?|will\s+run|fires?|goes\s+out))?$|^when\s+(?:will|does)\s+it\s+(?:run|fire|go\s+out|post)(?:\s+next)?$|^(?:what|which)\s+(?:time|times|days?|dates?)\s+(?:does|will)\s+it\s+(?:run|fire|post|go\s+out)$`)
+
+// askedAboutRe: a question ("when will that first go off?", "which
+// channel is that going to?"), and aboutItRe what it asks of the job in
+// context: when it runs, where it posts.
+var (
+	askedAboutRe = regexp.MustCompile(`(?i)^(?:@\S+\s+)?(?:(?:so|and|ok|okay)[,\s]+)?(?:(?:when|what|which|where|is|does|will|how)(?:'s|'ll|\s)|the\s+\w+\s+\w+\s+is\??$)`)
+	aboutItRe    = regexp.MustCompile(`(?i)\b(?:it|that|this|one)\b.*\b(?:go(?:es|ing)?\s+off|go(?:es)?\s+out|fire|fires|run|runs|post|posts|hit|hits|land|going|sent|date|dates|time|times|day|channel)\b|\b(?:next|first|last)\s+(?:date|run|time|one|day)\b`)
+)
 
 // indefiniteRe opens the words after a change verb that speak of a new
 // job, not one that exists ("set a daily reminder …", "make me a …").
