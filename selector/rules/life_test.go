@@ -48,6 +48,8 @@ func TestLife_Phrasings(t *testing.T) {
 		{"skip it today", "", j1, "unsupported", ""},
 		// its bounds changed, and nothing else (rebound.go)
 		{"only until christmas", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-26T05:00:00Z"}`},
+		{"extend it to christmas", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-26T05:00:00Z"}`},
+		{"keep it going until christmas", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-26T05:00:00Z"}`},
 		{"end the standup on dec 24", "", "", "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-25T05:00:00Z"}`},
 		{"make it stop after dec 24", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-25T05:00:00Z"}`},
 		{"3 more times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":3}`},

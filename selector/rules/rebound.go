@@ -31,6 +31,9 @@ var (
 	// every monday" starts a workflow.
 	startJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(it|that|this)\s+(?:start|begin)|(?:start|begin)\s+(it|that|this))\s+(?:on\s+|from\s+)?(.+)$`)
 	moreRe     = regexp.MustCompile(`(?i)\s+more\b`)
+	// extendRe: the job in context kept going until a day ("extend it to
+	// dec 31", "keep it going until end of january").
+	extendRe = regexp.MustCompile(`(?i)^(?:extend|keep|continue|prolong)\s+(it|that|this)(?:\s+(?:going|running|on))?\s+(?:to|until|till|til|through|thru|into)\s+(.+)$`)
 )
 
 // rebound reads text as a change of a job's bounds; ok is false when it
@@ -47,6 +50,9 @@ func rebound(in selector.Input, text string) (selector.Decision, bool) {
 		words, phrase = m.end[1]+m.end[2], "until "+m.end[4]
 	case m.start != nil:
 		words, phrase = m.start[1]+m.start[2], "starting "+m.start[3]
+	case extendRe.MatchString(lower):
+		m := extendRe.FindStringSubmatch(lower)
+		words, phrase = m[1], "until "+m[2]
 	default:
 		return selector.Decision{}, false
 	}
