@@ -48,6 +48,33 @@ func jobText(j *store.Job) string {
 	return a.Text
 }
 
+// jobWant is what a test expects of a conversation's one job; only the
+// fields set are compared.
+type jobWant struct {
+	cron, rrule, text, channel string
+	skips                      int
+}
+
+// onlyJob fails the test unless the store holds exactly one job, as want
+// says, and returns it; out is the conversation, shown on failure.
+func (c *cli) onlyJob(out string, want jobWant) *store.Job {
+	c.t.Helper()
+	js := c.jobs()
+	ok := len(js) == 1
+	if ok {
+		j, ch := js[0], ""
+		if j.TargetRef != nil {
+			ch = j.TargetRef.ChannelID
+		}
+		ok = (want.cron == "" || j.Schedule.Cron == want.cron) && (want.rrule == "" || j.Schedule.RRule == want.rrule) &&
+			(want.text == "" || jobText(j) == want.text) && (want.channel == "" || ch == want.channel) && (want.skips == 0 || len(j.Skip) == want.skips)
+	}
+	if !ok {
+		c.t.Fatalf("jobs %+v, want one job %+v:\n%s", js, want, out)
+	}
+	return js[0]
+}
+
 func (c *cli) jobByText(text string) *store.Job {
 	c.t.Helper()
 	for _, j := range c.jobs() {
@@ -211,10 +238,7 @@ func TestChat_AnAnswerGivesItsMessageAndTime(t *testing.T) {
 func TestChat_WhichChannelTakesItsName(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("remind the team every friday at 9am to submit timesheets", "the eng channel")
-	js := c.jobs()
-	if len(js) != 1 || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#eng" || jobText(js[0]) != "submit timesheets" {
-		t.Fatalf("jobs %+v, want one reminding #eng to submit timesheets:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{text: "submit timesheets", channel: "#eng"})
 }
 
 // A request with no action word ("standup reminder …") is asked what to
@@ -223,10 +247,7 @@ func TestChat_WhichChannelTakesItsName(t *testing.T) {
 func TestChat_NoActionWordAsksTheMessage(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("every monday standup reminder in #eng at 9am", "Standup in 5!")
-	js := c.jobs()
-	if len(js) != 1 || js[0].Schedule.Cron != "0 9 * * 1" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#eng" || jobText(js[0]) != "Standup in 5!" {
-		t.Fatalf("jobs %+v, want one posting “Standup in 5!” in #eng every Monday at 9:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{cron: "0 9 * * 1", text: "Standup in 5!", channel: "#eng"})
 	if !strings.Contains(out, "What should I post in #eng every Monday at 9:00 AM?") {
 		t.Errorf("the question does not say what it understood:\n%s", out)
 	}
@@ -256,10 +277,7 @@ func TestChat_HowOftenInTheMessageIsAsked(t *testing.T) {
 func TestChat_PartOfTheMessageIsAnswered(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post standup in 5 in #team every weekday at 9:25am", "schedule", "the message")
-	js := c.jobs()
-	if len(js) != 1 || jobText(js[0]) != "standup in 5" || js[0].Schedule.Cron != "25 9 * * 1-5" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#team" {
-		t.Fatalf("jobs %+v, want one posting “standup in 5” in #team every weekday at 9:25:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{cron: "25 9 * * 1-5", text: "standup in 5", channel: "#team"})
 	if n := strings.Count(out, "part of the message or of the schedule?"); n != 2 {
 		t.Errorf("asked %d times, want twice:\n%s", n, out)
 	}
@@ -270,10 +288,7 @@ func TestChat_PartOfTheMessageIsAnswered(t *testing.T) {
 func TestChat_SkipTheNextTwoSkipsTwo(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post “standup in 5” in #team every weekday at 9:25am", "skip the next 2")
-	js := c.jobs()
-	if len(js) != 1 || len(js[0].Skip) != 2 {
-		t.Fatalf("jobs %+v, want one skipping 2 runs:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{skips: 2})
 	out = c.chat("skip the standup next week")
 	now := time.Now().UTC() // the chat's zone; weeks run Monday to Sunday
 	monday := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7-(int(now.Weekday())+6)%7)
@@ -349,10 +364,7 @@ func TestChat_ThanksIsNoRequest(t *testing.T) {
 func TestChat_ATimeAloneAfterAChangeIsItsTime(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post “standup” in #team every day at 9am", "only weekdays", "8am")
-	js := c.jobs()
-	if len(js) != 1 || js[0].Schedule.Cron != "0 8 * * 1-5" {
-		t.Fatalf("jobs %+v, want one every weekday at 8am:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{cron: "0 8 * * 1-5"})
 }
 
 // "every second Monday" is asked about; the answers the question offers
@@ -360,10 +372,7 @@ func TestChat_ATimeAloneAfterAChangeIsItsTime(t *testing.T) {
 func TestChat_EverySecondMondayIsAskedAndAnswered(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("remind me to stretch every second monday", "9am", "every other monday at 9am")
-	js := c.jobs()
-	if len(js) != 1 || js[0].Schedule.RRule != "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0" {
-		t.Fatalf("jobs %+v, want one every other Monday at 9:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{rrule: "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0"})
 	if n := strings.Count(out, "Every second Monday of the month, or every second week?"); n != 2 {
 		t.Errorf("asked %d times, want twice (a time alone answers nothing):\n%s", n, out)
 	}
@@ -393,10 +402,7 @@ func TestChat_ChangeAPartThenAnswer(t *testing.T) {
 	out := c.chat("post hello world in #team every Friday at 9AM", "change the message", "ok", "see you at 5", "what?", "yes", "change the day", "tuesday")
 	// "ok" and "what?" answer nothing; words with a time ask first
 	wantAll(t, out, "What should it say?", "I'm still asking about", "Should the new message be “see you at 5”?", "What should it change to?")
-	js := c.jobs()
-	if len(js) != 1 || js[0].Schedule.Cron != "0 9 * * 2" || jobText(js[0]) != "see you at 5" {
-		t.Fatalf("jobs after the answers: %+v, want one posting “see you at 5” on Tuesdays at 9:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{cron: "0 9 * * 2", text: "see you at 5"})
 }
 
 // A question's request is quoted as its sender said it: a message given
@@ -791,10 +797,7 @@ func TestChat_AReminderAskedForPieceByPiece(t *testing.T) {
 func TestChat_AnOpenQuestionAboutNothingKeepsIt(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("remind me every saturday at 8am to open the stall", "huh", "skip the next 2")
-	js := c.jobs()
-	if len(js) != 1 || len(js[0].Skip) != 2 {
-		t.Fatalf("jobs %+v, want the stall job with two runs skipped:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{skips: 2})
 }
 
 // A channel given to "What would you like me to schedule?" is where the
@@ -803,10 +806,7 @@ func TestChat_AnOpenQuestionAboutNothingKeepsIt(t *testing.T) {
 func TestChat_AChannelFirstIsWhere(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("set up a daily standup reminder", "#eng", "'standup in 15 min' every weekday at 9:45am")
-	js := c.jobs()
-	if len(js) != 1 || jobText(js[0]) != "standup in 15 min" || js[0].TargetRef == nil || js[0].TargetRef.ChannelID != "#eng" {
-		t.Fatalf("jobs %+v, want “standup in 15 min” in #eng:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{text: "standup in 15 min", channel: "#eng"})
 }
 
 // "only during business hours" of a job every 2 hours asks which hours,
@@ -814,8 +814,5 @@ func TestChat_AChannelFirstIsWhere(t *testing.T) {
 func TestChat_BusinessHoursAskedOfAJob(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post 'check the pager queue' in #oncall every 2 hours", "only during business hours", "9 to 6")
-	js := c.jobs()
-	if len(js) != 1 || js[0].Schedule.Cron != "0 9,11,13,15,17 * * *" {
-		t.Fatalf("jobs %+v, want every 2 hours from 9 to 6:\n%s", js, out)
-	}
+	c.onlyJob(out, jobWant{cron: "0 9,11,13,15,17 * * *"})
 }
