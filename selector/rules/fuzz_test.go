@@ -63,7 +63,8 @@ func FuzzRules(f *testing.F) {
 			t.Fatalf("%q: args are not JSON: %v", text, err)
 		}
 		if !slices.Contains([]string{"schedule.create", "schedule.list", "schedule.show", "schedule.update", "schedule.pause",
-			"schedule.resume", "schedule.delete", "schedule.run_now"}, d.Function) {
+			"schedule.resume", "schedule.delete", "schedule.run_now", "schedule.skip", "schedule.unskip", "schedule.snooze",
+			"schedule.complete", "schedule.history", "schedule.agenda"}, d.Function) {
 			t.Fatalf("%q: function %s", text, d.Function)
 		}
 		if d.Function == "schedule.create" {
