@@ -30,7 +30,10 @@ func (sp *Spec) Describe() string {
 	}
 	if !sp.NotBefore.IsZero() {
 		nb := sp.NotBefore.In(sp.Loc)
-		s += ", starting " + nb.Format("Mon 2 Jan 2006") + " " + Clock(nb.Hour(), nb.Minute())
+		s += ", starting " + nb.Format("Mon 2 Jan 2006")
+		if nb.Hour() != 0 || nb.Minute() != 0 {
+			s += " " + Clock(nb.Hour(), nb.Minute()) // a day's start says no time
+		}
 	}
 	if !sp.End.IsZero() {
 		s += ", until " + sp.describeEnd()

@@ -230,7 +230,12 @@ func TestRRule_Describe(t *testing.T) {
 func TestSpec_DescribeSaysStartAt(t *testing.T) {
 	sp := mustRRuleSpec(t, "FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0", "America/New_York", "2026-11-20T10:00")
 	sp.NotBefore = mustTime(t, "2026-12-07T05:00:00Z")
-	if got, want := sp.DescribeWithZone(), "Every Monday at 9:00 AM, starting Mon 7 Dec 2026 12:00 AM (America/New_York)"; got != want {
+	if got, want := sp.DescribeWithZone(), "Every Monday at 9:00 AM, starting Mon 7 Dec 2026 (America/New_York)"; got != want {
+		t.Errorf("DescribeWithZone = %q, want %q", got, want)
+	}
+	// a start within a day says its time
+	sp.NotBefore = mustTime(t, "2026-12-07T14:30:00Z")
+	if got, want := sp.DescribeWithZone(), "Every Monday at 9:00 AM, starting Mon 7 Dec 2026 9:30 AM (America/New_York)"; got != want {
 		t.Errorf("DescribeWithZone = %q, want %q", got, want)
 	}
 }

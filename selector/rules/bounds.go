@@ -33,6 +33,9 @@ func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 		}
 		c.endAt = from.Add(w.span + time.Second)
 	}
+	if w.untilClock && !severalADay(*c, now) {
+		return refuse("I end a job that runs at most once a day on a day, not at a time of day: say “until Friday”.")
+	}
 	sp, err := specOf(c, now)
 	// said in words, not as the field error the CLI shows (DESIGN §6)
 	if ie := (*scheduler.InvalidError)(nil); errors.As(err, &ie) {
@@ -66,6 +69,18 @@ func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 		return refuse("That schedule would never fire.")
 	}
 	return outcome{c: c}
+}
+
+// severalADay reports whether the schedule, unbounded, runs next twice
+// less than a day apart.
+func severalADay(c compiled, now time.Time) bool {
+	c.endAt = time.Time{}
+	sp, err := specOf(&c, now)
+	if err != nil {
+		return false
+	}
+	runs := sp.NextN(now, 2)
+	return len(runs) == 2 && runs[1].Sub(runs[0]) < 24*time.Hour
 }
 
 func dayStart(t time.Time) time.Time {
@@ -233,6 +248,10 @@ func (p *parser) pUntil() bool {
 	}
 	t, kind, ok := p.readBoundDate()
 	if !ok {
+		if at, ok := p.readClockBound(); ok && !through {
+			p.w.untilClock = true
+			return p.setUntil(at.Add(time.Second), false) // the fire at that time is kept
+		}
 		p.i = start
 		return false
 	}
@@ -255,6 +274,55 @@ func (p *parser) pUntil() bool {
 	case "end":
 	}
 	return p.setUntil(t, true)
+}
+
+// readClockBound reads an end said as a time of day: "11pm tonight",
+// "6pm", "5:30 today", "tonight at 11", "noon tomorrow". It is the next
+// such instant (tomorrow's when said); an hour that could be am or pm is
+// not read.
+func (p *parser) readClockBound() (time.Time, bool) {
+	start := p.i
+	day, part := -1, ""
+	readDay := func() {
+		switch {
+		case day >= 0:
+		case p.is(0, "today"):
+			day = 0
+		case p.is(0, "tonight"):
+			day, part = 0, "tonight"
+		case p.is(0, "tomorrow", "tmr", "tmrw"):
+			day = 1
+		default:
+			return
+		}
+		p.i++
+	}
+	readDay()
+	if p.is(0, "at") {
+		p.i++
+	}
+	c, _, ok := p.readClock()
+	if !ok {
+		p.i = start
+		return time.Time{}, false
+	}
+	readDay()
+	if p.is(0, "at", "in") && p.is(1, "night", "evening") {
+		p.i += 2
+		part = "tonight"
+	}
+	h, ambiguous := c.resolved(part)
+	if ambiguous || c.ap == 0 && !c.zero && part == "" {
+		p.i = start
+		return time.Time{}, false
+	}
+	loc := p.now.Location()
+	y, m, d := p.now.Date()
+	at := scheduler.WallInstant(y, m, d+max(day, 0), h, c.m, loc)
+	if h == 0 && c.m == 0 || day < 0 && !at.After(p.now) {
+		at = scheduler.WallInstant(y, m, d+max(day, 0)+1, h, c.m, loc) // "until midnight": the end of the day
+	}
+	return at, true
 }
 
 // readNamedBound reads a bound said in words: the end of the year,
@@ -431,7 +499,48 @@ func (p *parser) pStart() bool {
 		return true
 	}
 	p.w.start = &bound{at: t, isDay: true}
+	if kind == "day" || kind == "month" {
+		p.rangeEnd(t, kind)
+	}
 	return true
+}
+
+// rangeEnd reads the end of "from Dec 20 to Dec 24" (both days included),
+// "from Dec 20 to the 24th", "from Dec 28 to 3" (the next 3rd), "from
+// January to March" (all of March).
+func (p *parser) rangeEnd(from time.Time, kind string) {
+	if !p.is(0, "to", "through", "thru", "-") || p.w.until != nil {
+		return
+	}
+	start := p.i
+	p.i++
+	if kind == "day" {
+		if p.is(0, "the") {
+			p.i++
+		}
+		if d, ok := p.readDayOfMonth(true); ok && !p.is(0, "am", "pm", ":") {
+			t := from
+			for n := 0; n <= 12 && (!t.After(from) || t.Day() != d); n++ {
+				t = time.Date(from.Year(), from.Month()+time.Month(n), d, 0, 0, 0, 0, from.Location())
+			}
+			if t.Day() == d && t.After(from) {
+				p.setUntil(t.AddDate(0, 0, 1), true)
+				return
+			}
+		}
+		p.i = start + 1
+	}
+	t, k, ok := p.readBoundDate()
+	if !ok || k != kind {
+		p.i = start
+		return
+	}
+	if kind == "month" {
+		t = t.AddDate(0, 1, 0)
+	} else {
+		t = t.AddDate(0, 0, 1)
+	}
+	p.setUntil(t, true)
 }
 
 // pExcept: "except weekends", "except Fridays", "but not on Mondays",

@@ -94,10 +94,19 @@ func once(t, now time.Time, w when) outcome {
 	if t.After(now.AddDate(10, 0, 0)) {
 		return refuse("That is more than 10 years away; I schedule up to 10 years ahead.")
 	}
+	if w.untilClock {
+		return askOften(w.until.at)
+	}
 	if w.until != nil || w.span != 0 || w.count > 1 || w.start != nil || w.noEnd {
 		return ask("A one-time post runs once; did you mean it to repeat? Say “every day …” for that.")
 	}
 	return outcome{c: &compiled{typ: store.ScheduleOnce, sched: map[string]any{"runAt": t.UTC().Format(time.RFC3339), "timezone": now.Location().String()}}}
+}
+
+// askOften asks how often of a job given only an end within the day
+// ("remind me until 5pm to stretch").
+func askOften(end time.Time) outcome {
+	return ask("How often until %s? For example “every hour” or “every 30 minutes”.", end.Format("3:04 PM"))
 }
 
 func compileOnce(w when, hm [][2]int, now time.Time) outcome {
@@ -111,6 +120,9 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		return ask("Which days in %s? Say “every day in %s” or a date such as “on %s 1st”.", monthList(w.months), monthList(w.months), time.Month(w.months[0]))
 	}
 	if len(hm) == 0 {
+		if w.untilClock {
+			return askOften(w.until.at)
+		}
 		if dated {
 			return ask("What time on that day? For example 9am.")
 		}

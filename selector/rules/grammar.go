@@ -52,9 +52,12 @@ type when struct {
 	timesPer int // "twice a day": how many times in each unit
 	span     time.Duration
 	until    *bound
-	start    *bound
-	noEnd    bool // "forever", "until further notice": no bound, said
-	midnight *tok // the word "midnight", when said
+	// untilClock: the end was said as a time of day ("until 11pm
+	// tonight"), which only a job firing more than once a day can use
+	untilClock bool
+	start      *bound
+	noEnd      bool // "forever", "until further notice": no bound, said
+	midnight   *tok // the word "midnight", when said
 
 	zone string
 
