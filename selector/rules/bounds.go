@@ -538,6 +538,10 @@ func (p *parser) rangeEnd(from time.Time, kind string) {
 	if kind == "month" {
 		t = t.AddDate(0, 1, 0)
 	} else {
+		yearSaid := slices.ContainsFunc(p.t[start:p.i], func(k tok) bool { return k.kind == tNum && len(k.s) == 4 })
+		if !t.After(from) && !yearSaid {
+			t = t.AddDate(1, 0, 0) // "from Dec 28 to Jan 3" said on Dec 30: next year's Jan 3
+		}
 		t = t.AddDate(0, 0, 1)
 	}
 	p.setUntil(t, true)
