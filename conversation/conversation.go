@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/orchestrator"
+	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
 	"github.com/schedbot/schedbot/store"
 )
@@ -556,13 +557,13 @@ func Describe(fn string, res any) string {
 		j := r.Job
 		switch fn {
 		case "schedule.create":
-			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
+			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + " Job " + j.JobID + "."
 		case "schedule.update":
 			named := ""
 			if j.Name != "" {
 				named = " “" + j.Name + "”" // a rename says the new name
 			}
-			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + " Job " + j.JobID + "."
+			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + " Job " + j.JobID + "."
 		case "schedule.pause":
 			return fmt.Sprintf("Paused job %s (%s). Say “resume it” to start it again.", j.JobID, j.Description)
 		case "schedule.resume":
@@ -661,6 +662,19 @@ func lowerFirst(s string) string {
 
 // nextRuns: " Next: Fri 27 Nov, Fri 4 Dec, Fri 11 Dec." in the job's zone,
 // with the time when the runs are not all at the same time of day.
+// clockNote says when the clocks moved one of the runs listed, so a
+// confirmation never shows 3:00 AM for 2:30 AM unexplained.
+func clockNote(j *store.Job, runs []time.Time) string {
+	sp, err := scheduler.JobSpec(j)
+	if err != nil {
+		return ""
+	}
+	if note := sp.ClockNote(runs); note != "" {
+		return " " + note
+	}
+	return ""
+}
+
 func nextRuns(j *store.Job, runs []time.Time) string {
 	if len(runs) == 0 {
 		return ""

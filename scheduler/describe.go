@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedbot/schedbot/store"
 )
 
 // Describe says in English when the spec fires, in its own zone:
@@ -365,4 +367,62 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// ClockNote says, of the runs given, the first one the clocks moved
+// (section 5 of docs/DESIGN.md): a wall time the clocks skip that day
+// runs when they jump, and one they repeat runs once, at its first pass.
+// It is "" when none was moved. An interval or a wildcard cron runs on
+// real time and is never moved; a run at 3:00 AM meant for 3:00 AM is
+// not either.
+func (sp *Spec) ClockNote(runs []time.Time) string {
+	if sp.Type == store.ScheduleInterval || sp.Cron != nil && !sp.Cron.Fixed() {
+		return ""
+	}
+	for _, t := range runs {
+		lt := t.In(sp.Loc)
+		_, off := lt.Zone()
+		_, before := t.Add(-time.Nanosecond).In(sp.Loc).Zone()
+		if off > before && sp.clockMoved(t, before) {
+			gap := t.In(time.FixedZone("", before))
+			return fmt.Sprintf("On %s the clocks jump from %s to %s, so that day's run is at %s.",
+				lt.Format("Mon 2 Jan"), Clock(gap.Hour(), gap.Minute()), Clock(lt.Hour(), lt.Minute()), Clock(lt.Hour(), lt.Minute()))
+		}
+		for _, d := range []time.Duration{30 * time.Minute, time.Hour} {
+			if u := t.Add(d).In(sp.Loc); u.Format("2006-01-02 15:04") == lt.Format("2006-01-02 15:04") {
+				abbr, _ := lt.Zone()
+				return fmt.Sprintf("On %[2]s %[1]s comes twice (the clocks go back): that day's run is at the first %[1]s (%[3]s).", Clock(lt.Hour(), lt.Minute()), lt.Format("Mon 2 Jan"), abbr)
+			}
+		}
+	}
+	return ""
+}
+
+// clockMoved reports whether a run at the clocks' jump was meant for
+// another time of day: the schedule, read that day on the clock before
+// the jump, has no run at the time it ran. A one-time run cannot tell
+// and says so.
+func (sp *Spec) clockMoved(t time.Time, before int) bool {
+	fixed := time.FixedZone("", before)
+	lt := t.In(sp.Loc)
+	dayStart := time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, fixed).Add(-time.Nanosecond)
+	var n time.Time
+	ok := false
+	switch sp.Type {
+	case store.ScheduleCron:
+		n, ok = sp.Cron.Next(dayStart, fixed)
+	case store.ScheduleRRule:
+		n, ok = sp.RRule.Next(dayStart, fixed)
+	}
+	for ok && n.In(fixed).Day() == lt.Day() {
+		if n.In(fixed).Format("15:04") == lt.Format("15:04") {
+			return false
+		}
+		if sp.Type == store.ScheduleCron {
+			n, ok = sp.Cron.Next(n, fixed)
+		} else {
+			n, ok = sp.RRule.Next(n, fixed)
+		}
+	}
+	return true
 }

@@ -126,3 +126,36 @@ func TestNewSpec_Rejects(t *testing.T) {
 		}
 	}
 }
+
+func TestSpec_ClockNoteSaysWhatTheClocksMoved(t *testing.T) {
+	ny, london := "America/New_York", "Europe/London"
+	cases := []struct {
+		name  string
+		typ   string
+		s     store.Schedule
+		after string
+		want  string
+	}{
+		{"fixed cron in the gap", "cron", store.Schedule{Cron: "30 2 * * *", Timezone: ny}, "2027-03-13T12:00:00Z",
+			"On Sun 14 Mar the clocks jump from 2:00 AM to 3:00 AM, so that day's run is at 3:00 AM."},
+		{"at the jump itself", "cron", store.Schedule{Cron: "0 3 * * *", Timezone: ny}, "2027-03-13T12:00:00Z", ""},
+		{"once in the gap", "once", store.Schedule{RunAt: mustTime(t, "2027-03-14T07:00:00Z"), Timezone: ny}, "2027-03-13T12:00:00Z",
+			"On Sun 14 Mar the clocks jump from 2:00 AM to 3:00 AM, so that day's run is at 3:00 AM."},
+		{"weekly in the fold", "cron", store.Schedule{Cron: "30 1 * * 0", Timezone: ny}, "2027-11-01T12:00:00Z",
+			"On Sun 7 Nov 1:30 AM comes twice (the clocks go back): that day's run is at the first 1:30 AM (EDT)."},
+		{"another zone's gap", "cron", store.Schedule{Cron: "30 1 * * *", Timezone: london}, "2027-03-27T12:00:00Z",
+			"On Sun 28 Mar the clocks jump from 1:00 AM to 2:00 AM, so that day's run is at 2:00 AM."},
+		{"a wildcard runs on real time", "cron", store.Schedule{Cron: "*/30 * * * *", Timezone: ny}, "2027-03-14T06:45:00Z", ""},
+		{"an ordinary week", "cron", store.Schedule{Cron: "30 2 * * *", Timezone: ny}, "2027-01-13T12:00:00Z", ""},
+	}
+	for _, c := range cases {
+		sp, err := NewSpec(c.typ, c.s, time.Time{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		runs := sp.NextN(mustTime(t, c.after), 3)
+		if got := sp.ClockNote(runs); got != c.want {
+			t.Errorf("%s: ClockNote(%v) = %q, want %q", c.name, runs, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -815,4 +816,34 @@ func TestChat_BusinessHoursAskedOfAJob(t *testing.T) {
 	c := newCLI(t)
 	out := c.chat("post 'check the pager queue' in #oncall every 2 hours", "only during business hours", "9 to 6")
 	c.onlyJob(out, jobWant{cron: "0 9,11,13,15,17 * * *"})
+}
+
+// A time the clocks skip or repeat is confirmed with the time it will
+// really run, and why: in New York 2:30 AM does not happen on the second
+// Sunday of March, and 1:30 AM happens twice on the first of November.
+func TestChat_ATimeTheClocksMoveIsSaid(t *testing.T) {
+	c := newCLI(t)
+	t.Setenv("TZ", "America/New_York")
+	out := c.chat("every year on the second sunday of march at 2:30am post 'clocks' in #ops",
+		"remind me every year on the first sunday of november at 1:30am to check the backup",
+		"remind me every year on the second sunday of march at 3am to check the clocks")
+	for _, want := range []string{"the clocks jump from 2:00 AM to 3:00 AM, so that day's run is at 3:00 AM", "1:30 AM comes twice (the clocks go back): that day's run is at the first 1:30 AM (EDT)"} {
+		if n := strings.Count(out, want); n != 1 {
+			t.Errorf("the confirmations say %q %d times, want once:\n%s", want, n, out)
+		}
+	}
+}
+
+// An end at a time of day bounds a job every hour, and a range of dates
+// bounds a daily one.
+func TestChat_EndsAtATimeAndRangesOfDates(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post 'sale ends soon!' in #promo every day at noon from dec 20 to dec 24")
+	if !regexp.MustCompile(`starting \w+ 20 Dec \d+, until \w+ 24 Dec \d+`).MatchString(out) {
+		t.Errorf("the range is not confirmed as Dec 20 to Dec 24:\n%s", out)
+	}
+	out = c.chat("remind me every hour to stretch until 11pm")
+	if !strings.Contains(out, "every hour, until ") || !strings.Contains(out, "11:00 PM") {
+		t.Errorf("the end at 11pm is not confirmed:\n%s", out)
+	}
 }
