@@ -33,6 +33,9 @@ type reading struct {
 	now  time.Time // in zone
 	zone string
 	loc  *time.Location
+	// noEnd: the request closed with "until further notice" or the
+	// like, taken off so that it is not read as the message's words
+	noEnd bool
 }
 
 // add reads b as a when block on top of what was read; false when the
@@ -105,6 +108,8 @@ var (
 	askedRe = regexp.MustCompile(`(?i)\b(?:can|could|would|will)\s+(?:you|u)\b`)
 	// askedTailRe: what closes such a question ("?", "? thx!").
 	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
+	// noEndTailRe: a request closed by words that name no end.
+	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:` + noEndAlternatives() + `|(?:till|til|'til)\s+further\s+notice)[\s.!]*$`)
 )
 
 // requestBody is a request without the words around it that are not its
@@ -125,7 +130,16 @@ func requestBody(text string) string {
 
 // startReading lexes the message, takes its targets and its timezone.
 func startReading(in selector.Input, text string) (r *reading, d selector.Decision, done bool) {
+	// "… to stretch until further notice": said, and taken off the text
+	// too, so that an answer to a question joins the request's words
+	noEnd := false
+	if m := noEndTailRe.FindStringIndex(text); m != nil && m[0] > 0 {
+		text, noEnd = text[:m[0]], true
+	}
 	body := requestBody(text)
+	if m := noEndTailRe.FindStringIndex(body); m != nil && m[0] > 0 {
+		body, noEnd = body[:m[0]], true
+	}
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
 	// "i need a reminder …", "i'd like to be reminded …"
@@ -160,7 +174,7 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 		loc, zone = time.UTC, "UTC"
 	}
 	s.dropPoliteEnd()
-	return &reading{in: in, text: text, body: body, s: s, now: in.Now.In(loc), zone: zone, loc: loc}, selector.Decision{}, false
+	return &reading{in: in, text: text, body: body, s: s, now: in.Now.In(loc), zone: zone, loc: loc, noEnd: noEnd}, selector.Decision{}, false
 }
 
 // aroundVerb reads a when before the action ("every weekday at 9am remind
@@ -452,6 +466,7 @@ func (r *reading) unreadAfterWhen(span string) (understood, unread string, ok bo
 // compileCall compiles the when, verifies its fires and makes the call.
 func (r *reading) compileCall() selector.Decision {
 	in, text, s, now, zone := r.in, r.text, r.s, r.now, r.zone
+	r.w.noEnd = r.w.noEnd || r.noEnd
 	out := compile(r.w, now, zone)
 	s.act.text = s.text
 	hasAction := s.text != "" || s.act.workflow != "" || s.act.function != ""
