@@ -847,3 +847,16 @@ func TestChat_EndsAtATimeAndRangesOfDates(t *testing.T) {
 		t.Errorf("the end at 11pm is not confirmed:\n%s", out)
 	}
 }
+
+// "make it 3 weeks" of a job said to run for two is its new length.
+func TestChat_ALengthSaidAgain(t *testing.T) {
+	c := newCLI(t)
+	c.chat("remind me every day at 8am to take vitamins for two weeks", "actually make it 3 weeks")
+	jobs := c.jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs, want 1", len(jobs))
+	}
+	if days := time.Until(jobs[0].EndAt).Hours() / 24; days < 20 || days > 22 {
+		t.Errorf("the job ends in %.1f days, want 21", days)
+	}
+}

@@ -33,6 +33,9 @@ func continued(in selector.Input, text string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	rest := strings.TrimSpace(text[m[1]:])
+	if d, ok := rebound(in, rest); ok {
+		return d, true // "and stop after june", "and only until march"
+	}
 	when := strings.TrimSpace(againRe.ReplaceAllString(rest, " "))
 	if isChannelWords(when) {
 		return selector.Decision{}, false // "and #eng": a copy there (correction)

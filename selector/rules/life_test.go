@@ -56,6 +56,13 @@ func TestLife_Phrasings(t *testing.T) {
 		{"start it next monday", "", j1, "schedule.update", `{"jobId":"` + j1 + `","startAt":"2026-11-23T05:00:00Z"}`},
 		{"for 2 more weeks", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-04T15:00:01Z"}`},
 		{"until further notice", "", j1, "clarify", ""},
+		{"stop after june", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2027-07-01T04:00:00Z"}`}, // June included
+		{"and stop after june", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2027-07-01T04:00:00Z"}`},
+		{"make it stop after 6 more", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":6}`},
+		{"can it start on dec 10?", "", j1, "schedule.update", `{"jobId":"` + j1 + `","startAt":"2026-12-10T05:00:00Z"}`},
+		{"until jan 15 actually", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2027-01-16T05:00:00Z"}`},
+		{"only for the next 2 weeks though", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-04T15:00:01Z"}`},
+		{"make it 2 weeks", "", j1, "clarify", ""}, // no end: every 2 weeks, or for 2?
 		// a job said to be needed no more: a delete, asked first
 		{"i don't need it anymore", "", j1, "clarify", ""},
 		{"we no longer need the weekly report", "", "", "clarify", ""},

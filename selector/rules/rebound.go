@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"encoding/json"
 	"regexp"
 	"slices"
@@ -25,11 +26,20 @@ var (
 	// endJobRe: a job ended on a day ("end it on dec 24", "stop the standup
 	// after christmas", "make it stop after christmas", "finish it in 3
 	// weeks"): group 1 or 2 names the job.
-	endJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(.+?)\s+(?:end|finish|stop|expire)|(?:end|finish|stop|expire)\s+(.+?))\s+(on|after|by|in)\s+(.+)$`)
+	endJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(.+?)\s+(?:end|finish|stop|expire)|(?:end|finish|stop|expire)(?:\s+(.+?))?)\s+(on|after|by|in)\s+(.+)$`)
+	// runsLeftRe: "stop after 6 more", "end after 3 more runs".
+	runsLeftRe = regexp.MustCompile(`(?i)^until\s+([0-9]+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more(?:\s+(?:times?|runs?|posts?|reminders?))?$`)
+	// lengthRe: "make it 3 weeks" of a job that has an end: the length it
+	// runs for, from now.
+	lengthRe = regexp.MustCompile(`(?i)^(?:make|have)\s+(it|that|this)\s+(?:just\s+|only\s+)?((?:[0-9]+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:days?|weeks?|months?))$`)
+	// reboundAskRe and reboundTailRe: what may stand around a change of
+	// bounds ("can it start on dec 10?", "until jan 15 actually").
+	reboundAskRe  = regexp.MustCompile(`(?i)^(?:can|could|would|will)\s+(?:you\s+|u\s+)?(?:please\s+|pls\s+)?`)
+	reboundTailRe = regexp.MustCompile(`(?i)(?:\s+(?:though|tho|actually|instead|then|please|pls|thanks|thx))+$`)
 	// startJobRe: the job in context started later ("start it next
 	// monday", "make it start on dec 1"). Only "it": "start daily-report
 	// every monday" starts a workflow.
-	startJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(it|that|this)\s+(?:start|begin)|(?:start|begin)\s+(it|that|this))\s+(?:on\s+|from\s+)?(.+)$`)
+	startJobRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(it|that|this)\s+(?:start|begin)|(?:start|begin)\s+(it|that|this)|(it|that|this)\s+(?:should\s+)?(?:start|begin)s?)\s+(?:on\s+|from\s+)?(.+)$`)
 	moreRe     = regexp.MustCompile(`(?i)\s+more\b`)
 	// extendRe: the job in context kept going until a day ("extend it to
 	// dec 31", "keep it going until end of january").
@@ -40,16 +50,29 @@ var (
 // says none.
 func rebound(in selector.Input, text string) (selector.Decision, bool) {
 	lower := strings.ToLower(strings.TrimRight(strings.TrimSpace(text), ".!? "))
+	lower = reboundTailRe.ReplaceAllString(reboundAskRe.ReplaceAllString(lower, ""), "")
 	words, phrase := "it", ""
-	switch m := (struct{ keep, end, start []string }{keepGoingRe.FindStringSubmatch(lower), endJobRe.FindStringSubmatch(lower), startJobRe.FindStringSubmatch(lower)}); {
+	switch m := (struct{ keep, end, start, length []string }{keepGoingRe.FindStringSubmatch(lower), endJobRe.FindStringSubmatch(lower), startJobRe.FindStringSubmatch(lower), lengthRe.FindStringSubmatch(lower)}); {
+	case m.length != nil:
+		job := jobRef(in, in.ContextJobID)
+		if job == nil || job.EndAt.IsZero() && job.Remaining == 0 || !refersBack(m.length[1]) {
+			return selector.Decision{}, false // "make it 2 weeks" of a job with no end: every 2 weeks?
+		}
+		phrase = "for " + m.length[2]
 	case m.keep != nil:
 		phrase = moreRe.ReplaceAllString(m.keep[1], "") // "for 2 more weeks": for 2 weeks from now
 	case m.end != nil && m.end[3] == "in":
 		words, phrase = m.end[1]+m.end[2], "for "+m.end[4]
 	case m.end != nil:
-		words, phrase = m.end[1]+m.end[2], "until "+m.end[4]
+		words, phrase = cmp.Or(m.end[1]+m.end[2], "it"), "until "+m.end[4]
+		if m.end[3] == "after" {
+			phrase = "through " + m.end[4] // "stop after june": June included
+		}
+		if r := runsLeftRe.FindStringSubmatch("until " + m.end[4]); r != nil {
+			phrase = r[1] + " times" // "stop after 6 more": 6 more runs
+		}
 	case m.start != nil:
-		words, phrase = m.start[1]+m.start[2], "starting "+m.start[3]
+		words, phrase = m.start[1]+m.start[2]+m.start[3], "starting "+m.start[4]
 	case extendRe.MatchString(lower):
 		m := extendRe.FindStringSubmatch(lower)
 		words, phrase = m[1], "until "+m[2]
