@@ -334,6 +334,7 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		Text: m.Text, SenderID: m.SenderID, Sender: m.Sender, ProfileID: prof.ID, Channel: prof.Channel,
 		ChannelID: m.ChannelID, ThreadTS: m.ThreadTS, Timezone: c.zone(m, prof), Now: now,
 		ContextJobID: mem.lastJob, ContextCall: mem.lastCall, Workflows: c.Workflows, Functions: c.Registry.Allowed(), Jobs: jobs,
+		NoSlack: !c.hasChannel("slack"),
 	}
 	in.LastFiredJobID = c.lastFired(ctx, prof, m) // "snooze that": life.go
 	if mem.pending != nil && now.Before(mem.pending.Expires) {

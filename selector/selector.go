@@ -32,6 +32,9 @@ type Input struct {
 	Sender    string
 	ProfileID string
 	Channel   string // kind of the profile: slack or terminal
+	// NoSlack: no Slack profile is set up, so a Slack person or channel
+	// id cannot be reached from here (a terminal alone)
+	NoSlack   bool
 	ChannelID string // where the message was written (Slack channel id)
 	ThreadTS  string // its thread, when it was written in one
 	Timezone  string // the sender's zone, already resolved by the caller

@@ -860,3 +860,14 @@ func TestChat_ALengthSaidAgain(t *testing.T) {
 		t.Errorf("the job ends in %.1f days, want 21", days)
 	}
 }
+
+// "remind @dana …" on the terminal, which reaches no one but the sender,
+// asks who instead and keeps the request for the answer.
+func TestChat_APersonOnTheTerminalAsksWhoInstead(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind @dana to submit the report every friday at 4pm", "#team then")
+	if !strings.Contains(out, "I can't reach @dana from the terminal") {
+		t.Errorf("no question about @dana:\n%s", out)
+	}
+	c.onlyJob(out, jobWant{cron: "0 16 * * 5", text: "submit the report", channel: "#team"})
+}

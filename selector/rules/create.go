@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -498,6 +499,16 @@ func (r *reading) compileCall() selector.Decision {
 	if msg := verify(r.w, s, c, now); msg != "" {
 		return clarify(in, text, selector.MissingTime, msg)
 	}
+	ref := targetRef(in, s.tgt, s.act)
+	if to, _ := ref["channelId"].(string); in.NoSlack && to != "" && !strings.HasPrefix(to, "#") {
+		// a person, whom only Slack reaches: who instead, the answer in
+		// the place of "remind @dana"
+		d := clarify(in, text, selector.MissingTarget, fmt.Sprintf("I can't reach %s from the terminal: that needs Slack. Who should I remind instead: “me”, or a #name such as #team?", cmp.Or(s.act.remindWho, to)))
+		if who := "remind " + strings.ToLower(s.act.remindWho); replaced(text, who, "x") != "" {
+			d.Pending.Replace = who
+		}
+		return d
+	}
 	if in.Channel != "slack" && s.tgt.channelID == "" && slices.Contains([]string{"team", "everyone", "everybody", "us", "all", "channel", "here", "folks", "people"}, s.act.remindWho) {
 		return clarify(in, text, selector.MissingTarget, "Which channel should I remind them in? For example “remind #team to …”.")
 	}
@@ -505,7 +516,7 @@ func (r *reading) compileCall() selector.Decision {
 	if c.typ == "once" || c.typ == "interval" {
 		c.sched["timezone"] = zone // the zone its times are shown in
 	}
-	if ref := targetRef(in, s.tgt, s.act); ref != nil {
+	if ref != nil {
 		args["targetRef"] = ref
 	}
 	if !c.startAt.IsZero() {
