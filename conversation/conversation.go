@@ -688,8 +688,11 @@ func nextRuns(j *store.Job, runs []time.Time) string {
 		}
 	}
 	layout := "Mon 2 Jan"
+	if runs[len(runs)-1].In(loc).Year() != runs[0].In(loc).Year() {
+		layout = "Mon 2 Jan 2006" // a yearly job's runs are told apart by their years
+	}
 	if !sameClock || len(runs) == 1 {
-		layout = "Mon 2 Jan 3:04 PM"
+		layout += " 3:04 PM"
 	}
 	var parts []string
 	for _, t := range runs {

@@ -871,3 +871,12 @@ func TestChat_APersonOnTheTerminalAsksWhoInstead(t *testing.T) {
 	}
 	c.onlyJob(out, jobWant{cron: "0 16 * * 5", text: "submit the report", channel: "#team"})
 }
+
+// "test it" of the job just made asks before it posts, and "yes" runs it.
+func TestChat_TestItAsksThenRuns(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("post hi in #x every day at 9am", "test it", "yes")
+	if !strings.Contains(out, "Run this job now: ") || !strings.Contains(out, "Running job ") {
+		t.Errorf("\"test it\" then \"yes\" did not ask and run:\n%s", out)
+	}
+}

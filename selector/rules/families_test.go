@@ -76,6 +76,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"post in #team every friday at 4pm", "about time!", `"text":"about time!"`},
 		{"remind me tomorrow at 9am", "to call mom", `"text":"call mom"`},
 		{"post in #team every friday at 4pm", "ok", `"clarify"`},
+		{"post in #team every friday at 4pm", "good morning!", `"text":"good morning!"`}, // a greeting is help only when nothing is asked
+		{"post in #team every friday at 4pm", "hello", `"text":"hello"`},
 		{"remind me to call mom every sunday", "it's not mom", `"clarify"`},
 		{"remind me to call mom", "no wait, call dad not mom", `“call dad”`},
 		{"post hello every friday in #team", "actually monday at 10", `"cron":"0 10 * * 1"`},

@@ -304,14 +304,19 @@ func rename(in selector.Input, text, lower string) (selector.Decision, bool) {
 // so a loose match is confirmed, never guessed. "run" is left out: "run
 // the standup at 9" and "run workflow W" are creates.
 func runNowAsk(in selector.Input, text, lower, words string) (selector.Decision, bool) {
-	if strings.HasPrefix(lower, "run ") || slices.ContainsFunc(lex(words), func(t tok) bool { return t.kind == tNum }) {
+	var j *selector.JobRef
+	switch it := strings.TrimSpace(words); {
+	case slices.Contains(itWords, it) && in.ContextJobID != "":
+		j = jobRef(in, in.ContextJobID) // "test it", "run it": the job just spoken of
+	case strings.HasPrefix(lower, "run ") || slices.ContainsFunc(lex(words), func(t tok) bool { return t.kind == tNum }):
+	default:
+		if ids, _, ok := matchJobs(in.Jobs, words); ok && len(ids) == 1 {
+			j = jobRef(in, ids[0])
+		}
+	}
+	if j == nil {
 		return selector.Decision{}, false
 	}
-	ids, _, ok := matchJobs(in.Jobs, words)
-	if !ok || len(ids) != 1 {
-		return selector.Decision{}, false
-	}
-	j := jobRef(in, ids[0])
 	d := clarify(in, text, selector.MissingJob, "Run this job now: "+JobLabel(*j)+"? (yes or no)")
 	d.Pending.Yes = "run " + j.JobID + " now"
 	return d, true

@@ -82,7 +82,8 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return stillAsking(in) // "the schedule": which it is, said another way, is still to come
 	}
 	alone := decide(in, text)
-	if alone.Reply != "" && !ackRe.MatchString(strings.TrimSpace(text)) && !okayRe.MatchString(strings.TrimSpace(text)) && !thanksRe.MatchString(strings.TrimSpace(text)) {
+	greets := greetingRe.MatchString(strings.TrimSpace(text)) && (p.Missing == selector.MissingAction || p.Missing == selector.MissingMessage)
+	if alone.Reply != "" && !greets && !ackRe.MatchString(strings.TrimSpace(text)) && !okayRe.MatchString(strings.TrimSpace(text)) && !thanksRe.MatchString(strings.TrimSpace(text)) {
 		// "help", "who can see this?": answered, and the question still waits
 		again := stillAsking(in)
 		alone.Reply, alone.Pending = alone.Reply+"\n"+again.Clarify, again.Pending
@@ -189,6 +190,10 @@ func whenAtEnd(in selector.Input, s string) string {
 // itPostRe: the words a refused request gave, posted after all ("post it
 // in #staff"); group 1 is the verb.
 var itPostRe = regexp.MustCompile(`(?i)\b(post|send|put|share)\s+(?:it|that|this)\b`)
+
+// greetingRe: a greeting, which alone is help but answers "What should
+// I post?" as the words to post ("good morning!").
+var greetingRe = regexp.MustCompile(`(?i)^(?:good\s+(?:morning|afternoon|evening|day)|hello|hi|hey)[\s!.]*$`)
 
 // whoAnswerRe: who to remind, said as an answer ("me", "@sarah", "ok
 // remind me instead"); group 1 is who.
