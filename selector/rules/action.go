@@ -142,8 +142,14 @@ var (
 		// "set a daily reminder …": the verb goes, the schedule word stays
 		`|^(?:(?:can|could|may)\s+(?:i|we)\s+)?(?:set(?:\s+up)?|setup|schedule|create|add|make)(?:\s+me)?\s+((?:a|an)\s+(?:new\s+)?(?:` + strings.Join(frequencyWords, "|") + `)\s+(?:\S+\s+)?reminders?\b)`)
 	// reminderForMeRe: "make a reminder for me, every day …": remind me
-	reminderForMeRe = regexp.MustCompile(`(?i)^(?:make|set|create|add|schedule)\s+(?:a\s+|an\s+)?reminders?\s+for\s+me\b[,:]?`)
-	remindedRe      = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)
+	reminderForMeRe = regexp.MustCompile(`(?i)^(?:(?:make|set|create|add|schedule)(?:\s+up)?|setup|(?:i|we)\s+(?:need|want))\s+(?:a\s+|an\s+)?reminders?\s+for\s+me\b[,:]?`)
+	// remindersRe: reminders asked for in the plural, which is one to
+	// start with
+	remindersRe = regexp.MustCompile(`(?i)^((?:set|make|create|add|schedule)(?:\s+up)?)\s+(?:some\s+)?reminders\b`)
+	// reminderForTeamRe: "set up a reminder for my team …": remind the
+	// team, whose channel is asked outside Slack
+	reminderForTeamRe = regexp.MustCompile(`(?i)^(?:(?:make|set|create|add|schedule)(?:\s+up)?|setup|(?:i|we)\s+(?:need|want))\s+(?:a\s+|an\s+)?reminders?\s+for\s+(?:my|our|the)\s+team\b[,:]?`)
+	remindedRe        = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)
 )
 
 // findVerb returns where the action starts in r and where its text may

@@ -129,3 +129,27 @@ func messageWithTime(in selector.Input, p *selector.Pending, text string) (selec
 	}
 	return selector.Decision{}, false
 }
+
+// yeahRe: a yes before what a reminder is of, which is no word of it.
+var yeahRe = regexp.MustCompile(`(?i)^(?:(?:yeah|yea|yep|yup|yes|sure|ok(?:ay)?|so|um+|uh+|well|right)[\s,!.]+)+`)
+
+// teamRe: a reminder of a team whose channel is not known yet.
+var teamRe = regexp.MustCompile(`(?i)\bremind\s+(?:the|my|our)\s+(?:team|group|class|crew|folks)\b`)
+
+// channelAnswerRe: an answer that names the channel first ("its for
+// #sales, every monday at 9am …", "in #ops: …").
+var channelAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|that'?s|this\s+is)\s+)?(?:for|in|to)\s+(#[\w-]+|<#[^>]+>)[\s,:;—–-]+(.+)$`)
+
+// withChannel is a request posted in ch: the team it reminds is ch
+// ("remind the team about the offsite", "#general"), else "in ch" is
+// added.
+func withChannel(request, ch string) string {
+	if teamRe.MatchString(request) {
+		return teamRe.ReplaceAllString(request, "remind "+ch)
+	}
+	return request + " in " + ch
+}
+
+// greetingRe: a greeting, which alone is help but answers "What should
+// I post?" as the words to post ("good morning!").
+var greetingRe = regexp.MustCompile(`(?i)^(?:good\s+(?:morning|afternoon|evening|day)|hello|hi|hey)[\s!.]*$`)

@@ -143,6 +143,8 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	}
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
+	body = reminderForTeamRe.ReplaceAllString(body, "remind the team")
+	body = remindersRe.ReplaceAllString(body, "$1 a reminder") // "can u set reminders"
 	// "i need a reminder …", "i'd like to be reminded …"
 	body = remindedRe.ReplaceAllString(reminderAskRe.ReplaceAllString(body, "$1$2"), "remind me")
 	body = reminderForMeRe.ReplaceAllString(body, "remind me")
@@ -483,6 +485,15 @@ func (r *reading) compileCall() selector.Decision {
 		if !hasAction && s.act.remindWho == "me" && len(s.blocks) == 0 && s.tgt.channelID == "" {
 			// "i need a reminder": the answers that follow are a reminder's
 			return clarify(in, "remind me", selector.MissingAction, "What should I remind you of, and when? For example “to call mom tomorrow at 5pm”.")
+		}
+		if !hasAction && s.act.remindWho != "" && len(s.blocks) == 0 {
+			// "remind the team", "remind #sales": the answers that follow
+			// are that reminder's
+			who := "them"
+			if strings.HasPrefix(s.act.remindWho, "@") {
+				who = s.act.remindWho
+			}
+			return clarify(in, r.body, selector.MissingAction, "What should I remind "+who+" of, and when? For example “to submit timesheets every Friday at 4pm”.")
 		}
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")

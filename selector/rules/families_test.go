@@ -78,6 +78,9 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"post in #team every friday at 4pm", "ok", `"clarify"`},
 		{"post in #team every friday at 4pm", "good morning!", `"text":"good morning!"`}, // a greeting is help only when nothing is asked
 		{"post in #team every friday at 4pm", "hello", `"text":"hello"`},
+		{"can you remind me about stuff", "yeah pay the electric bill on the 3rd of every month at 10am", `"text":"pay the electric bill"`},
+		{"set up a reminder for my team", "its for #sales, every monday at 9am, 'update the CRM pls'", `"channelId":"#sales"`},
+		{"remind the team about the offsite on dec 4 at 3pm", "#general", `"channelId":"#general"`},
 		{"remind me to call mom every sunday", "it's not mom", `"clarify"`},
 		{"remind me to call mom", "no wait, call dad not mom", `“call dad”`},
 		{"post hello every friday in #team", "actually monday at 10", `"cron":"0 10 * * 1"`},

@@ -67,6 +67,20 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		d.Pending.Create = true
 		return d
 	}
+	if ch := strings.TrimSpace(text); strings.TrimSpace(p.Text) != "" && p.Missing == selector.MissingTime && isChannelWords(ch) && !slices.ContainsFunc(lex(p.Text), func(t tok) bool { return t.kind == tChannel }) {
+		// "When should I post “the offsite”?" "#general": where, the
+		// question asked again of the request with it
+		if d := decide(in, withChannel(p.Text, ch)); d.IsCall() || d.Clarify != "" && d.Missing != selector.MissingTarget {
+			return d
+		}
+	}
+	if m := channelAnswerRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil && p.Missing == selector.MissingAction && teamRe.MatchString(p.Text) {
+		// "What should I remind them of?" "its for #sales, every monday
+		// at 9am, 'update the CRM'": the team is that channel
+		if d := decide(in, withChannel(p.Text, m[1])+" "+m[2]); d.IsCall() || d.Clarify != "" {
+			return d
+		}
+	}
 	if ch, ok := strings.CutPrefix(p.Text, "post in "); ok && isChannelWords(ch) && p.Missing == selector.MissingAction {
 		// "What should I post in #eng, and when?": a complete answer is
 		// posted there, unless it names a channel of its own
@@ -98,6 +112,9 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return decide(in, amended)
 	}
 	text = answerCore(p.Missing, text) // "like 8:30", "ok 9am then": 8:30, 9am
+	if rest := yeahRe.ReplaceAllString(text, ""); p.Missing == selector.MissingAction && rest != "" && strings.HasPrefix(strings.ToLower(p.Text), "remind ") {
+		text = rest // "What should I remind you of?" "yeah pay the electric bill …"
+	}
 	if p.Create && alone.Missing == selector.MissingJob {
 		// "pause it" while a new job is asked about: "it" is that request,
 		// which is no job yet; a "Which one?" is a new request's question.
@@ -190,10 +207,6 @@ func whenAtEnd(in selector.Input, s string) string {
 // itPostRe: the words a refused request gave, posted after all ("post it
 // in #staff"); group 1 is the verb.
 var itPostRe = regexp.MustCompile(`(?i)\b(post|send|put|share)\s+(?:it|that|this)\b`)
-
-// greetingRe: a greeting, which alone is help but answers "What should
-// I post?" as the words to post ("good morning!").
-var greetingRe = regexp.MustCompile(`(?i)^(?:good\s+(?:morning|afternoon|evening|day)|hello|hi|hey)[\s!.]*$`)
 
 // whoAnswerRe: who to remind, said as an answer ("me", "@sarah", "ok
 // remind me instead"); group 1 is who.

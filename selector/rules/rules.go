@@ -124,6 +124,11 @@ func decide(in selector.Input, text string) selector.Decision {
 		return aboutNew(q) // "on my birthday": when is it?
 	}
 	if !d.IsCall() {
+		if after, ok := afterPreamble(in, text); ok {
+			return after // "hi! first time using this 😅 remind me tmrw 8am dentist"
+		}
+	}
+	if !d.IsCall() {
 		if cut, ok := asideCut(in, text); ok {
 			return cut // "drop wednesdays, we don't have standup then"
 		}

@@ -1,0 +1,58 @@
+package rules
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/schedbot/schedbot/selector"
+)
+
+// A new user's words before the request ("bonjour, I am from france. can
+// you remind me at 14h to call the client?", "hi! first time using this
+// 😅 remind me tmrw 8am dentist", "ok make one: post 'hi' in #general
+// every weekday at 8"): said to the bot, not about the schedule.
+
+// requestOpenRe opens a request said after a preamble.
+var requestOpenRe = regexp.MustCompile(`(?i)^(?:(?:so|ok|okay|please|pls|plz|anyway|basically)[,\s]+)*(?:remind|post|send|say|schedule|set\s+(?:up\s+)?(?:a|an|me|us)\b|make\s+(?:a|an)\s+(?:reminder|post)|i\s+(?:need|want|would\s+like|'d\s+like)|i'd\s+like|can\s+(?:you|u)|could\s+(?:you|u)|would\s+(?:you|u)|will\s+(?:you|u)|dm\s+me|ping\s+me|tell\s+me)\b`)
+
+// afterPreamble reads the request after a preamble, when the whole text
+// was not a call: the preamble ends at a sentence's end, a colon or an
+// emoji, says nothing about when or where, and what follows opens a
+// request that reads as a call or asks about the request itself.
+func afterPreamble(in selector.Input, text string) (selector.Decision, bool) {
+	for k, r := range text {
+		if k == 0 || !(strings.ContainsRune(".!?:;", r) || isEmoji(r)) {
+			continue
+		}
+		rest := strings.TrimLeftFunc(text[k:], func(r rune) bool {
+			return strings.ContainsRune(".!?:;, ", r) || isEmoji(r) || unicode.IsSpace(r)
+		})
+		head := text[:k]
+		if rest == "" || !requestOpenRe.MatchString(rest) || !saysNothing(in, head) {
+			continue
+		}
+		d := decide(in, rest)
+		if d.IsCall() || d.Clarify != "" && (d.Missing != selector.MissingAction || d.Pending != nil && d.Pending.Text != "") {
+			return d, true
+		}
+	}
+	return selector.Decision{}, false
+}
+
+// saysNothing says whether head says nothing a request would use: no number,
+// channel, quote or when.
+func saysNothing(in selector.Input, head string) bool {
+	if strings.ContainsAny(head, "\"“”'‘’") && strings.Count(head, "'") != strings.Count(strings.ToLower(head), "i'") {
+		return false
+	}
+	toks := lex(head)
+	return !slices.ContainsFunc(toks, func(t tok) bool {
+		return t.kind == tChannel || t.kind == tQuote || strings.ContainsAny(t.s, "0123456789")
+	}) && !isWhenWords(in, head)
+}
+
+func isEmoji(r rune) bool {
+	return r >= 0x1F300 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF
+}
