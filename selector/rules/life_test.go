@@ -63,6 +63,10 @@ func TestLife_Phrasings(t *testing.T) {
 		{"until jan 15 actually", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2027-01-16T05:00:00Z"}`},
 		{"only for the next 2 weeks though", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-04T15:00:01Z"}`},
 		{"make it 2 weeks", "", j1, "clarify", ""}, // no end: every 2 weeks, or for 2?
+		{"make it 6 times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":6}`},
+		{"only 5 times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":5}`},
+		{"make it end friday", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-11-28T05:00:00Z"}`}, // said on a Friday: the next one
+		{"the exam got moved, make it until dec 22", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-23T05:00:00Z"}`},
 		// a job said to be needed no more: a delete, asked first
 		{"i don't need it anymore", "", j1, "clarify", ""},
 		{"we no longer need the weekly report", "", "", "clarify", ""},

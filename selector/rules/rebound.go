@@ -22,7 +22,10 @@ var (
 	// keepGoingRe: the job in context, bounded ("make it run for 3 weeks",
 	// "only until christmas", "for 2 more weeks", "3 more times only",
 	// "starting tomorrow").
-	keepGoingRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(?:it|that|this)\s+(?:run|go\s+on|continue|repeat|keep\s+going|go)\s+)?(?:only\s+)?((?:for|until|till|til|through|thru|starting)\s+.+?|(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten)\s+more\s+times?)(?:\s+only)?$`)
+	keepGoingRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(?:it|that|this)(?:\s+(?:run|go\s+on|continue|repeat|keep\s+going|go))?\s+)?(?:only\s+|just\s+)?((?:for|until|till|til|through|thru|starting)\s+.+?|(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:more\s+)?times?)(?:\s+only)?$`)
+	// endDayRe: "make it end friday", "have it stop tomorrow": the last
+	// day it runs
+	endDayRe = regexp.MustCompile(`(?i)^(?:(?:make|have|let)\s+(it|that|this)\s+(?:end|finish|stop|expire)|(?:end|finish|expire)s?)\s+((?:next\s+|this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow)$`)
 	// endJobRe: a job ended on a day ("end it on dec 24", "stop the standup
 	// after christmas", "make it stop after christmas", "finish it in 3
 	// weeks"): group 1 or 2 names the job.
@@ -52,7 +55,14 @@ func rebound(in selector.Input, text string) (selector.Decision, bool) {
 	lower := strings.ToLower(strings.TrimRight(strings.TrimSpace(text), ".!? "))
 	lower = reboundTailRe.ReplaceAllString(reboundAskRe.ReplaceAllString(lower, ""), "")
 	words, phrase := "it", ""
-	switch m := (struct{ keep, end, start, length []string }{keepGoingRe.FindStringSubmatch(lower), endJobRe.FindStringSubmatch(lower), startJobRe.FindStringSubmatch(lower), lengthRe.FindStringSubmatch(lower)}); {
+	if head, last, ok := strings.Cut(lower, ", "); ok && !strings.Contains(last, ", ") && !isWhenWords(in, head) {
+		if d, ok := rebound(in, last); ok {
+			return d, true // "the exam got moved, make it until dec 22"
+		}
+	}
+	switch m := (struct{ keep, end, start, length, endDay []string }{keepGoingRe.FindStringSubmatch(lower), endJobRe.FindStringSubmatch(lower), startJobRe.FindStringSubmatch(lower), lengthRe.FindStringSubmatch(lower), endDayRe.FindStringSubmatch(lower)}); {
+	case m.endDay != nil:
+		words, phrase = cmp.Or(m.endDay[1], "it"), "until "+m.endDay[2]
 	case m.length != nil:
 		job := jobRef(in, in.ContextJobID)
 		if job == nil || job.EndAt.IsZero() && job.Remaining == 0 || !refersBack(m.length[1]) {
