@@ -81,6 +81,9 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"can you remind me about stuff", "yeah pay the electric bill on the 3rd of every month at 10am", `"text":"pay the electric bill"`},
 		{"set up a reminder for my team", "its for #sales, every monday at 9am, 'update the CRM pls'", `"channelId":"#sales"`},
 		{"remind the team about the offsite on dec 4 at 3pm", "#general", `"channelId":"#general"`},
+		{"ping me in 20 to switch the laundry", "20 minutes", `"runAt":"2026-11-20T15:20:00Z"`}, // "in 20": minutes or hours?
+		{"ping me in 20 to switch the laundry", "mins", `"runAt":"2026-11-20T15:20:00Z"`},
+		{"remind me in 2 to check the oven", "2 hours", `"runAt":"2026-11-20T17:00:00Z"`},
 		{"remind me to call mom every sunday", "it's not mom", `"clarify"`},
 		{"remind me to call mom", "no wait, call dad not mom", `“call dad”`},
 		{"post hello every friday in #team", "actually monday at 10", `"cron":"0 10 * * 1"`},

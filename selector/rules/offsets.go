@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -126,6 +128,14 @@ func (p *parser) pRelative() bool {
 			continue // "2 hours 30 minutes"
 		}
 		break
+	}
+	if items == 0 && in && p.tk(0).kind == tNum && !strings.ContainsAny(p.s(0), ":.") {
+		// "ping me in 20 to switch the laundry": minutes or hours, asked
+		// (the answer "minutes", "20 minutes" takes the place of "in 20");
+		// "standup in 5" alone may be a message's words
+		if n, _ := number(p.s(0)); n >= 1 && n <= 90 && p.is(1, "to", ",") {
+			p.why = askTimeFor(p.t[start:p.i+1], fmt.Sprintf("In %d minutes or %d hours? Say “in %d minutes” or “in %d hours”.", n, n, n, n))
+		}
 	}
 	if items == 0 {
 		p.i = start

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -573,6 +574,12 @@ func replaced(text, replace, answer string) string {
 			if a := lex(answer); len(a) > 1 && a[0].s == "at" {
 				answer = strings.TrimSpace(answer[a[0].j:])
 			}
+		}
+		if _, isNumber := number(words[len(words)-1]); isNumber && unit(strings.ToLower(answer)) != "" {
+			answer = words[len(words)-1] + " " + answer // "In 2 minutes or 2 hours?" "hours"
+		}
+		if a := lex(answer); len(words) == 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
+			answer = "in " + answer // "in 2" asked, "2 hours" answered
 		}
 		return text[:toks[k].i] + answer + text[toks[k+len(words)-1].j:]
 	}

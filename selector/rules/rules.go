@@ -127,6 +127,9 @@ func decide(in selector.Input, text string) selector.Decision {
 		if after, ok := afterPreamble(in, text); ok {
 			return after // "hi! first time using this 😅 remind me tmrw 8am dentist"
 		}
+		if dated, ok := holidayDated(in, text); ok {
+			return dated // "remind me xmas eve at 6pm to wrap the presents"
+		}
 	}
 	if !d.IsCall() {
 		if cut, ok := asideCut(in, text); ok {
