@@ -416,6 +416,7 @@ func (r *reading) checkText() (selector.Decision, bool) {
 		return unsupported("%s", reason), true
 	}
 	if r.w.zone != "" && r.w.zone != r.zone {
+		senderLoc := r.loc
 		r.zone = r.w.zone
 		r.loc, _ = scheduler.LoadLocation(r.zone)
 		r.now = in.Now.In(r.loc)
@@ -427,6 +428,13 @@ func (r *reading) checkText() (selector.Decision, bool) {
 				return clarify(in, text, selector.MissingTime, "I couldn't read that time in "+r.zone+". Could you say it another way?"), true
 			}
 			w2 = nw
+		}
+		if w2.hasDay {
+			// "tomorrow at 10am CET" said on a Friday evening in New York,
+			// Saturday already in Berlin: the sender's tomorrow, Saturday
+			sy, sm, sd := in.Now.In(senderLoc).Date()
+			zy, zm, zd := r.now.Date()
+			w2.dayRel += int(time.Date(sy, sm, sd, 12, 0, 0, 0, time.UTC).Sub(time.Date(zy, zm, zd, 12, 0, 0, 0, time.UTC)).Hours() / 24)
 		}
 		r.w = w2
 	}
