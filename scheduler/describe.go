@@ -98,7 +98,17 @@ func joinAnd(s []string) string {
 // DescribeWithZone is Describe followed by the zone name in parentheses,
 // the form stored as a Job's description.
 func (sp *Spec) DescribeWithZone() string {
-	return sp.Describe() + " (" + sp.Loc.String() + ")"
+	return sp.Describe() + " (" + ZoneName(sp.Loc) + ")"
+}
+
+// ZoneName is a zone's name as people read it: an IANA id, but a fixed
+// offset as "UTC+1", not as its Etc id of the opposite sign ("Etc/GMT-1").
+func ZoneName(loc *time.Location) string {
+	name := loc.String()
+	if rest, ok := strings.CutPrefix(name, "Etc/GMT"); ok && len(rest) > 1 {
+		return "UTC" + map[byte]string{'-': "+", '+': "-"}[rest[0]] + rest[1:]
+	}
+	return name
 }
 
 func describeEvery(d time.Duration) string {

@@ -159,3 +159,17 @@ func TestSpec_ClockNoteSaysWhatTheClocksMoved(t *testing.T) {
 		}
 	}
 }
+
+// A fixed offset reads as people write it, not as its Etc id, whose sign
+// is the opposite.
+func TestZoneName_FixedOffsetsAsWritten(t *testing.T) {
+	for id, want := range map[string]string{"Etc/GMT-1": "UTC+1", "Etc/GMT+5": "UTC-5", "Europe/Berlin": "Europe/Berlin", "UTC": "UTC"} {
+		loc, err := time.LoadLocation(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ZoneName(loc); got != want {
+			t.Errorf("ZoneName(%s) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -18,6 +19,10 @@ func (p *parser) pZone() bool {
 	}
 	zone := ""
 	switch {
+	case p.is(0, "my", "our", "local") && (p.is(1, "timezone", "tz") || p.is(1, "time") && p.is(2, "zone")):
+		// "at 7 in my timezone": the sender's zone, said
+		p.i += 2 + btoi(p.is(1, "time"))
+		return true
 	case p.is(0, "my", "our") && p.is(1, "local") && p.is(2, "time"):
 		p.i += 3 // "9am my local time": the sender's zone, said
 		return true
@@ -25,6 +30,19 @@ func (p *parser) pZone() bool {
 		// "9am local time", "at 9am my time", "9am local"
 		p.i += 1 + btoi(p.is(1, "time"))
 		return true
+	case p.is(0, "utc", "gmt") && p.is(1, "+", "-") && p.tk(2).kind == tNum:
+		// "6pm GMT+1": a fixed offset, as the Etc zone of the opposite
+		// sign (Etc/GMT-1 is UTC+1); a part of an hour has no such zone
+		h, ok := number(p.s(2))
+		if !ok || h > 14 {
+			p.why = refusal(fmt.Sprintf("I need a named timezone for UTC%s%s: say one such as “India time” or “Asia/Kolkata”.", p.s(1), p.s(2)))
+			return false
+		}
+		zone = "UTC"
+		if h != 0 {
+			zone = fmt.Sprintf("Etc/GMT%s%d", map[string]string{"+": "-", "-": "+"}[p.s(1)], h)
+		}
+		p.i += 3
 	case zoneAbbrev[p.s(0)] != "" && p.tk(0).kind == tWord && (len(p.s(0)) > 2 || afterTime(p.tk(-1))):
 		// "PST" anywhere in a when; "pt", "et" only after a time
 		zone = zoneAbbrev[p.s(0)]
