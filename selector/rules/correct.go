@@ -66,7 +66,7 @@ var (
 	// "skip weekends", "don't send it on weekends", "stop it on
 	// weekends"): after "no", "skip" or "stop it on" plural, so that "skip friday" stays one run skipped, and with no
 	// comma, so that "no, fridays" corrects to them.
-	noDaysRe = regexp.MustCompile(`(?i)^(?:(?:no|skip|(?:stop|pause|mute|silence|disable|turn\s+off)\s+(?:it|that|this)\s+on)\s+([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)|(?:don'?t|do\s+not|never)\s+(?:send|post|run|remind\s+me|do)\s+(?:it|that|this)\s+on\s+([a-z]+(?:\s*(?:,|and|&|or)\s*[a-z]+)*))(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
+	noDaysRe = regexp.MustCompile(`(?i)^(?:(?:no|skip|(?:stop|pause|mute|silence|disable|turn\s+off)\s+(?:it|that|this)\s+on)\s+(?:the\s+)?([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)|(?:don'?t|do\s+not|never)\s+(?:send|post|run|remind\s+me|do)\s+(?:it|that|this)\s+on\s+([a-z]+(?:\s*(?:,|and|&|or)\s*[a-z]+)*))(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm

@@ -166,6 +166,7 @@ func matchJobs(jobs []selector.JobRef, words string) (ids []string, names []stri
 	}
 	// "nightly-build" is the name's two words, as the job's are split
 	words = strings.NewReplacer("-", " ", "_", " ").Replace(words)
+	words = oclockRe.ReplaceAllString(words, "$1:00") // "the 12 o'clock one"
 	sig := strings.Fields(fillerRe.ReplaceAllString(strings.ToLower(strings.Trim(words, "“”\"'")), " "))
 	if len(sig) == 0 {
 		return nil, nil, false
@@ -255,6 +256,9 @@ func sameStem(a, b string) bool {
 	}
 	return n >= 6 && 4*n >= 3*min(len(a), len(b))
 }
+
+// oclockRe: an hour said with "o'clock".
+var oclockRe = regexp.MustCompile(`(?i)\b(\d{1,2})\s*o'?\s?clock\b`)
 
 // clockRe: a time of day as job words write it: "9:25", "9.25", "925",
 // "6pm", "9:25am", "1400".

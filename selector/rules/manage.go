@@ -167,7 +167,7 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 				if indefiniteRe.MatchString(words) {
 					continue // "set a daily reminder at 6pm to …": a new one
 				}
-				head = messageOfIt(in, updateHead(words))
+				head = messageOfIt(in, updateHead(in, words))
 			}
 			if !namesJob(in, head) {
 				if v.fn == "schedule.update" && jobNounRe.MatchString(head) && head != words {
@@ -491,7 +491,7 @@ func asWritten(text, part string) string {
 }
 
 // updateHead is the part of "change X to 10am" that names the job.
-func updateHead(words string) string {
+func updateHead(in selector.Input, words string) string {
 	// "make it 4:30pm", "change its message to …": the job in context
 	for _, p := range []string{"that one ", "its message ", "its text ", "its channel ", "its time ", "it ", "its ", "that "} {
 		if strings.HasPrefix(words+" ", p) {
@@ -513,6 +513,13 @@ func updateHead(words string) string {
 	}
 	if cut >= 0 {
 		return strings.TrimSpace((" " + words + " ")[:cut])
+	}
+	// "make the queue one weekdays only": the job's words end where a
+	// when that reads to the end begins
+	for _, t := range lex(words) {
+		if head := strings.TrimSpace(words[:t.i]); head != "" && t.kind == tWord && isWhenWords(in, words[t.i:]) && namesJob(in, head) {
+			return head
+		}
 	}
 	// "make the standup 11am instead": the job's words end where the when
 	// begins

@@ -16,7 +16,7 @@ import (
 // update reads "change X to <when>": X names the job, the rest is a new
 // when, and what the words do not change is kept (NL_SPEC decision 23).
 func update(in selector.Input, text, words string) selector.Decision {
-	head := updateHead(words)
+	head := updateHead(in, words)
 	newPart := strings.TrimSpace(strings.TrimPrefix(" "+words+" ", " "+head+" "))
 	if rest, ok := strings.CutPrefix(words, head+":"); ok {
 		newPart = strings.TrimSpace(rest) // "update the standup: 9:45am"
