@@ -391,8 +391,8 @@ func (p *parser) afterDayComma(c clk) bool {
 	for k >= 0 && p.t[k].kind == tNum {
 		k--
 	}
-	if k < 1 || p.t[k].s != "," || !(p.w.hasDay || len(p.w.dows) > 0 || p.w.date != nil) {
-		return false
+	if k < 0 || !(p.t[k].s == "," && k >= 1 || dayWord(p.t[k]) && len(p.t[k].s) > 2) || !(p.w.hasDay || len(p.w.dows) > 0 || p.w.date != nil) {
+		return false // "friday, 9" and "next tue 9": after the day, at the end
 	}
 	return p.i == len(p.t) || zoneWords[p.s(0)] != "" || zoneAbbrev[p.s(0)] != ""
 }
