@@ -180,6 +180,10 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		if w.part == "tonight" && !t.After(now) && h == 0 {
 			t = at(today.AddDate(0, 0, w.dayRel+1)) // midnight tonight
 		}
+	case len(w.dows) == 1 && w.domOnce && len(w.doms) == 1 && !w.wdNext && nextDom(w.doms[0], h, m, now).Weekday() == time.Weekday(w.dows[0]):
+		// "on monday the 7th" when the next 7th is a Monday; another
+		// weekday is a slip, which verify asks about
+		t = nextDom(w.doms[0], h, m, now)
 	case len(w.dows) == 1:
 		wd := w.dows[0]
 		ahead := (wd - int(now.Weekday()) + 7) % 7
@@ -195,16 +199,8 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 			t = at(today.AddDate(0, 0, ahead+7)) // "on Friday" said on a Friday after the time
 		}
 	case w.domOnce:
-		d := w.doms[0]
-		for k := 0; k <= 14; k++ {
-			c := scheduler.WallInstant(now.Year(), now.Month()+time.Month(k), d, h, m, loc)
-			if c.Day() == d && c.After(now) {
-				t = c
-				break
-			}
-		}
-		if t.IsZero() {
-			return refuse("There is no day %d in a month.", d)
+		if t = nextDom(w.doms[0], h, m, now); t.IsZero() {
+			return refuse("There is no day %d in a month.", w.doms[0])
 		}
 	default:
 		t = at(today)
@@ -218,6 +214,18 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 		return ask("%s at %s has already passed. When should it be instead?", t.Format("Mon 2 Jan"), clockText([2]int{h, m}))
 	}
 	return once(t, now, w)
+}
+
+// nextDom is the next day d of a month at h:m after now; zero when no
+// month has one.
+func nextDom(d, h, m int, now time.Time) time.Time {
+	for k := 0; k <= 14; k++ {
+		c := scheduler.WallInstant(now.Year(), now.Month()+time.Month(k), d, h, m, now.Location())
+		if c.Day() == d && c.After(now) {
+			return c
+		}
+	}
+	return time.Time{}
 }
 
 func orYear(y, def int) int {
