@@ -374,7 +374,14 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		d.Pending.Question = d.Clarify
 	}
 	dropped := ""
-	if d.Dropped != "" {
+	keep := (*selector.Pending)(nil) // the open question, kept past a look at the schedules
+	switch {
+	case d.Dropped != "" && readOnly[d.Function] && in.Pending != nil && in.Pending.Question != "":
+		// "list my schedules", "what time is it set for?" while asked: the
+		// answer, and the question still waits
+		keep = in.Pending
+		dropped = "\nI'm still asking about “" + in.Pending.Asked() + "”: " + in.Pending.Question + " (Or say “cancel” to drop it.)"
+	case d.Dropped != "":
 		dropped = " (I've dropped my earlier question about “" + d.Dropped + "”.)"
 	}
 	switch {
@@ -410,12 +417,19 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		case *functions.RunNowResult:
 			spoken = r.Job.JobID
 		}
-		if page, ok := res.(*store.JobPage); ok && len(page.Jobs) == 0 {
-			return noneListed(d.Args) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, d.Function, now)
+		if keep != nil {
+			spoken = "" // "it" is still the request asked about
 		}
-		return Describe(d.Function, res) + dropped, c.save(mem, nil, live && d.Dropped == "", spoken, d.Function, now)
+		if page, ok := res.(*store.JobPage); ok && len(page.Jobs) == 0 {
+			return noneListed(d.Args) + dropped, c.save(mem, keep, live && d.Dropped == "", spoken, d.Function, now)
+		}
+		return Describe(d.Function, res) + dropped, c.save(mem, keep, live && d.Dropped == "", spoken, d.Function, now)
 	}
 }
+
+// readOnly are the calls that only look: asked while a question waits,
+// they answer and the question goes on waiting.
+var readOnly = map[string]bool{"schedule.list": true, "schedule.show": true, "schedule.agenda": true, "schedule.history": true}
 
 // resolve replaces a create's or update's Slack channel name by its id.
 // On a terminal, when the orchestrator has no Slack profile, a #name is

@@ -880,3 +880,14 @@ func TestChat_TestItAsksThenRuns(t *testing.T) {
 		t.Errorf("\"test it\" then \"yes\" did not ask and run:\n%s", out)
 	}
 }
+
+// A look at the schedules while a question waits is answered, and the
+// question still waits for its answer.
+func TestChat_AListWhileAskedKeepsTheQuestion(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me next week to renew my passport", "list my schedules", "monday at 10am")
+	if !strings.Contains(out, "I'm still asking about “remind me next week to renew my passport”") {
+		t.Errorf("the question was not asked again after the list:\n%s", out)
+	}
+	c.onlyJob(out, jobWant{text: "renew my passport"})
+}

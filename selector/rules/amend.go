@@ -16,7 +16,7 @@ import (
 var (
 	// amendVerbRe: the request said with its verb ("make it monday",
 	// "post it in #eng instead", "change it to every monday").
-	amendVerbRe = regexp.MustCompile(`(?i)^(?:(?:make|change|set|move|switch|have)\s+it(?:\s+(?:to|be|for))?|(?:post|send|put)\s+(?:it|that|this)|it\s+should\s+be)\s+(.+)$`)
+	amendVerbRe = regexp.MustCompile(`(?i)^(?:(?:make|change|set|move|switch|have)\s+(?:it|that|this)(?:\s+(?:to|be|for))?|(?:post|send|put)\s+(?:it|that|this)|(?:it|that)\s+should\s+be)\s+(.+)$`)
 	// amendSayRe: a new message ("make it say hi", "say hi instead").
 	amendSayRe = regexp.MustCompile(`(?i)^(?:(?:make|have)\s+it\s+)?(?:say|says|read)\s+(.+)$`)
 	// recurringRe: a when that repeats.

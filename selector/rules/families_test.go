@@ -82,6 +82,7 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"set up a reminder for my team", "its for #sales, every monday at 9am, 'update the CRM pls'", `"channelId":"#sales"`},
 		{"remind the team about the offsite on dec 4 at 3pm", "#general", `"channelId":"#general"`},
 		{"ping me in 20 to switch the laundry", "20 minutes", `"runAt":"2026-11-20T15:20:00Z"`}, // "in 20": minutes or hours?
+		{"send the newsletter every thursday", "actually make that every other thursday at 10am", `"rrule":"FREQ=WEEKLY;INTERVAL=2;BYDAY=TH;BYHOUR=10;BYMINUTE=0"`},
 		{"ping me in 20 to switch the laundry", "mins", `"runAt":"2026-11-20T15:20:00Z"`},
 		{"remind me in 2 to check the oven", "2 hours", `"runAt":"2026-11-20T17:00:00Z"`},
 		{"remind me to call mom every sunday", "it's not mom", `"clarify"`},
