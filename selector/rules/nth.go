@@ -345,12 +345,15 @@ func (p *parser) pMonthStartEnd() bool {
 		return false
 	}
 	p.i++
-	every := false
+	every, ahead := false, 0
 	switch {
 	case p.is(0, "every", "each") && p.is(1, "month"):
 		every = true
 		p.i += 2
-	case p.is(0, "the") && p.is(1, "month"):
+	case p.is(0, "the", "this") && p.is(1, "month"):
+		p.i += 2
+	case p.is(0, "next") && p.is(1, "month") && !p.w.rec:
+		ahead = 1 // "end of next month": its last day
 		p.i += 2
 	case p.is(0, "month"):
 		p.i++
@@ -366,10 +369,11 @@ func (p *parser) pMonthStartEnd() bool {
 	if !every && !p.w.rec {
 		// once: the next first or last day
 		if first {
-			t := time.Date(p.now.Year(), p.now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+			t := time.Date(p.now.Year(), p.now.Month()+1+time.Month(ahead), 1, 0, 0, 0, 0, time.UTC)
 			return p.addDate(ymd{y: t.Year(), m: int(t.Month()), d: 1}, false)
 		}
-		y, m := p.now.Year(), int(p.now.Month())
+		t := time.Date(p.now.Year(), p.now.Month()+time.Month(ahead), 1, 0, 0, 0, 0, time.UTC)
+		y, m := t.Year(), int(t.Month())
 		return p.addDate(ymd{y: y, m: m, d: daysIn(m, y)}, false)
 	}
 	p.w.rec = true
