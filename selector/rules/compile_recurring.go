@@ -142,7 +142,8 @@ func compileByClock(w when, hm [][2]int, n int, u string, now time.Time, zone st
 	}
 	// "twice a week on Monday and Thursday", "twice a month on the 1st
 	// and 16th": the days are the times
-	daysGiven := u == "week" && len(uniq(w.dows)) == w.timesPer || u == "month" && len(uniq(w.doms)) == w.timesPer && len(w.nths) == 0
+	daysGiven := u == "week" && len(uniq(w.dows)) == w.timesPer || u == "month" && len(uniq(w.doms)) == w.timesPer && len(w.nths) == 0 ||
+		u == "year" && len(w.dates) == w.timesPer // "twice a year on jun 1 and dec 1"
 	if w.timesPer > 1 && len(hm) != w.timesPer && !(daysGiven && len(hm) == 1) {
 		if len(hm) == 0 {
 			return refuse("I can't spread several posts over a day or week by themselves: give the times (“every day at 9am and 5pm”)."), true

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -52,6 +53,9 @@ func personalDay(in selector.Input, text string, d selector.Decision) (selector.
 	if m == nil || d.IsCall() || d.Unsupported != "" || d.Missing == selector.MissingAction {
 		return selector.Decision{}, false
 	}
+	if d, ok := forTheDay(in, text, m); ok {
+		return d, true // "every oct 14 at 8am to call mom for her birthday": why, not when
+	}
 	whose := map[string]string{"my": "your ", "our": "your "}[strings.ToLower(m[2])]
 	if whose == "" && m[2] != "" {
 		whose = strings.ToLower(m[2]) + " "
@@ -59,6 +63,27 @@ func personalDay(in selector.Input, text string, d selector.Decision) (selector.
 	q := clarify(in, text, selector.MissingTime, fmt.Sprintf("When is %s%s? Give the date, such as “March 14 at 9am”.", whose, strings.ToLower(m[3])))
 	q.Pending.Replace = strings.ToLower(strings.Join(strings.Fields(m[0]), " "))
 	return q, true
+}
+
+// forTheDay reads "for her birthday" closing a request that says its when
+// without it as the message's last words: the reason for the reminder.
+func forTheDay(in selector.Input, text string, m []string) (selector.Decision, bool) {
+	if !strings.EqualFold(m[1], "for") || !strings.HasSuffix(strings.TrimRight(strings.ToLower(text), " .!"), strings.ToLower(m[0])) {
+		return selector.Decision{}, false
+	}
+	d := decide(in, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), ".!")[:strings.LastIndex(strings.ToLower(text), strings.ToLower(m[0]))]))
+	var args map[string]any
+	if d.Function != "schedule.create" || json.Unmarshal(d.Args, &args) != nil {
+		return selector.Decision{}, false
+	}
+	act, _ := args["targetAction"].(map[string]any)
+	fa, _ := act["functionArgs"].(map[string]any)
+	said, ok := fa["text"].(string)
+	if !ok {
+		return selector.Decision{}, false
+	}
+	fa["text"] = said + " " + strings.ToLower(m[0])
+	return call("schedule.create", args), true
 }
 
 // holidays are refused by name wherever a when may start.
