@@ -139,7 +139,7 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind #ops every weekday at 6", "in the morning ofc", `What should I post in #ops every weekday at 6:00 AM?`},
 		// an answer that would be posted is no answer: asked again
 		{"remind me on monday to renew the ssl cert", "morning", `"clarify"`},
-		{"remind #global every monday to post updates", "what timezone is that in?", `"clarify"`},
+		{"remind #global every monday to post updates", "what timezone is that in?", `I'm still asking about`},
 		{"post hi on 3/4 at 9am", "huh?", `"clarify"`}, // posted "hi on huh" before leaked counted words
 		// "say when another way": the answer takes the place of the words
 		// not read, and of the event words around them

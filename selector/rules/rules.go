@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,6 +80,8 @@ func decide(in selector.Input, text string) selector.Decision {
 		return selector.Decision{Reply: helpText}
 	case accessRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(strings.ToLower(text), ""))):
 		return selector.Decision{Reply: accessText}
+	case zoneQuestionRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: fmt.Sprintf("I read times in your timezone, %s, unless you name another in the request (“9am London time”, “5pm PT”).", cmp.Or(in.Timezone, "UTC"))}
 	case thanksRe.MatchString(strings.TrimSpace(text)):
 		return selector.Decision{Reply: "You're welcome! Say “list my schedules” any time to see them."}
 	case okayRe.MatchString(strings.TrimSpace(text)):
@@ -230,6 +233,10 @@ var (
 	thanksRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|great|perfect|awesome|cool|nice|brilliant|amazing|excellent)[,!.]*\s+)?(?:thanks|thank\s+you|thx|ty|tysm|cheers|much\s+appreciated|appreciate\s+it)(?:\s+(?:so\s+much|a\s+lot|a\s+ton|very\s+much|again|bot|schedbot|man|mate))?[\s!.🙏🙌👍😊]*$`)
 	okayRe   = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|k|kk|cool|great|perfect|awesome|nice(?:\s+one)?|neat|sweet|lol|haha|got\s+it|sounds\s+good|looks\s+good|all\s+good|good|excellent|brilliant|amazing|alright|👍|🙏|🙌|👌|✅|😊|🎉)[\s!.🙏🙌👍😊]*$`)
 )
+
+// zoneQuestionRe: a question about the timezone times are read in
+// ("wait whats the time zone you use?", "which timezone is that in?").
+var zoneQuestionRe = regexp.MustCompile(`(?i)^(?:(?:wait|so|hey|um+|and|also|btw|quick\s+question)[,\s]+)*(?:what|which)(?:'?s|\s+is)?\s+(?:the\s+|your\s+|my\s+|that\s+)?(?:time\s*zone|tz)\b[^.!]*\?*$|^(?:(?:wait|so)[,\s]+)?(?:what|which)\s+(?:time\s*zone|tz)\s+(?:is\s+(?:that|this|it)|are\s+(?:you|times)|do\s+you)\b[^.!]*\?*$`)
 
 // accessRe: who may see or change schedules and their posts ("who can
 // see this?", "can others edit my reminders?", "is this private?").
