@@ -104,7 +104,8 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		}
 		hc.m = 30
 		return hc, strong, true, true
-	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && numberIn(s, 1, 59) && p.nextIsHour(2):
+	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && numberIn(s, 1, 59) && p.nextIsHour(2) &&
+		!(s == "one" && p.is(1, "to", "till", "before")): // "push tomorrow's one to 4pm": a job, not 3:59
 		// digits before "to" are a range ("9 to 5"), not "ten to five"
 		// "twenty past 3pm", "ten to 5", "5 past 9"
 		m := valueOf(s)
