@@ -81,7 +81,9 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"can you remind me about stuff", "yeah pay the electric bill on the 3rd of every month at 10am", `"text":"pay the electric bill"`},
 		{"set up a reminder for my team", "its for #sales, every monday at 9am, 'update the CRM pls'", `"channelId":"#sales"`},
 		{"remind the team about the offsite on dec 4 at 3pm", "#general", `"channelId":"#general"`},
-		{"ping me in 20 to switch the laundry", "20 minutes", `"runAt":"2026-11-20T15:20:00Z"`}, // "in 20": minutes or hours?
+		{"ping me in 20 to switch the laundry", "20 minutes", `"runAt":"2026-11-20T15:20:00Z"`},  // "in 20": minutes or hours?
+		{"remind me next tue 3ish to call the landlord", "pm", `"runAt":"2026-11-24T20:00:00Z"`}, // "About 3?"
+		{"remind #eng to take a break around 9ish", "9am", `"runAt":"2026-11-21T14:00:00Z"`},
 		{"send the newsletter every thursday", "actually make that every other thursday at 10am", `"rrule":"FREQ=WEEKLY;INTERVAL=2;BYDAY=TH;BYHOUR=10;BYMINUTE=0"`},
 		{"ping me in 20 to switch the laundry", "mins", `"runAt":"2026-11-20T15:20:00Z"`},
 		{"remind me in 2 to check the oven", "2 hours", `"runAt":"2026-11-20T17:00:00Z"`},

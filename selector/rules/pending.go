@@ -575,13 +575,23 @@ func replaced(text, replace, answer string) string {
 				answer = strings.TrimSpace(answer[a[0].j:])
 			}
 		}
+		if last := words[len(words)-1]; strings.HasSuffix(last, "ish") && (strings.EqualFold(answer, "am") || strings.EqualFold(answer, "pm")) {
+			answer = strings.TrimSuffix(strings.TrimSuffix(last, "ish"), "-") + answer // "About 3?" "pm"
+		}
 		if _, isNumber := number(words[len(words)-1]); isNumber && unit(strings.ToLower(answer)) != "" {
 			answer = words[len(words)-1] + " " + answer // "In 2 minutes or 2 hours?" "hours"
 		}
 		if a := lex(answer); len(words) == 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
 			answer = "in " + answer // "in 2" asked, "2 hours" answered
 		}
-		return text[:toks[k].i] + answer + text[toks[k+len(words)-1].j:]
+		from := toks[k].i
+		if k > 0 && strings.HasSuffix(words[len(words)-1], "ish") && slices.Contains([]string{"around", "about", "approx", "approximately", "roughly"}, toks[k-1].s) {
+			from = toks[k-1].i // "around 9ish": the exact time answered takes both
+			if a := lex(answer); len(a) > 0 && a[0].s != "at" {
+				answer = "at " + answer
+			}
+		}
+		return text[:from] + answer + text[toks[k+len(words)-1].j:]
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -180,6 +181,12 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 	}
 	if strings.Count(body, ":") == 2 {
 		p.why = refusal("I schedule to the minute; seconds in a time (like 9:00:30) aren't supported.")
+		return clk{}, false, false
+	}
+	if h, ok := number(strings.TrimSuffix(body, "-")); suffix == "ish" && ok && h >= 1 && h <= 12 && p.tk(0).kind == tNum {
+		// "next tue 3ish": about 3, which is no time to post at; the
+		// answer ("3pm", or "pm") takes its place
+		p.why = askTimeFor(p.t[p.i:p.i+1], fmt.Sprintf("About %d? I post at an exact time: say “%dam”, “%dpm” or “%d:15pm”.", h, h, h, h))
 		return clk{}, false, false
 	}
 	switch {
