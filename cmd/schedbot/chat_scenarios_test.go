@@ -891,3 +891,11 @@ func TestChat_AListWhileAskedKeepsTheQuestion(t *testing.T) {
 	}
 	c.onlyJob(out, jobWant{text: "renew my passport"})
 }
+
+// A day said without "of the month" to a monthly job is a day of its
+// month.
+func TestChat_ADayOfAMonthlyJob(t *testing.T) {
+	c := newCLI(t)
+	out := c.chat("remind me on the last day of every month at 9am to pay rent", "actually make it the second to last day")
+	c.onlyJob(out, jobWant{rrule: "FREQ=MONTHLY;BYMONTHDAY=-2;BYHOUR=9;BYMINUTE=0", text: "pay rent"})
+}

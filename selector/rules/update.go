@@ -13,6 +13,10 @@ import (
 
 // Changing a job's schedule: "move the standup to 10am".
 
+// dayOfMonthRe: a day said without "of the month" ("the second to last
+// day", "the last weekday").
+var dayOfMonthRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:(?:\w+\s+to\s+)?last|first|second|third|fourth|\d+(?:st|nd|rd|th))\s+(?:day|weekday|business\s+day|working\s+day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$`)
+
 // update reads "change X to <when>": X names the job, the rest is a new
 // when, and what the words do not change is kept (NL_SPEC decision 23).
 func update(in selector.Input, text, words string) selector.Decision {
@@ -333,6 +337,12 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	}
 	toks := lex(part)
 	w, ok, why := parseBlock(toks, when{}, now)
+	if monthly := oldType == store.ScheduleCron && len(strings.Fields(old.Cron)) == 5 && strings.Fields(old.Cron)[2] != "*" || strings.Contains(old.RRule, "FREQ=MONTHLY"); !ok && monthly && dayOfMonthRe.MatchString(part) {
+		// "make it the second to last day" of a monthly job: of the month
+		if w2, ok2, _ := parseBlock(lex(part+" of the month"), when{}, now); ok2 {
+			w, ok = w2, true
+		}
+	}
 	if !ok {
 		switch {
 		case why.ask != nil:
