@@ -193,3 +193,17 @@ func TestSelect_QuestionsQuoteWhatWasNotRead(t *testing.T) {
 		}
 	}
 }
+
+// A reminder asked for while "What would you like me to schedule?" waits
+// keeps its question's request ("remind me"): what follows is what the
+// reminder is of, not words after "about stuff".
+func TestAReminderAskedWhileAskedKeepsItsRequest(t *testing.T) {
+	first, _ := decideText("", nil)
+	second, _ := decideText("can you remind me about stuff", first.Pending)
+	if second.Pending == nil || second.Pending.Text != "remind me" {
+		t.Fatalf("pending after the reminder asked for: %+v, want its text “remind me”", second.Pending)
+	}
+	if _, raw := decideText("yeah pay the electric bill on the 3rd of every month at 10am", second.Pending); !strings.Contains(raw, `"text":"pay the electric bill"`) {
+		t.Errorf("the answer made %s, want the message “pay the electric bill”", raw)
+	}
+}

@@ -154,8 +154,8 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	var asks []reading
 	for _, combined := range answered(in, p, text) {
 		d := decide(in, combined)
-		if d.Pending != nil {
-			d.Pending.Text = combined
+		if d.Pending != nil && !(d.Missing == selector.MissingAction && d.Pending.Text != "") {
+			d.Pending.Text = combined // a question of what to post keeps the request it names ("remind me")
 		}
 		if !d.IsCall() {
 			asks = append(asks, reading{d, combined})
