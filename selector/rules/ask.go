@@ -24,7 +24,10 @@ var (
 	// "list everything", "what do we have scheduled?", "show the #ops reminders"
 	listMoreRe = regexp.MustCompile(`^(?:(?:list|show)(?:\s+me)?\s+(?:everything|all|all\s+of\s+(?:it|them)|mine|it\s+all)|what\s+(?:do|have)\s+(?:we|i|you)\s+(?:have|got)\s+(?:scheduled|set\s+up|going|on\s+the\s+books)|what(?:'s|s|\s+is|\s+have\s+we\s+got)\s+set\s+up|(?:list|show)(?:\s+me)?\s+(?:the|all(?:\s+the)?)\s+(?:jobs|schedules|reminders|posts))(?:\s+(?:in|for|to|on)\s+(\S+))?$`)
 	mineRe     = regexp.MustCompile(`\b(?:i|we)\s+(?:created|made|set\s+up|own|scheduled|added)\b|\bcreated\s+by\s+me\b|\bmine\b`)
-	inChanRe   = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+goes)?|anything)\s+(?:(?:scheduled|posting|set\s+up|going\s+out)\s+)?(?:in|on|into|to|for)\s+(\S+)$`)
+	inChanRe   = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+goes)?|anything)\s+(?:(?:scheduled|posting|set\s+up|going\s+out)\s+)?(?:in|on|into|to|for)\s+(\S+)$` +
+		// "what did i set up for #eng", "how many reminders go to #design",
+		// "which posts go out in #ops", "do i have anything in #eng"
+		`|^(?:what|which|how\s+many|do\s+(?:i|we)\s+have|is\s+there|are\s+there)\b.*\b(?:set\s+up|scheduled|schedules?|reminders?|posts?|jobs?|go(?:es)?(?:\s+out)?|anything)\s+(?:in|on|into|to|for)\s+(\S+)$`)
 	// questions about one job: "when's the next weekly report?", "is it paused?"
 	showMoreRe = regexp.MustCompile(`^(?:when(?:'s|s|\s+is|\s+does|\s+will)\s+(?:the\s+)?next\s+(.+?)(?:\s+(?:run|post|go\s+out|fire|due))?|(?:the\s+)?next\s+(?:run|post|time)\s+(?:of|for)\s+(.+)|when\s+(?:is|does|will)\s+(.+?)\s+(?:going\s+off|go\s+off|due|running|run\s+next|next|fire\s+next|post\s+next)|ha(?:s|ve)\s+(.+?)\s+(?:run|fired|posted|gone\s+out|been\s+sent)(?:\s+(?:today|yet|yesterday|this\s+week))?|is\s+(.+?)\s+(?:paused|active|enabled|disabled|running|on|off|still\s+on|still\s+running|still\s+active|done|finished)|what\s+does\s+(.+?)\s+(?:do|say|post|send)|what\s+(?:channel|time|day|days)\s+does\s+(.+?)\s+(?:post|go\s+out|run|fire|send)(?:\s+(?:to|in|at|on))?|status\s+(?:of\s+)?(.+)|does\s+(.+?)\s+(?:run|post|fire|go\s+out)\s+on\s+\w+)$`)
 	howToRe    = regexp.MustCompile(`^(?:how\s+(?:do|can|would|should)\s+(?:i|we|you)\s+(?:use|pause|delete|cancel|remove|stop|resume|list|see|edit|change|create|make|set\s+up|add|schedule|skip|snooze|move|find|view)\b.*|how\s+does\s+\w+\s+work|how\s+do\s+(?:i|we)\s+use\s+(?:this|it|you)(?:\s+thing|\s+bot)?|what(?:'s|\s+is)\s+the\s+syntax\b.*|(?:(?:can|could)\s+you\s+)?explain\s+(?:how|what)\b.*|what\s+commands?\s+(?:are\s+there|do\s+you\s+(?:have|take|support|know))|.*\bwhat\s+(?:can|does)\s+(?:this|the|you)(?:\s+bot)?\s+do)$`)
@@ -87,7 +90,7 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 		return call("schedule.list", args), true
 	}
 	if m := inChanRe.FindStringSubmatch(lower); m != nil {
-		if t := lex(m[1]); len(t) == 1 && t[0].kind == tChannel {
+		if t := lex(m[1] + m[2]); len(t) == 1 && t[0].kind == tChannel {
 			return call("schedule.list", map[string]any{"channelId": channelOf(t[0].s)}), true
 		}
 	}
