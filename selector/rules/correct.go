@@ -67,6 +67,9 @@ var (
 	// weekends"): after "no", "skip" or "stop it on" plural, so that "skip friday" stays one run skipped, and with no
 	// comma, so that "no, fridays" corrects to them.
 	noDaysRe = regexp.MustCompile(`(?i)^(?:(?:no|skip|(?:stop|pause|mute|silence|disable|turn\s+off)\s+(?:it|that|this)\s+on)\s+(?:the\s+)?([a-z]+s(?:\s*(?:,|and|&)\s*[a-z]+s)*)|(?:don'?t|do\s+not|never)\s+(?:send|post|run|remind\s+me|do)\s+(?:it|that|this)\s+on\s+([a-z]+(?:\s*(?:,|and|&|or)\s*[a-z]+)*))(?:\s+(?:actually|anymore|any\s+more|please|pls))?[.!]?$`)
+	// doInsteadRe: "do 10 instead", "do thursdays instead": the job's
+	// new when.
+	doInsteadRe = regexp.MustCompile(`(?i)^do\s+(.+?)\s+instead[.!?]*$`)
 	// itWords name the job in context and nothing else.
 	itWords = []string{"it", "that", "this", "that one", "this one"}
 	// verbWhenRe: a when after the job's verb ("remind me at 5pm
@@ -88,6 +91,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	text = strings.TrimSpace(text)
+	if m := doInsteadRe.FindStringSubmatch(strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))); m != nil && in.ContextJobID != "" && (isWhenWords(in, m[1]) || isWhenWords(in, "at "+m[1])) {
+		return decide(in, "make it "+m[1]), true // "can you do 10 instead"
+	}
 	if d, ok := rebound(in, strings.TrimSpace(text[len(correctionLeadRe.FindString(text)):])); ok {
 		return d, true // "only for 3 weeks", "end it on dec 24": rebound.go
 	}
@@ -150,7 +156,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	// rest without what opens and closes a request politely: "can you post
 	// it in #eng too pls?"
 	bare := strings.TrimRight(strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")), "?!. ")
-	if m := itWhenRe.FindStringSubmatch(bare); m != nil && in.ContextJobID != "" && isWhenWords(in, m[1]) {
+	if m := itWhenRe.FindStringSubmatch(bare); m != nil && in.ContextJobID != "" && (isWhenWords(in, m[1]) || isWhenWords(in, "at "+m[1])) {
 		// "send it at 5pm": "it" is the job in context, so a change of it
 		if d := update(in, text, "it "+m[1]); d.Function == "schedule.update" || d.Clarify != "" {
 			return d, true
