@@ -591,8 +591,21 @@ func (p *parser) pExcept() bool {
 		p.w.exMons = append(slices.Clip(p.w.exMons), ms...)
 		return true
 	}
+	if p.is(0, "week") && p.is(1, "of") || p.s(-1) == "except" && p.datesAhead() {
+		// "except the week of christmas", "except dec 24": runs left out
+		// by date, which a job skips once it exists
+		p.why = refusal("I can leave out days of the week or whole months as I make a schedule, not dates. Ask for it without them, then say “skip it the week of christmas” or “skip dec 24”.")
+	}
 	p.i = start
 	return false
+}
+
+// datesAhead reports whether a date or a named day starts here.
+func (p *parser) datesAhead() bool {
+	save, w, why := p.i, p.w, p.why
+	_, kind, ok := p.readBoundDate()
+	p.i, p.w, p.why = save, w, why
+	return ok && kind == "day"
 }
 
 // bound is a start or an end as written.
