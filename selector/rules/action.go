@@ -146,6 +146,10 @@ var (
 	// remindersRe: reminders asked for in the plural, which is one to
 	// start with
 	remindersRe = regexp.MustCompile(`(?i)^((?:set|make|create|add|schedule)(?:\s+up)?)\s+(?:some\s+)?reminders\b`)
+	// namedChannelRe: a channel said with words before it ("my class
+	// channel #period3", "the team channel #eng"), which are its name
+	// (namedChannel: never across a word such as "in").
+	namedChannelRe = regexp.MustCompile(`(?i)\b(?:my|our|the)\s+((?:[a-z0-9-]+\s+){0,2})channel\s+(#[\w-]+|<#[^>]+>)`)
 	// reminderForTeamRe: "set up a reminder for my team …": remind the
 	// team, whose channel is asked outside Slack
 	reminderForTeamRe = regexp.MustCompile(`(?i)^(?:(?:make|set|create|add|schedule)(?:\s+up)?|setup|(?:i|we)\s+(?:need|want))\s+(?:a\s+|an\s+)?reminders?\s+for\s+(?:my|our|the)\s+team\b[,:]?`)

@@ -168,6 +168,14 @@ func compileByClock(w when, hm [][2]int, n int, u string, now time.Time, zone st
 // recurringDays are the weekdays, days of the month and months a
 // recurrence runs on, less the ones excepted, quarters and yearly dates
 // spelled out.
+//
+// oneAQuarter: four months three apart (Jan, Apr, Jul, Oct), which is
+// every quarter said with its months.
+func oneAQuarter(months []int) bool {
+	m := uniq(months)
+	return len(m) == 4 && m[1]-m[0] == 3 && m[2]-m[1] == 3 && m[3]-m[2] == 3
+}
+
 func recurringDays(w when) (dows, doms, months []int, asked *outcome) {
 	// days and months, less the ones excepted
 	dows, months, why := daysAndMonths(w)
@@ -176,6 +184,9 @@ func recurringDays(w when) (dows, doms, months []int, asked *outcome) {
 	}
 	doms = uniq(w.doms)
 	if w.quart {
+		if oneAQuarter(months) && len(doms) > 0 {
+			return dows, doms, months, nil // "quarterly, on the 15th of jan, apr, jul and oct"
+		}
 		if len(months) > 0 {
 			return nil, nil, nil, asking(ask("Every quarter, or in %s? Say one of them.", monthList(months)))
 		}

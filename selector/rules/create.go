@@ -145,6 +145,7 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
 	body = reminderForTeamRe.ReplaceAllString(body, "remind the team")
 	body = remindersRe.ReplaceAllString(body, "$1 a reminder") // "can u set reminders"
+	body = namedChannel(body)                                  // "my class channel #period3": #period3
 	// "i need a reminder …", "i'd like to be reminded …"
 	body = remindedRe.ReplaceAllString(reminderAskRe.ReplaceAllString(body, "$1$2"), "remind me")
 	body = reminderForMeRe.ReplaceAllString(body, "remind me")

@@ -185,3 +185,18 @@ func (s *sentence) rest() []tok {
 	}
 	return out
 }
+
+// namedChannel writes "my class channel #period3" as "#period3": the
+// words before "channel" name it, unless one of them is a preposition
+// ("the survey in channel #eng" is a message and a place).
+func namedChannel(body string) string {
+	return namedChannelRe.ReplaceAllStringFunc(body, func(m string) string {
+		g := namedChannelRe.FindStringSubmatch(m)
+		for _, w := range strings.Fields(strings.ToLower(g[1])) {
+			if slices.Contains([]string{"in", "to", "on", "at", "for", "of", "into"}, w) {
+				return m
+			}
+		}
+		return g[2]
+	})
+}
