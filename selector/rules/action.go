@@ -152,7 +152,7 @@ var (
 	namedChannelRe = regexp.MustCompile(`(?i)\b(?:my|our|the)\s+((?:[a-z0-9-]+\s+){0,2})channel\s+(#[\w-]+|<#[^>]+>)`)
 	// reminderForTeamRe: "set up a reminder for my team …": remind the
 	// team, whose channel is asked outside Slack
-	reminderForTeamRe = regexp.MustCompile(`(?i)^(?:(?:make|set|create|add|schedule)(?:\s+up)?|setup|(?:i|we)\s+(?:need|want))\s+(?:a\s+|an\s+)?reminders?\s+for\s+(?:my|our|the)\s+team\b[,:]?`)
+	reminderForTeamRe = regexp.MustCompile(`(?i)^(?:(?:make|set|create|add|schedule)(?:\s+up)?|setup|(?:i|we)\s+(?:need|want))\s+(?:a\s+|an\s+)?reminders?\s+for\s+(?:my|our|the)\s+team($|[,:]|\s+(?:every|each|on|at|in|to|tomorrow|today|next|this|daily|weekly|that|about)\b)`)
 	remindedRe        = regexp.MustCompile(`(?i)^(?:(?:(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like)\s+to\s+)?be\s+reminded\b`)
 )
 

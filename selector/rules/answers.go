@@ -131,7 +131,7 @@ func messageWithTime(in selector.Input, p *selector.Pending, text string) (selec
 }
 
 // yeahRe: a yes before what a reminder is of, which is no word of it.
-var yeahRe = regexp.MustCompile(`(?i)^(?:(?:yeah|yea|yep|yup|yes|sure|ok(?:ay)?|so|um+|uh+|well|right)[\s,!.]+)+`)
+var yeahRe = regexp.MustCompile(`(?i)^(?:(?:yeah|yea|yep|yup|yes|sure|um+|uh+)[\s,!.]+)+`)
 
 // teamRe: a reminder of a team whose channel is not known yet.
 var teamRe = regexp.MustCompile(`(?i)\bremind\s+(?:the|my|our)\s+(?:team|group|class|crew|folks)\b`)

@@ -236,7 +236,9 @@ func (p *parser) pUntil() bool {
 	}
 	t, kind, ok := p.readBoundDate()
 	if !ok {
-		if at, ok := p.readClockBound(); ok && !through {
+		if at, ok := p.readClockBound(); ok && !through && (p.w.unit == "minute" || p.w.unit == "hour") {
+			// only after a step within the day ("every hour until 11pm"):
+			// "the gym is open until 9pm" is a message's words
 			p.w.untilClock = true
 			return p.setUntil(at.Add(time.Second), false) // the fire at that time is kept
 		}

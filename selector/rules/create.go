@@ -110,7 +110,7 @@ var (
 	// askedTailRe: what closes such a question ("?", "? thx!").
 	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
 	// noEndTailRe: a request closed by words that name no end.
-	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:` + noEndAlternatives() + `|(?:till|til|'til)\s+further\s+notice)[\s.!]*$`)
+	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )
 
 // requestBody is a request without the words around it that are not its
@@ -134,16 +134,16 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	// "… to stretch until further notice": said, and taken off the text
 	// too, so that an answer to a question joins the request's words
 	noEnd := false
-	if m := noEndTailRe.FindStringIndex(text); m != nil && m[0] > 0 {
-		text, noEnd = text[:m[0]], true
+	if m := noEndTailRe.FindStringIndex(text); m != nil && m[0] > 0 && !strings.Contains(text[:m[0]], ":") {
+		text, noEnd = text[:m[0]], true // not after a colon: "…: closed until further notice" is the message
 	}
 	body := requestBody(text)
-	if m := noEndTailRe.FindStringIndex(body); m != nil && m[0] > 0 {
+	if m := noEndTailRe.FindStringIndex(body); m != nil && m[0] > 0 && !strings.Contains(body[:m[0]], ":") {
 		body, noEnd = body[:m[0]], true
 	}
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
-	body = reminderForTeamRe.ReplaceAllString(body, "remind the team")
+	body = reminderForTeamRe.ReplaceAllString(body, "remind the team$1")
 	body = remindersRe.ReplaceAllString(body, "$1 a reminder") // "can u set reminders"
 	body = namedChannel(body)                                  // "my class channel #period3": #period3
 	// "i need a reminder …", "i'd like to be reminded …"

@@ -28,7 +28,7 @@ func (s *sentence) askAction(in selector.Input, text, q string) selector.Decisio
 
 // notUnderstood asks, saying what was understood and quoting what was not.
 func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {
-	if why.ask != nil {
+	if why.ask != nil && !(why.ask.soft && len(s.blocks) > 0 && (len(w.clocks) > 0 || w.hasRel)) {
 		return askQuestion(in, text, why.ask)
 	}
 	if why.refusal != "" {

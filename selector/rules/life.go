@@ -36,7 +36,7 @@ var (
 // stays a request to create).
 // moveOneRe: one run moved to another time ("push tomorrow's one to
 // 4pm", "move friday's reminder to 10am").
-var moveOneRe = regexp.MustCompile(`^(?:push|move|shift|bump|change|reschedule)\s+(tomorrow|today|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun)day)'?s\s+(?:one|run|post|reminder|standup|message)\s+(?:back\s+|forward\s+)?(?:to|till|until)\s+(.+)$`)
+var moveOneRe = regexp.MustCompile(`^(?:push|move|shift|bump|change|reschedule)\s+(tomorrow'?s|today'?s|tonight'?s|(?:mon|tues|wednes|thurs|fri|satur|sun)day's)\s+(?:one|run|post|reminder)\s+(?:back\s+|forward\s+)?(?:to|till|until)\s+(.+)$`)
 
 func life(in selector.Input, text string) (selector.Decision, bool) {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
@@ -44,10 +44,11 @@ func life(in selector.Input, text string) (selector.Decision, bool) {
 	if strings.Contains(lower, " every ") || strings.Contains(lower, " to ") && snoozeRe.MatchString(lower) {
 		return selector.Decision{}, false // "remind me again to …", "skip … every day": a new schedule
 	}
-	if m := moveOneRe.FindStringSubmatch(lower); m != nil {
+	if m := moveOneRe.FindStringSubmatch(lower); m != nil && (isWhenWords(in, m[2]) || isWhenWords(in, "at "+m[2])) {
 		// "push tomorrow's one to 4pm": one run moved, which is two
 		// changes; say both, never read "one to 4pm" as 3:59
-		return unsupported("I can't move one run of a schedule. Skip it (“skip %s”) and ask for a one-time reminder then (“remind me %s at %s to …”).", m[1], m[1], m[2]), true
+		day := strings.TrimSuffix(strings.TrimSuffix(m[1], "s"), "'")
+		return unsupported("I can't move one run of a schedule. Skip it (“skip %s”) and ask for a one-time reminder then (“remind me %s at %s to …”).", day, day, m[2]), true
 	}
 	if m := doneRe.FindStringSubmatch(lower); m != nil {
 		words := strings.TrimSpace(m[1] + " " + m[2] + " " + m[3])

@@ -369,7 +369,7 @@ func (p *parser) pMonthStartEnd() bool {
 	if !every && !p.w.rec {
 		// once: the next first or last day
 		if first {
-			t := time.Date(p.now.Year(), p.now.Month()+1+time.Month(ahead), 1, 0, 0, 0, 0, time.UTC)
+			t := time.Date(p.now.Year(), p.now.Month()+1, 1, 0, 0, 0, 0, time.UTC) // this month's start has passed
 			return p.addDate(ymd{y: t.Year(), m: int(t.Month()), d: 1}, false)
 		}
 		t := time.Date(p.now.Year(), p.now.Month()+time.Month(ahead), 1, 0, 0, 0, 0, time.UTC)

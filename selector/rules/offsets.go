@@ -135,6 +135,7 @@ func (p *parser) pRelative() bool {
 		// "standup in 5" alone may be a message's words
 		if n, _ := number(p.s(0)); n >= 1 && n <= 90 && p.is(1, "to", ",") {
 			p.why = askTimeFor(p.t[start:p.i+1], fmt.Sprintf("In %d minutes or %d hours? Say “in %d minutes” or “in %d hours”.", n, n, n, n))
+			p.why.ask.soft = true
 		}
 	}
 	if items == 0 {

@@ -22,6 +22,7 @@ var requestOpenRe = regexp.MustCompile(`(?i)^(?:(?:so|ok|okay|please|pls|plz|any
 // emoji, says nothing about when or where, and what follows opens a
 // request that reads as a call or asks about the request itself.
 func afterPreamble(in selector.Input, text string) (selector.Decision, bool) {
+	tries := 0
 	for k, r := range text {
 		if k == 0 || !(strings.ContainsRune(".!?:;", r) || isEmoji(r)) {
 			continue
@@ -33,9 +34,14 @@ func afterPreamble(in selector.Input, text string) (selector.Decision, bool) {
 		if rest == "" || !requestOpenRe.MatchString(rest) || !saysNothing(in, head) {
 			continue
 		}
-		d := decide(in, rest)
+		// create, not decide: a preamble inside the rest is not looked
+		// for again, so the cost stays one reading a boundary
+		d := aboutNew(create(in, rest))
 		if d.IsCall() || d.Clarify != "" && (d.Missing != selector.MissingAction || d.Pending != nil && d.Pending.Text != "") {
 			return d, true
+		}
+		if tries++; tries == 3 {
+			break
 		}
 	}
 	return selector.Decision{}, false

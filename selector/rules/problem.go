@@ -10,6 +10,9 @@ type question struct {
 	// replace is the words of the request the answer replaces (a time
 	// that does not exist), as lexed; none: the answer is added.
 	replace []string
+	// soft: asked only when nothing else in the request says when ("in
+	// 20 to", "3ish"); beside another when those words are the message's
+	soft bool
 }
 
 // problem is what a reading found that cannot be scheduled as written:

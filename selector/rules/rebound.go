@@ -55,7 +55,7 @@ func rebound(in selector.Input, text string) (selector.Decision, bool) {
 	lower := strings.ToLower(strings.TrimRight(strings.TrimSpace(text), ".!? "))
 	lower = reboundTailRe.ReplaceAllString(reboundAskRe.ReplaceAllString(lower, ""), "")
 	words, phrase := "it", ""
-	if head, last, ok := strings.Cut(lower, ", "); ok && !strings.Contains(last, ", ") && !isWhenWords(in, head) {
+	if head, last, ok := strings.Cut(lower, ", "); ok && !strings.Contains(last, ", ") && !isWhenWords(in, head) && !hasAction(in, head) {
 		if d, ok := rebound(in, last); ok {
 			return d, true // "the exam got moved, make it until dec 22"
 		}

@@ -187,6 +187,7 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 		// "next tue 3ish": about 3, which is no time to post at; the
 		// answer ("3pm", or "pm") takes its place
 		p.why = askTimeFor(p.t[p.i:p.i+1], fmt.Sprintf("About %d? I post at an exact time: say “%dam”, “%dpm” or “%d:15pm”.", h, h, h, h))
+		p.why.ask.soft = true
 		return clk{}, false, false
 	}
 	switch {

@@ -337,7 +337,7 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	}
 	toks := lex(part)
 	w, ok, why := parseBlock(toks, when{}, now)
-	if monthly := oldType == store.ScheduleCron && len(strings.Fields(old.Cron)) == 5 && strings.Fields(old.Cron)[2] != "*" || strings.Contains(old.RRule, "FREQ=MONTHLY"); !ok && monthly && dayOfMonthRe.MatchString(part) {
+	if f := strings.Fields(old.Cron); !ok && (len(f) == 5 && f[2] != "*" && f[3] == "*" || strings.Contains(old.RRule, "FREQ=MONTHLY") && !strings.Contains(old.RRule, "INTERVAL")) && dayOfMonthRe.MatchString(part) {
 		// "make it the second to last day" of a monthly job: of the month
 		if w2, ok2, _ := parseBlock(lex(part+" of the month"), when{}, now); ok2 {
 			w, ok = w2, true

@@ -42,6 +42,10 @@ func (p *parser) pZone() bool {
 		if h != 0 {
 			zone = fmt.Sprintf("Etc/GMT%s%d", map[string]string{"+": "-", "-": "+"}[p.s(1)], h)
 		}
+		if _, err := scheduler.LoadLocation(zone); err != nil {
+			p.why = refusal(fmt.Sprintf("There is no UTC%s%s zone: UTC offsets run from -12 to +14.", p.s(1), p.s(2)))
+			return false
+		}
 		p.i += 3
 	case zoneAbbrev[p.s(0)] != "" && p.tk(0).kind == tWord && (len(p.s(0)) > 2 || afterTime(p.tk(-1))):
 		// "PST" anywhere in a when; "pt", "et" only after a time
