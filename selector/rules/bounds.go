@@ -64,7 +64,11 @@ func bounds(w when, c *compiled, now time.Time, zone string) outcome {
 	}
 	if _, ok := sp.Next(from); !ok {
 		if !c.endAt.IsZero() {
-			return ask("That schedule would not fire before it ends (%s). When should it end?", c.endAt.In(now.Location()).Format("Mon 2 Jan 2006"))
+			last := c.endAt.In(now.Location())
+			if w.until != nil && w.until.isDay {
+				last = last.AddDate(0, 0, -1) // its last day, as the end was said
+			}
+			return ask("That schedule would not fire before it ends (%s). When should it end?", last.Format("Mon 2 Jan 2006"))
 		}
 		return refuse("That schedule would never fire.")
 	}
@@ -460,9 +464,12 @@ func (p *parser) rangeEnd(from time.Time, kind string) {
 			p.i++
 		}
 		if d, ok := p.readDayOfMonth(true); ok && !p.is(0, "am", "pm", ":") {
-			t := from
-			for n := 0; n <= 12 && (!t.After(from) || t.Day() != d); n++ {
-				t = time.Date(from.Year(), from.Month()+time.Month(n), d, 0, 0, 0, 0, from.Location())
+			// this month's day after the start, else next month's ("from
+			// dec 28 to 3"); "from feb 27 to 29" in a year with no Feb 29
+			// is no range (it is asked about)
+			t := time.Date(from.Year(), from.Month(), d, 0, 0, 0, 0, from.Location())
+			if d <= from.Day() {
+				t = time.Date(from.Year(), from.Month()+1, d, 0, 0, 0, 0, from.Location())
 			}
 			if t.Day() == d && t.After(from) {
 				p.setUntil(t.AddDate(0, 0, 1), true)
@@ -480,10 +487,16 @@ func (p *parser) rangeEnd(from time.Time, kind string) {
 		t = t.AddDate(0, 1, 0)
 	} else {
 		yearSaid := slices.ContainsFunc(p.t[start:p.i], func(k tok) bool { return k.kind == tNum && len(k.s) == 4 })
-		if !t.After(from) && !yearSaid {
+		switch {
+		case !t.After(from) && !yearSaid && t.Month() < from.Month():
 			t = t.AddDate(1, 0, 0) // "from Dec 28 to Jan 3" said on Dec 30: next year's Jan 3
+		case yearSaid && t.Sub(from) > 366*24*time.Hour && p.w.start != nil:
+			// "from dec 20 to dec 24 2027": the start in the end's year
+			if s := time.Date(t.Year(), from.Month(), from.Day(), 0, 0, 0, 0, from.Location()); !s.After(t) {
+				p.w.start.at = s
+			}
 		}
-		t = t.AddDate(0, 0, 1)
+		t = t.AddDate(0, 0, 1) // "from dec 24 to dec 20": an end before the start, asked about
 	}
 	p.setUntil(t, true)
 }
