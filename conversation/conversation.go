@@ -423,8 +423,30 @@ func (c *Conversations) handle(ctx context.Context, item *store.QueueItem, m *or
 		if page, ok := res.(*store.JobPage); ok && len(page.Jobs) == 0 {
 			return noneListed(d.Args) + dropped, c.save(mem, keep, live && d.Dropped == "", spoken, d.Function, now)
 		}
-		return Describe(d.Function, res) + dropped, c.save(mem, keep, live && d.Dropped == "", spoken, d.Function, now)
+		return DescribeFor(d.Function, res, c.zone(m, prof)) + dropped, c.save(mem, keep, live && d.Dropped == "", spoken, d.Function, now)
 	}
+}
+
+// yourTime says when a job made or changed in another zone than the
+// sender's first runs on the sender's clock ("9am JST tomorrow", said in
+// New York, is Saturday evening there), unless both clocks read the same.
+func yourTime(r *functions.JobResult, zone string) string {
+	if len(r.NextRuns) == 0 || zone == "" || zone == r.Job.Schedule.Timezone {
+		return ""
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return ""
+	}
+	first, here := r.NextRuns[0].In(zoneOf(r.Job)), r.NextRuns[0].In(loc)
+	if first.Format("Mon 2 Jan 3:04 PM") == here.Format("Mon 2 Jan 3:04 PM") {
+		return ""
+	}
+	lead := " The first is "
+	if r.Job.ScheduleType == store.ScheduleOnce {
+		lead = " That's "
+	}
+	return lead + here.Format("Mon 2 Jan 3:04 PM") + " your time (" + zone + ")."
 }
 
 // readOnly are the calls that only look: asked while a question waits,
@@ -563,7 +585,12 @@ func actionWords(a store.TargetAction) string {
 
 // Describe says what a call did, the way a person wants it confirmed:
 // what will happen, where, when (with the zone) and the next runs.
-func Describe(fn string, res any) string {
+func Describe(fn string, res any) string { return DescribeFor(fn, res, "") }
+
+// DescribeFor is Describe told to a sender in zone (IANA; "" for none): a
+// job made or changed in another zone also says its first run on the
+// sender's clock.
+func DescribeFor(fn string, res any, zone string) string {
 	switch r := res.(type) {
 	case *functions.JobResult:
 		if s, ok := describeLife(fn, r); ok { // skip, unskip, snooze, done: life.go
@@ -572,13 +599,13 @@ func Describe(fn string, res any) string {
 		j := r.Job
 		switch fn {
 		case "schedule.create":
-			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + " Job " + j.JobID + "."
+			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + yourTime(r, zone) + " Job " + j.JobID + "."
 		case "schedule.update":
 			named := ""
 			if j.Name != "" {
 				named = " “" + j.Name + "”" // a rename says the new name
 			}
-			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + " Job " + j.JobID + "."
+			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + yourTime(r, zone) + " Job " + j.JobID + "."
 		case "schedule.pause":
 			return fmt.Sprintf("Paused job %s (%s). Say “resume it” to start it again.", j.JobID, j.Description)
 		case "schedule.resume":

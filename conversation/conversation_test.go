@@ -2,6 +2,7 @@ package conversation_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,28 @@ func (e *env) actions(t *testing.T) string {
 func (e *env) count(t *testing.T, q store.QueueName) int {
 	t.Helper()
 	return testkit.QueueLen(t, e.st, q)
+}
+
+// A job in another zone than the sender's says its first run on the
+// sender's clock too; one in the sender's zone does not. (The functions
+// read the real clock: the day named is three days ahead.)
+func TestConversation_OtherZoneSaysYourTime(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	ny, _ := time.LoadLocation("America/New_York")
+	day := now.In(tokyo).AddDate(0, 0, 3)
+	at := time.Date(day.Year(), day.Month(), day.Day(), 9, 0, 0, 0, tokyo)
+	got := say(c, "UANA", "post hi in #team on "+at.Format("January 2")+" at 9am JST")
+	if want := " That's " + at.In(ny).Format("Mon 2 Jan 3:04 PM") + " your time (America/New_York). Job "; !strings.Contains(got, want) {
+		t.Errorf("9am JST = %q, want it to contain %q", got, want)
+	}
+	got = say(c, "UANA", "post standup in #team every weekday at 9am London time")
+	if !regexp.MustCompile(`\. The first is \w{3} \d+ \w{3} [45]:00 AM your time \(America/New_York\)\. Job `).MatchString(got) {
+		t.Errorf("every weekday at 9am London time = %q, want the first run on the sender's clock", got)
+	}
+	if got := say(c, "UANA", "post lunch in #team every day at noon"); strings.Contains(got, "your time") {
+		t.Errorf("a job in the sender's zone = %q, want no second clock", got)
+	}
 }

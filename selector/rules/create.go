@@ -430,14 +430,7 @@ func (r *reading) checkText() (selector.Decision, bool) {
 			}
 			w2 = nw
 		}
-		if w2.hasDay {
-			// "tomorrow at 10am CET" said on a Friday evening in New York,
-			// Saturday already in Berlin: the sender's tomorrow, Saturday
-			sy, sm, sd := in.Now.In(senderLoc).Date()
-			zy, zm, zd := r.now.Date()
-			w2.dayRel += int(time.Date(sy, sm, sd, 12, 0, 0, 0, time.UTC).Sub(time.Date(zy, zm, zd, 12, 0, 0, 0, time.UTC)).Hours() / 24)
-		}
-		r.w = w2
+		r.w = senderDays(w2, in.Now.In(senderLoc), r.now)
 	}
 	return selector.Decision{}, false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
 )
@@ -169,4 +170,20 @@ var zonePairs = map[string]string{
 	"sao paulo": "America/Sao_Paulo", "são paulo": "America/Sao_Paulo", "hong kong": "Asia/Hong_Kong",
 	"mexico city": "America/Mexico_City", "buenos aires": "America/Argentina/Buenos_Aires",
 	"cape town": "Africa/Johannesburg", "tel aviv": "Asia/Jerusalem",
+}
+
+// senderDays reads a day said relative to today ("tomorrow at 10am CET")
+// in another zone than the sender's, here being now there. Said on a
+// Friday evening in New York, Saturday already in Berlin, it is the
+// sender's tomorrow: Saturday. Where that day's time there has passed
+// (9am JST, said at 8pm in New York), it is the next one, which falls
+// on the sender's tomorrow.
+func senderDays(w when, sender, here time.Time) when {
+	if w.hasDay {
+		sy, sm, sd := sender.Date()
+		zy, zm, zd := here.Date()
+		w.dayRel += int(time.Date(sy, sm, sd, 12, 0, 0, 0, time.UTC).Sub(time.Date(zy, zm, zd, 12, 0, 0, 0, time.UTC)).Hours() / 24)
+		w.zoneDay = true
+	}
+	return w
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,6 +16,12 @@ func TestSelect_TomorrowInAnotherZoneIsTheSenders(t *testing.T) {
 		{"America/New_York", "2026-11-20T15:00:00Z", "remind me tomorrow at 10am CET to call", "2026-11-21T09:00:00Z"},
 		// Saturday 9 AM in Sydney is Friday 2 PM in Los Angeles
 		{"Australia/Sydney", "2026-11-27T22:00:00Z", "remind me tomorrow at 9am PT to call the office", "2026-11-29T17:00:00Z"},
+		// Friday 8 PM in New York is Saturday 10 AM in Tokyo: Saturday's
+		// 9 AM there has passed; Sunday's is the sender's tomorrow evening
+		{"America/New_York", "2026-11-21T01:00:00Z", "remind me tomorrow at 9am JST to call", "2026-11-22T00:00:00Z"},
+		{"America/New_York", "2026-11-21T01:00:00Z", "post hi in #team tomorrow at 9am Tokyo time", "2026-11-22T00:00:00Z"},
+		// Friday 8 AM in New York is Friday 10 PM in Tokyo: Saturday 9 AM there
+		{"America/New_York", "2026-11-20T13:00:00Z", "remind me tomorrow at 9am JST to call", "2026-11-21T00:00:00Z"},
 	} {
 		d := Decide(inputIn(c.zone, c.now, c.text))
 		var a struct{ Schedule struct{ RunAt time.Time } }
@@ -22,5 +29,10 @@ func TestSelect_TomorrowInAnotherZoneIsTheSenders(t *testing.T) {
 		if got := a.Schedule.RunAt.UTC().Format(time.RFC3339); got != c.want {
 			t.Errorf("%s at %s: %q: runAt %s, want %s (%+v)", c.zone, c.now, c.text, got, c.want, d)
 		}
+	}
+	// where the next day's time has passed too, it asks
+	d := Decide(inputIn("America/New_York", "2026-11-21T01:00:00Z", "remind me today at 9am JST to call"))
+	if !strings.Contains(d.Clarify, "has already passed") {
+		t.Errorf("today at 9am JST, said at 8pm in New York: %+v, want a question", d)
 	}
 }
