@@ -219,3 +219,23 @@ func TestConversation_OtherZoneSaysYourTime(t *testing.T) {
 		t.Errorf("a job in the sender's zone = %q, want no second clock", got)
 	}
 }
+
+// After a colon that follows a when, words about time are asked about,
+// and "message" makes them the message's: never a bound or a zone of the
+// job.
+func TestConversation_ColonTextIsTheMessage(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	for _, tc := range []struct{ request, want string }{
+		{"post in #team every monday at 10: office closed from dec 24 to jan 2", "OK — I'll post “office closed from dec 24 to jan 2” in #team every Monday at 10:00 AM (America/New_York). Next: "},
+		{"post in #team every friday at 9am: our call is at 6pm GMT+1", "OK — I'll post “our call is at 6pm GMT+1” in #team every Friday at 9:00 AM (America/New_York). Next: "},
+	} {
+		if got := say(c, "UANA", tc.request); !strings.Contains(got, "part of the message or of the schedule?") {
+			t.Errorf("%q = %q, want a question", tc.request, got)
+		}
+		if got := say(c, "UANA", "message"); !strings.HasPrefix(got, tc.want) || strings.Contains(got, "your time") {
+			t.Errorf("%q, then “message” = %q, want %q…", tc.request, got, tc.want)
+		}
+	}
+}

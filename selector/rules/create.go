@@ -37,6 +37,10 @@ type reading struct {
 	// noEnd: the request closed with "until further notice" or the
 	// like, taken off so that it is not read as the message's words
 	noEnd bool
+	// colonText: the text follows a colon after a when ("every monday
+	// 9am: office closed from dec 24"), so no when is taken from its end;
+	// words about time left in it are asked about
+	colonText bool
 }
 
 // add reads b as a when block on top of what was read; false when the
@@ -210,13 +214,14 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 				}
 				if _, ok, y := parseBlock(region[:k], r.w, r.now); ok {
 					r.add(region[:k])
-					region = region[k:]
+					region, r.colonText = region[k:], region[k].s == ":"
 					break
 				} else if y.found() && !r.why.found() {
 					r.why = y // "every February 30 at 9am": said why it cannot be
 				}
 			}
 		}
+		r.colonText = r.colonText || len(region) > 1 && region[0].s == ":" && len(s.blocks) > 0
 		region = trimLeadConnectors(region)
 	default:
 		// no action word: "every monday 9am: standup -> #team", or a quote
@@ -225,7 +230,7 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 			if (t.s == ":" || t.s == "-") && k > 0 && k+1 < len(rest) {
 				if _, ok, _ := parseBlock(rest[:k], r.w, r.now); ok {
 					r.add(rest[:k])
-					region = rest[k+1:]
+					region, r.colonText = rest[k+1:], t.s == ":"
 					s.act.implicit = true
 					break
 				}
@@ -241,6 +246,9 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 // text.
 func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Decision, done bool) {
 	in, text, s := r.in, r.text, r.s
+	if r.colonText {
+		return trimTrailConnectors(region), selector.Decision{}, false
+	}
 	tail := -1
 	lo := 0
 	if len(region) > 60 {
