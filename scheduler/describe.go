@@ -384,7 +384,7 @@ func capitalize(s string) string {
 // runs when they jump, and one they repeat runs once, at its first pass.
 // It is "" when none was moved. An interval or a wildcard cron runs on
 // real time and is never moved; a run at 3:00 AM meant for 3:00 AM is
-// not either.
+// not either, unless a 2:00 AM run that day is one with it.
 func (sp *Spec) ClockNote(runs []time.Time) string {
 	if sp.Type == store.ScheduleInterval || sp.Cron != nil && !sp.Cron.Fixed() {
 		return ""
@@ -393,10 +393,21 @@ func (sp *Spec) ClockNote(runs []time.Time) string {
 		lt := t.In(sp.Loc)
 		_, off := lt.Zone()
 		_, before := t.Add(-time.Nanosecond).In(sp.Loc).Zone()
-		if off > before && sp.clockMoved(t, before) {
+		if off > before {
+			inGap, at := sp.gapRuns(t, before)
+			if inGap == "" {
+				continue // a run at its own time, just after the jump
+			}
 			gap := t.In(time.FixedZone("", before))
-			return fmt.Sprintf("On %s the clocks jump from %s to %s, so that day's run is at %s.",
-				lt.Format("Mon 2 Jan"), Clock(gap.Hour(), gap.Minute()), Clock(lt.Hour(), lt.Minute()), Clock(lt.Hour(), lt.Minute()))
+			jump, to := Clock(gap.Hour(), gap.Minute()), Clock(lt.Hour(), lt.Minute())
+			switch {
+			case sp.Type == store.ScheduleOnce:
+				// its instant does not say which time was asked: true of both
+				return fmt.Sprintf("On %s the clocks jump from %s to %s, so a time between them runs at %s.", lt.Format("Mon 2 Jan"), jump, to, to)
+			case at:
+				return fmt.Sprintf("On %s the clocks jump from %s to %s, so that day's %s run is the %s one.", lt.Format("Mon 2 Jan"), jump, to, inGap, to)
+			}
+			return fmt.Sprintf("On %s the clocks jump from %s to %s, so that day's run is at %s.", lt.Format("Mon 2 Jan"), jump, to, to)
 		}
 		for _, d := range []time.Duration{30 * time.Minute, time.Hour} {
 			if u := t.Add(d).In(sp.Loc); u.Format("2006-01-02 15:04") == lt.Format("2006-01-02 15:04") {
@@ -408,31 +419,34 @@ func (sp *Spec) ClockNote(runs []time.Time) string {
 	return ""
 }
 
-// clockMoved reports whether a run at the clocks' jump was meant for
-// another time of day: the schedule, read that day on the clock before
-// the jump, has no run at the time it ran. A one-time run cannot tell
-// and says so.
-func (sp *Spec) clockMoved(t time.Time, before int) bool {
+// gapRuns reads the schedule on the day of t, a run at the clocks'
+// jump, on the clock before the jump: the first of its times the clocks
+// skip ("" for none: t was meant for its own time of day), and whether it
+// also has a run at the time t ran (the two are one run). A one-time run
+// cannot tell and says it was in the gap.
+func (sp *Spec) gapRuns(t time.Time, before int) (inGap string, at bool) {
 	fixed := time.FixedZone("", before)
-	lt := t.In(sp.Loc)
-	dayStart := time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, fixed).Add(-time.Nanosecond)
-	var n time.Time
-	ok := false
-	switch sp.Type {
-	case store.ScheduleCron:
-		n, ok = sp.Cron.Next(dayStart, fixed)
-	case store.ScheduleRRule:
-		n, ok = sp.RRule.Next(dayStart, fixed)
-	}
-	for ok && n.In(fixed).Day() == lt.Day() {
-		if n.In(fixed).Format("15:04") == lt.Format("15:04") {
-			return false
+	lt, jump := t.In(sp.Loc), t.In(fixed).Format("15:04")
+	next := func(after time.Time) (time.Time, bool) {
+		switch sp.Type {
+		case store.ScheduleCron:
+			return sp.Cron.Next(after, fixed)
+		case store.ScheduleRRule:
+			return sp.RRule.Next(after, fixed)
 		}
-		if sp.Type == store.ScheduleCron {
-			n, ok = sp.Cron.Next(n, fixed)
-		} else {
-			n, ok = sp.RRule.Next(n, fixed)
+		return time.Time{}, false
+	}
+	if sp.Type == store.ScheduleOnce {
+		return Clock(t.In(fixed).Hour(), t.In(fixed).Minute()), false
+	}
+	n, ok := next(time.Date(lt.Year(), lt.Month(), lt.Day(), 0, 0, 0, 0, fixed).Add(-time.Nanosecond))
+	for ; ok && n.In(fixed).Day() == lt.Day(); n, ok = next(n) {
+		switch w := n.In(fixed).Format("15:04"); {
+		case w == lt.Format("15:04"):
+			at = true
+		case w >= jump && w < lt.Format("15:04") && inGap == "":
+			inGap = Clock(n.In(fixed).Hour(), n.In(fixed).Minute())
 		}
 	}
-	return true
+	return inGap, at
 }
