@@ -264,6 +264,9 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
+		if r.w.rec && r.dayWord(region[k:]) {
+			continue // "every day at 5pm to plan tomorrow": the message's day
+		}
 		if _, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {
 			// "what went well in March every Friday": a month or a date
 			// that the rest of the when does not need may end the text
@@ -310,26 +313,6 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 		}
 	}
 	return trimTrailConnectors(textToks), selector.Decision{}, false
-}
-
-// qualifiedWhen asks or refuses when the when that starts region[tail] is
-// qualified by a word the grammar does not read: "call Sam before 5pm",
-// "some Tuesday at 10am", "Black Friday".
-func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int) (selector.Decision, bool) {
-	prev, first := region[tail-1], region[tail]
-	_, _, bareDay := weekday(first.s)
-	_, bareMonth := month(first.s)
-	bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
-	if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
-		slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
-		qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
-		bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
-		if holidayDays[prev.s+" "+first.s] {
-			return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j]), true
-		}
-		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j])), true
-	}
-	return selector.Decision{}, false
 }
 
 // takeText sets the sentence's text from textToks: a quote, or the words
@@ -400,7 +383,7 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 // name.
 func (r *reading) checkText() (selector.Decision, bool) {
 	in, text, s := r.in, r.text, r.s
-	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" {
+	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(r.w.rec && r.dayWord(lex(bad))) {
 		if !y.found() || r.why.ask != nil && y.refusal != "" {
 			// what a longer reading found ("February 30 doesn't exist"), or
 			// asked: "every second Monday" is no interval of a second

@@ -178,3 +178,31 @@ func (r *reading) topicAfterWhen(understood, unread string) (selector.Decision, 
 	}
 	return selector.Decision{}, false
 }
+
+// dayWord says whether t is only a day said from today ("tomorrow",
+// "today"): in the words of a job that repeats, the message's ("every
+// day at 5pm to plan tomorrow").
+func (r *reading) dayWord(t []tok) bool {
+	w, ok, _ := parseBlock(t, when{}, r.now)
+	return ok && w.hasDay && len(w.clocks) == 0 && !w.rec && w.part == ""
+}
+
+// qualifiedWhen asks or refuses when the when that starts region[tail] is
+// qualified by a word the grammar does not read: "call Sam before 5pm",
+// "some Tuesday at 10am", "Black Friday".
+func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int) (selector.Decision, bool) {
+	prev, first := region[tail-1], region[tail]
+	_, _, bareDay := weekday(first.s)
+	_, bareMonth := month(first.s)
+	bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
+	if slices.Contains([]string{"before", "after", "by", "around", "about", "approximately", "approx", "roughly", "since", "past", "near", "circa", "~", "or"}, prev.s) && first.kind == tNum ||
+		slices.Contains([]string{"some", "any", "a", "an", "another", "one", "whichever", "or", "either"}, prev.s) && bareDay ||
+		qualifiers[prev.s] && bare || bare && nearDayWord(prev.s) && !(tail >= 2 && slices.Contains([]string{"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that"}, region[tail-2].s)) ||
+		bareDay && slices.Contains([]string{"happy", "good", "merry", "great", "black", "cyber", "ash", "holy", "maundy", "palm", "easter", "bowl", "giving", "shrove", "whit", "fun", "casual", "tgif", "fresh", "freaky", "flashback", "throwback", "motivation", "wellness", "taco", "pizza"}, prev.s) {
+		if holidayDays[prev.s+" "+first.s] {
+			return unsupported("I can't follow holidays that move from year to year (%s). I can schedule a fixed date instead.", body[prev.i:first.j]), true
+		}
+		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j])), true
+	}
+	return selector.Decision{}, false
+}
