@@ -239,3 +239,17 @@ func TestConversation_ColonTextIsTheMessage(t *testing.T) {
 		}
 	}
 }
+
+// "remindme" run together is asked about; yes makes the reminder with its
+// whole text (read as it stood, "send" was the action and the text cut).
+func TestConversation_RunTogetherRemindIsAsked(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	if got := say(c, "UANA", "remindme to send the invoice tomorrow at 9am"); got != "Did you mean “remind me to send the invoice tomorrow at 9am”? (yes or no)" {
+		t.Errorf("remindme = %q", got)
+	}
+	if got := say(c, "UANA", "yes"); !strings.HasPrefix(got, "OK — I'll post “send the invoice” in a direct message to <@UANA> once on ") {
+		t.Errorf("yes = %q", got)
+	}
+}

@@ -82,6 +82,9 @@ func read(in selector.Input, text string) (r *reading, d selector.Decision, done
 		return nil, d, true
 	}
 	rest := r.s.rest()
+	if d, ok := r.runTogether(rest); ok {
+		return nil, d, true
+	}
 	v, textAt, act := findVerb(in, rest)
 	if act.unclearWho {
 		d := clarify(in, text, selector.MissingTarget, "Who should I remind? I remind one person or channel per schedule: say “remind me …”, “remind @name …” or “remind #channel …”.")

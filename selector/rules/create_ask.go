@@ -206,3 +206,16 @@ func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int)
 	}
 	return selector.Decision{}, false
 }
+
+// runTogether asks about a request that opens with "remind" run into who
+// ("remindme to send the invoice on monday"): yes makes it as spelled
+// apart. Read as it stands, its verb would be the action and its text cut.
+func (r *reading) runTogether(rest []tok) (selector.Decision, bool) {
+	if len(rest) == 0 || rest[0].kind != tWord || rest[0].s != "remindme" && rest[0].s != "remindus" || rest[0].j > len(r.body) {
+		return selector.Decision{}, false
+	}
+	fixed := r.body[:rest[0].i] + "remind " + r.body[rest[0].i+6:]
+	d := clarify(r.in, r.text, selector.MissingAction, "Did you mean “"+fixed+"”? (yes or no)")
+	d.Pending.Yes, d.Pending.Create = fixed, true
+	return d, true
+}

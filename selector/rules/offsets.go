@@ -75,6 +75,9 @@ func (p *parser) setDay(rel int) bool {
 	return true
 }
 
+// looseWords say an offset loosely ("in like 10 mins", "in about 2h").
+var looseWords = []string{"like", "about", "around", "roughly", "approximately", "approx", "~"}
+
 // pRelative: "in 2 hours", "in 1.5 hours", "in 2h", "in 1d 3h 10min",
 // "in half an hour", "in an hour and a half", "2 hours from now".
 func (p *parser) pRelative() bool {
@@ -82,6 +85,9 @@ func (p *parser) pRelative() bool {
 	in := p.is(0, "in", "within", "after")
 	if in {
 		p.i++
+		if p.is(0, looseWords...) && p.tk(1).kind == tNum {
+			p.i++ // "in like 10 mins": the offset said loosely is the offset
+		}
 	}
 	var total float64
 	days := false

@@ -236,6 +236,9 @@ func readNames(blocks [][]tok, body string) names {
 				continue
 			}
 			s := t.s
+			if k > 0 && compactDuration(s) > 0 && (b[k-1].s == "in" || slices.Contains(looseWords, b[k-1].s)) {
+				continue // "in 1h30": an offset, not half past one
+			}
 			// a time of day, with what is glued to it ("8:05 PM", "quarter to noon")
 			if t.kind == tNum || s == "noon" || s == "midnight" || s == "midday" || s == "quarter" || s == "half" || numberWords[s] > 0 {
 				p := &parser{t: b, i: k}

@@ -263,8 +263,9 @@ func unit(s string) string {
 // compactDuration reads "2h", "90m", "1d", "10min", "1.5h"; seconds is 0
 // when s is not one.
 func compactDuration(s string) (seconds float64) {
-	// 1h30m, 1d3h: several parts
+	// 1h30m, 1d3h: several parts; 1h30: the minutes after the hours
 	var total float64
+	hours := false
 	for s != "" {
 		i := 0
 		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
@@ -274,7 +275,13 @@ func compactDuration(s string) (seconds float64) {
 		for j < len(s) && isASCIILetter(s[j]) {
 			j++
 		}
+		if hours && i == len(s) && i <= 2 {
+			if m, err := strconv.Atoi(s); err == nil && m < 60 {
+				return total + float64(m)*60
+			}
+		}
 		part := compactPart(s[:j])
+		hours = part > 0 && (s[i:j] == "h" || s[i:j] == "hr" || s[i:j] == "hrs")
 		if part == 0 {
 			return 0
 		}
