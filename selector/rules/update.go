@@ -368,6 +368,9 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	if len(w.clocks) == 0 && w.part != "" {
 		return nil, clarify(in, text, selector.MissingTime, "What time exactly (“"+w.part+"” could be several hours)? For example 3pm."), false
 	}
+	if d, ok := someDaysAt(in, text, part, w, job, oldDays(oldType, old), recurring); ok {
+		return nil, d, false
+	}
 	if job != nil && oldType == store.ScheduleOnce && w.rec && len(w.dows) == 0 && len(w.doms) == 0 && len(w.nths) == 0 && w.date == nil && !old.RunAt.IsZero() {
 		// "make it every week", "i meant every month" of a one-time job:
 		// on its day, not today's
@@ -516,18 +519,6 @@ func retime(in selector.Input, text string, w when, job *selector.JobRef, old st
 		return nil, d, false, true
 	}
 	return nil, selector.Decision{}, false, false
-}
-
-func resolvedClocks(w when) ([][2]int, string) {
-	var hm [][2]int
-	for _, c := range w.clocks {
-		h, amb := c.resolved(w.part)
-		if amb {
-			return nil, "Is that " + itoa(c.h) + " in the morning or in the afternoon? Say " + itoa(c.h) + "am or " + itoa(c.h) + "pm."
-		}
-		hm = append(hm, [2]int{h, c.m})
-	}
-	return hm, ""
 }
 
 // oldTimes are the times of day a job fires at, when it has fixed ones.
