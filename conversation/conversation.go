@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -599,13 +600,13 @@ func DescribeFor(fn string, res any, zone string) string {
 		j := r.Job
 		switch fn {
 		case "schedule.create":
-			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + yourTime(r, zone) + " Job " + j.JobID + "."
+			return "OK — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + shortMonths(j) + yourTime(r, zone) + " Job " + j.JobID + "."
 		case "schedule.update":
 			named := ""
 			if j.Name != "" {
 				named = " “" + j.Name + "”" // a rename says the new name
 			}
-			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + yourTime(r, zone) + " Job " + j.JobID + "."
+			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + shortMonths(j) + yourTime(r, zone) + " Job " + j.JobID + "."
 		case "schedule.pause":
 			return fmt.Sprintf("Paused job %s (%s). Say “resume it” to start it again.", j.JobID, j.Description)
 		case "schedule.resume":
@@ -715,6 +716,30 @@ func clockNote(j *store.Job, runs []time.Time) string {
 		return " " + note
 	}
 	return ""
+}
+
+// shortMonths says which months have no run on a monthly job's 29th,
+// 30th or 31st (cron runs only on days a month has), and how to run in
+// every month.
+func shortMonths(j *store.Job) string {
+	f := strings.Fields(j.Schedule.Cron)
+	if j.ScheduleType != store.ScheduleCron || len(f) != 5 || f[3] != "*" || f[4] != "*" {
+		return ""
+	}
+	last := 0
+	for _, d := range strings.Split(f[2], ",") {
+		n, err := strconv.Atoi(d)
+		if err != nil {
+			return ""
+		}
+		last = max(last, n)
+	}
+	short := map[int]string{29: "February has no 29th outside leap years", 30: "February has no 30th",
+		31: "February, April, June, September and November have no 31st"}[last]
+	if short == "" {
+		return ""
+	}
+	return " " + short + ": no run then on the " + scheduler.Ordinal(last) + "; say “the last day of every month” for a run in every month."
 }
 
 func nextRuns(j *store.Job, runs []time.Time) string {

@@ -253,3 +253,22 @@ func TestConversation_RunTogetherRemindIsAsked(t *testing.T) {
 		t.Errorf("yes = %q", got)
 	}
 }
+
+// A monthly job on the 29th to 31st says which months have no such day
+// and how to run in all of them; the 28th and the last day say nothing.
+func TestConversation_ShortMonthsAreSaid(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	for _, tc := range []struct{ request, want string }{
+		{"remind me every month on the 31st at 9am to back up my photos", "February, April, June, September and November have no 31st: no run then on the 31st; say “the last day of every month” for a run in every month."},
+		{"remind me on the 15th and 30th of every month at 9am to invoice", "February has no 30th: no run then on the 30th;"},
+		{"remind me on the 28th of every month at 9am to pay", ""},
+		{"remind me on the last day of every month at 9am to pay rent", ""},
+	} {
+		got := say(c, "UANA", tc.request)
+		if tc.want == "" && strings.Contains(got, " have no ") || tc.want == "" && strings.Contains(got, " has no ") || !strings.Contains(got, tc.want) {
+			t.Errorf("%q = %q, want %q", tc.request, got, tc.want)
+		}
+	}
+}
