@@ -35,7 +35,7 @@ var (
 )
 
 // askFirst are the words a question about jobs starts with.
-var askFirst = map[string]bool{"where": true, "where's": true, "what": true, "what's": true, "whats": true, "which": true, "any": true, "anything": true,
+var askFirst = map[string]bool{"where": true, "where's": true, "who's": true, "whos": true, "what": true, "what's": true, "whats": true, "which": true, "any": true, "anything": true,
 	"show": true, "list": true, "who": true, "has": true, "have": true, "did": true, "when": true, "when's": true, "whens": true,
 	"is": true, "are": true, "does": true, "do": true, "the": true, "last": true, "how": true, "agenda": true, "status": true,
 	"next": true, "give": true, "get": true, "can": true, "could": true, "explain": true, "i": true, "i'm": true,
@@ -164,7 +164,7 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 // itNextRe: a question about the job just spoken of, or about what is
 // scheduled ("what's next", "when's the next one", "what time is it set
 // for", "where does it post").
-var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go))$`)
+var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go)|(?:who|where)(?:'s|\s+is)\s+it\s+(?:going|posting|sent|sending)(?:\s+to)?|who\s+(?:does|will)\s+it\s+(?:go|post|remind|ping)(?:\s+to)?|who\s+gets\s+it)$`)
 
 // agendaMoreRe: "show me tomorrow's schedule", "agenda for monday", "what
 // do I have on monday", "list what's happening tomorrow".

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -63,8 +64,22 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 	probe := in
 	probe.Pending = nil
 	d := decide(probe, yes)
+	if m := saidWordsRe.FindStringSubmatchIndex(yes); !d.IsCall() && m != nil {
+		// "text my wife at 6pm that I'll be late": the when is before the
+		// words said, which the reminder keeps whole, quoted
+		head := strings.TrimPrefix(yes[:m[0]], "remind me to ")
+		if t, ok := createdText(decide(probe, "remind me to "+head)); ok && strings.HasPrefix(strings.ToLower(head), strings.ToLower(t)) && len(head) > len(t) {
+			quoted := "remind me " + strings.TrimSpace(head[len(t):]) + " to “" + t + " " + strings.TrimSpace(yes[m[0]:]) + "”"
+			if d2 := decide(probe, quoted); d2.IsCall() {
+				yes, d = quoted, d2
+			}
+		}
+	}
 	if d.Unsupported != "" {
 		return unsupported("%s %s", lead, d.Unsupported), true
+	}
+	if !d.IsCall() && askedRe.MatchString(text) && strings.HasSuffix(strings.TrimSpace(text), "?") {
+		return selector.Decision{Reply: lead}, true // "can you send emails?": a question, answered
 	}
 	q := lead + " Should I remind you here instead? (yes or no)"
 	if post, when, ok := describeCreate(d, in.Now); ok {
@@ -81,3 +96,19 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 // saidWordsRe: the words a message to someone says ("… that the shop is
 // closed", "… saying timesheets are due").
 var saidWordsRe = regexp.MustCompile(`(?i)\b(?:that|saying|:)\s+(.+)$`)
+
+// createdText is the text a create call posts.
+func createdText(d selector.Decision) (string, bool) {
+	if d.Function != "schedule.create" {
+		return "", false
+	}
+	var a struct {
+		TargetAction struct {
+			FunctionArgs struct{ Text string } `json:"functionArgs"`
+		} `json:"targetAction"`
+	}
+	if json.Unmarshal(d.Args, &a) != nil || a.TargetAction.FunctionArgs.Text == "" {
+		return "", false
+	}
+	return a.TargetAction.FunctionArgs.Text, true
+}

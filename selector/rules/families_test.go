@@ -207,3 +207,26 @@ func TestAReminderAskedWhileAskedKeepsItsRequest(t *testing.T) {
 		t.Errorf("the answer made %s, want the message “pay the electric bill”", raw)
 	}
 }
+
+// A request to send by email, text or call says what schedbot cannot do
+// and offers the reminder with what and when; the words said keep their
+// when out of them. Asked as a question with nothing to schedule, it is
+// answered.
+func TestElsewhereOffersTheReminder(t *testing.T) {
+	for _, c := range []struct{ text, want, yes string }{
+		{"text my wife at 6pm that I'll be late", "Should I remind you “text my wife that I'll be late” on Fri 20 Nov 2026 at 6:00 PM instead? (yes or no)", `"text":"text my wife that I'll be late"`},
+		{"email the team tomorrow at 9am saying the build is green", "Should I remind you “email the team saying the build is green” on Sat 21 Nov 2026 at 9:00 AM instead?", `"runAt":"2026-11-21T14:00:00Z"`},
+	} {
+		d, raw := decideText(c.text, nil)
+		if !strings.Contains(d.Clarify, c.want) || d.Pending == nil {
+			t.Errorf("%q: got %s, want %q", c.text, raw, c.want)
+			continue
+		}
+		if y, raw := decideText(d.Pending.Yes, nil); !y.IsCall() || !strings.Contains(raw, c.yes) {
+			t.Errorf("%q, then yes (%q): got %s, want %s", c.text, d.Pending.Yes, raw, c.yes)
+		}
+	}
+	if d, raw := decideText("can you send emails?", nil); d.Reply != "I can't send email: I post in Slack channels and remind people." {
+		t.Errorf("can you send emails?: got %s, want the answer", raw)
+	}
+}
