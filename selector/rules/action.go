@@ -438,3 +438,16 @@ func misspeltVerb(s string) string {
 	}
 	return s
 }
+
+// hasAction: the text says what to do ("post…", "remind me…").
+func hasAction(in selector.Input, text string) bool {
+	v, _, _ := findVerb(in, lex(text))
+	return v >= 0
+}
+
+// leadsWithAction says whether text opens with its action ("post …",
+// "ok remind me …"), not a noun ("new blog post goes live").
+func leadsWithAction(in selector.Input, text string) bool {
+	v, _, _ := findVerb(in, lex(text))
+	return v >= 0 && v <= 1
+}

@@ -267,7 +267,7 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
-		if r.w.rec && r.dayWord(region[k:]) {
+		if (r.w.rec || slices.ContainsFunc(region[:k], func(t tok) bool { return t.s == "every" || t.s == "each" })) && r.dayWord(region[k:]) {
 			continue // "every day at 5pm to plan tomorrow": the message's day
 		}
 		if _, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {

@@ -163,8 +163,8 @@ func decidePending(in selector.Input, text string) selector.Decision {
 			return d
 		}
 	}
-	if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) {
-		alone.Dropped = p.Asked() // a new request, itself incomplete
+	if alone.Clarify != "" && alone.Missing != selector.MissingAction && hasAction(in, text) && (p.Missing != selector.MissingAction || leadsWithAction(in, text)) {
+		alone.Dropped = p.Asked() // a new request, itself incomplete ("new blog post goes live today!" answers what to post)
 		return alone
 	}
 	if answerShaped(p.Missing, text) {
@@ -312,12 +312,6 @@ func channelNamed(in selector.Input, text string) (string, bool) {
 	}
 	known := slices.ContainsFunc(in.Jobs, func(j selector.JobRef) bool { return strings.EqualFold(j.ChannelID, "#"+m[2]) })
 	return m[2], known || m[1] != "" || m[3] != ""
-}
-
-// hasAction: the text says what to do ("post…", "remind me…").
-func hasAction(in selector.Input, text string) bool {
-	v, _, _ := findVerb(in, lex(text))
-	return v >= 0
 }
 
 // confusedRe: a reply that asks back instead of answering.
