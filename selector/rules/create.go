@@ -386,7 +386,7 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 // name.
 func (r *reading) checkText() (selector.Decision, bool) {
 	in, text, s := r.in, r.text, r.s
-	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(r.w.rec && r.dayWord(lex(bad))) {
+	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(r.w.rec && r.dayWord(lex(bad))) && !r.movesAround(bad) {
 		if !y.found() || r.why.ask != nil && y.refusal != "" {
 			// what a longer reading found ("February 30 doesn't exist"), or
 			// asked: "every second Monday" is no interval of a second

@@ -219,3 +219,14 @@ func (r *reading) runTogether(rest []tok) (selector.Decision, bool) {
 	d.Pending.Yes, d.Pending.Create = fixed, true
 	return d, true
 }
+
+// movesAround says whether bad, an "around" ending the message, is the
+// message's ("walk around every hour"): before "every" or "each" it
+// approximates nothing ("around tuesday at 9am" is asked about).
+func (r *reading) movesAround(bad string) bool {
+	if bad != "around" || len(r.s.blocks) == 0 || len(r.s.blocks[0]) == 0 {
+		return false
+	}
+	first := r.s.blocks[0][0].s
+	return first == "every" || first == "each"
+}
