@@ -53,8 +53,12 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
 	if len(s.blocks) > 0 && what != "" {
 		// "every monday at 9 and every friday at 5pm": two schedules
-		if lw, ok, _ := parseBlock(lex(what), when{}, in.Now); ok && (lw.rec || lw.hasDay || lw.date != nil) && (w.rec || w.hasDay || w.date != nil) {
-			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what, blockText(s.body, s.blocks))
+		other := trimLeadConnectors(lex(what)) // "and 10am on weekends to": the words of a second when
+		for len(other) > 0 && (other[len(other)-1].s == "to" || other[len(other)-1].s == "that") {
+			other = other[:len(other)-1]
+		}
+		if lw, ok, _ := parseBlock(other, when{}, in.Now); ok && (lw.rec || lw.hasDay || lw.date != nil || len(lw.dows) > 0 && len(lw.clocks) > 0) && (w.rec || w.hasDay || w.date != nil) {
+			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what[other[0].i:other[len(other)-1].j], blockText(s.body, s.blocks))
 		}
 	}
 	switch {
