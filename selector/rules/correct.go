@@ -202,7 +202,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	if job := jobRef(in, in.ContextJobID); job != nil && job.ScheduleType == store.ScheduleOnce && thatDayRe.MatchString(rest) && clockOnly(in, thatDayRe.ReplaceAllString(rest, "")) {
 		rest = strings.TrimSpace(thatDayRe.ReplaceAllString(rest, "")) // "at 9am that day": the day it is on
 	}
-	if lead == "" && tail == "" && !marked && in.ContextJobID != "" && in.Pending == nil && clockOnly(in, rest) {
+	if lead == "" && tail == "" && !marked && in.ContextJobID != "" && in.Pending == nil && (clockOnly(in, rest) || partOnly(in, rest)) {
 		lead = "at" // "8am" right after a job: its time, said again or changed
 	}
 	if job := jobRef(in, in.ContextJobID); lead == "" && job != nil && job.ScheduleType == store.ScheduleInterval && windowRe.MatchString(rest) {
@@ -225,6 +225,12 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	if said {
 		return update(in, text, "it say "+strings.ToLower(rest)), true // "it should say hello everyone"
+	}
+	if partOnly(in, rest) {
+		// "in the evening" right after a 7am job: 7pm
+		if d := update(in, text, "it "+strings.ToLower(rest)); d.Function == "schedule.update" {
+			return d, true
+		}
 	}
 	// what is left must be a when or a target, nothing to post
 	isWhen := isWhenWords(in, rest)
@@ -514,6 +520,13 @@ func daysOnly(words string) []int {
 func clockOnly(in selector.Input, s string) bool {
 	w, ok, _ := parseBlock(lex(s), when{}, in.Now)
 	return ok && len(w.clocks) > 0 && !w.rec && len(w.dows) == 0 && !w.hasDay && w.date == nil && !w.hasRel && len(w.doms) == 0
+}
+
+// partOnly reports whether s is only a part of the day ("in the
+// evening"), which of a job at one time keeps its hour.
+func partOnly(in selector.Input, s string) bool {
+	w, ok, _ := parseBlock(lex(s), when{}, in.Now)
+	return ok && w.part != "" && len(w.clocks) == 0 && !w.rec && len(w.dows) == 0 && !w.hasDay && w.date == nil
 }
 
 // asksWhen reports whether s is a when that a question settles ("during

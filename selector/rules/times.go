@@ -16,6 +16,23 @@ type clk struct {
 	zero bool // written with a leading zero or as four digits: 24-hour
 }
 
+// partHours are the hours [from, to) each of dayParts names.
+var partHours = func() map[string][2]int {
+	m := map[string][2]int{}
+	for k, p := range dayParts {
+		m[p] = [][2]int{{5, 12}, {12, 18}, {17, 23}, {18, 24}}[k]
+	}
+	return m
+}()
+
+// inPart says whether c, read in part ("7 in the evening"), falls within
+// it: "in the evening" of a 7am job is 7pm, of a 2pm job no time.
+func inPart(c clk, part string) bool {
+	h, amb := c.resolved(part)
+	r, ok := partHours[part]
+	return ok && !amb && h >= r[0] && h < r[1]
+}
+
 // resolved is the hour on a 24-hour clock; ambiguous reports a bare 1-6
 // (NL_SPEC decision 2), part the part of the day that settles it.
 func (c clk) resolved(part string) (h int, ambiguous bool) {

@@ -365,6 +365,11 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 		// every Friday
 		w.rec, w.dowsEv, w.wdOnce, w.domOnce = true, len(w.dows) > 0, false, false
 	}
+	if old := oldTimes(oldType, old, loc); len(w.clocks) == 0 && w.part != "" && job != nil && len(old) == 1 && !w.rec {
+		if c := (clk{h: old[0][0] % 12, m: old[0][1]}); c.h != 0 && inPart(c, w.part) {
+			w.clocks = []clk{c} // "in the evening" of a 7am job: 7pm
+		}
+	}
 	if len(w.clocks) == 0 && w.part != "" {
 		return nil, clarify(in, text, selector.MissingTime, "What time exactly (“"+w.part+"” could be several hours)? For example 3pm."), false
 	}
