@@ -270,7 +270,10 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 		if (r.w.rec || slices.ContainsFunc(region[:k], func(t tok) bool { return t.s == "every" || t.s == "each" })) && r.dayWord(region[k:]) {
 			continue // "every day at 5pm to plan tomorrow": the message's day
 		}
-		if _, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {
+		if nw, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {
+			if region[k].s == "for" && shortSpan(nw) {
+				continue // "every day at 9pm to read for 30 minutes": the message's, no end
+			}
 			// "what went well in March every Friday": a month or a date
 			// that the rest of the when does not need may end the text
 			if rest, ok2, _ := parseBlock(region[k+first:], r.w, r.now); k > 0 && first > 0 && ok2 && (rest.rec || len(rest.dows) > 0 || rest.date != nil || rest.hasDay) &&
@@ -386,7 +389,7 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 // name.
 func (r *reading) checkText() (selector.Decision, bool) {
 	in, text, s := r.in, r.text, r.s
-	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(r.w.rec && r.dayWord(lex(bad))) && !r.movesAround(bad) {
+	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(r.w.rec && r.dayWord(lex(bad))) && !r.movesAround(bad) && !r.forAWhile(bad) {
 		if !y.found() || r.why.ask != nil && y.refusal != "" {
 			// what a longer reading found ("February 30 doesn't exist"), or
 			// asked: "every second Monday" is no interval of a second

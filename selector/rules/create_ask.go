@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/schedbot/schedbot/selector"
 )
@@ -233,4 +234,22 @@ func (r *reading) movesAround(bad string) bool {
 	}
 	first := r.s.blocks[0][0].s
 	return first == "every" || first == "each"
+}
+
+// shortSpan says whether w, a job that repeats daily or less often, was
+// given a span shorter than a day ("every day at 9pm … for 30 minutes"):
+// no end of it, but how long the thing reminded of takes.
+func shortSpan(w when) bool {
+	return w.rec && w.span > 0 && w.span < 24*time.Hour && w.unit != "minute" && w.unit != "hour"
+}
+
+// forAWhile says whether bad, words left in the message, are such a span
+// ("read for 30 minutes"): the message's.
+func (r *reading) forAWhile(bad string) bool {
+	t := lex(bad)
+	if len(t) == 0 || t[0].s != "for" {
+		return false
+	}
+	w, ok, _ := parseBlock(t, r.w, r.now)
+	return ok && shortSpan(w)
 }

@@ -25,13 +25,13 @@ var holidayDates = []struct{ re, date string }{
 }
 
 // holidayRe finds a holiday where a when is said: after "on", "for",
-// "this", "by" or at a block's start before "at", "morning" or a comma.
+// "this", "by", "until" or at a block's start before "at", "morning" or a comma.
 var holidayRe = func() *regexp.Regexp {
 	alts := make([]string, len(holidayDates))
 	for i, h := range holidayDates {
 		alts[i] = "(" + h.re + ")"
 	}
-	return regexp.MustCompile(`(?i)(^|\s)(every\s+|each\s+)?(?:(on|for|this|by)\s+)?(?:` + strings.Join(alts, "|") + `)(\s+(?:at|morning|afternoon|evening|night)\b|\s*,|\s*$|\s+to\b)`)
+	return regexp.MustCompile(`(?i)(^|\s)(every\s+|each\s+)?(?:(on|for|this|by|until|till)\s+)?(?:` + strings.Join(alts, "|") + `)(\s+(?:at|morning|afternoon|evening|night)\b|\s*,|\s*$|\s+to\b)`)
 }()
 
 // holidayDated decides text with a fixed-date holiday said once read as
@@ -52,8 +52,8 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 		lead = strings.ToLower(text[m[6]:m[7]]) + " "
 	}
 	dated := text[:m[0]] + text[m[2]:m[3]] + lead + date + text[m[len(m)-2]:m[len(m)-1]] + text[m[1]:]
-	if d := decide(in, dated); d.IsCall() && strings.Contains(string(d.Args), `"scheduleType":"once"`) {
-		return d, true // said once; "every 5 minutes on christmas day" would repeat each year
+	if d := decide(in, dated); d.IsCall() && (strings.Contains(string(d.Args), `"scheduleType":"once"`) || lead == "until " || lead == "till ") {
+		return d, true // said once, or an end ("until new year's"); "every 5 minutes on christmas day" would repeat each year
 	}
 	return selector.Decision{}, false
 }
