@@ -3,6 +3,7 @@ package conversation
 import (
 	"testing"
 
+	"github.com/schedbot/schedbot/functions"
 	"github.com/schedbot/schedbot/selector"
 )
 
@@ -77,5 +78,17 @@ func TestSettle(t *testing.T) {
 	}
 	if s := settle(&selector.Pending{Text: "post hi"}, nil, "message"); s != (settlement{}) {
 		t.Errorf("“message” settled a question that offers no such answer: %+v", s)
+	}
+}
+
+// An unknown workflow is said in words, with the ones there are.
+func TestExplainUnknownWorkflow(t *testing.T) {
+	for rule, want := range map[string]string{
+		`no workflow "nightly" in orchestrator "default" (its workflows: backup, daily-report)`: "There is no workflow “nightly”. Workflows I can start here: backup, daily-report. Nothing was scheduled.",
+		`no workflow "nightly" in orchestrator "default" (its workflows: none)`:                 "There is no workflow “nightly”. There are no workflows to start here. Nothing was scheduled.",
+	} {
+		if got := explain(&functions.FieldError{Field: "targetAction.workflowId", Rule: rule}); got != want {
+			t.Errorf("%s: got %q, want %q", rule, got, want)
+		}
 	}
 }

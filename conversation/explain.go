@@ -34,9 +34,10 @@ func explain(err error) string {
 }
 
 var (
-	notServedRe = regexp.MustCompile(`^(\S+) is not a channel profile "([^"]*)" serves \(its channels: (.*)\)$`)
-	noProfileRe = regexp.MustCompile(`^orchestrator "[^"]*" has no (\w+) channel profile$`)
-	pastRe      = regexp.MustCompile(`^(\S+) is in the past`)
+	notServedRe  = regexp.MustCompile(`^(\S+) is not a channel profile "([^"]*)" serves \(its channels: (.*)\)$`)
+	noProfileRe  = regexp.MustCompile(`^orchestrator "[^"]*" has no (\w+) channel profile$`)
+	pastRe       = regexp.MustCompile(`^(\S+) is in the past`)
+	noWorkflowRe = regexp.MustCompile(`^no workflow "([^"]*)" in orchestrator "[^"]*" \(its workflows: (.*)\)$`)
 )
 
 func explainField(fe *functions.FieldError) string {
@@ -67,6 +68,14 @@ func explainField(fe *functions.FieldError) string {
 		}
 	case "text":
 		return "The message is empty: what should I post? Nothing was changed."
+	case "targetAction.workflowId":
+		if m := noWorkflowRe.FindStringSubmatch(fe.Rule); m != nil {
+			can := "There are no workflows to start here."
+			if m[2] != "none" {
+				can = "Workflows I can start here: " + m[2] + "."
+			}
+			return "There is no workflow “" + m[1] + "”. " + can + " Nothing was scheduled."
+		}
 	}
 	what := fieldWords[fe.Field]
 	if what == "" {

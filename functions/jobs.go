@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -256,7 +258,7 @@ func (c *Call) checkAction(a *store.TargetAction) error {
 			return fieldErr("targetAction.workflowId", "is required for workflow_start")
 		}
 		if !c.orch().Workflows[a.WorkflowID] {
-			return fieldErr("targetAction.workflowId", "no workflow %q in orchestrator %q", a.WorkflowID, c.orch().ID)
+			return fieldErr("targetAction.workflowId", "no workflow %q in orchestrator %q (its workflows: %s)", a.WorkflowID, c.orch().ID, workflowList(c.orch().Workflows))
 		}
 		if b, _ := json.Marshal(a.Inputs); len(b) > MaxInputsBytes {
 			return fieldErr("targetAction.inputs", "%d bytes, at most %d", len(b), MaxInputsBytes)
@@ -465,4 +467,13 @@ func spell(d time.Duration) string {
 		return d.String()
 	}
 	return strings.Join(parts, " ")
+}
+
+// workflowList names an orchestrator's workflows, sorted: "none" when it
+// defines none.
+func workflowList(w map[string]bool) string {
+	if len(w) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(w)), ", ")
 }
