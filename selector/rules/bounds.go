@@ -238,6 +238,7 @@ func (p *parser) pUntil() bool {
 		}
 		p.i += 2
 	}
+	p.skipEvent()
 	t, kind, ok := p.readBoundDate()
 	if !ok {
 		if at, ok := p.readClockBound(); ok && !through && (p.w.unit == "minute" || p.w.unit == "hour") {

@@ -69,3 +69,18 @@ func severalADay(c compiled, now time.Time) bool {
 	runs := sp.NextN(now, 2)
 	return len(runs) == 2 && runs[1].Sub(runs[0]) < 24*time.Hour
 }
+
+// skipEvent passes over an event named before the day it is on ("until
+// the exam on dec 15", "until my trip on friday"), up to four words after
+// "the" or a possessive: its day is the end.
+func (p *parser) skipEvent() {
+	if !p.is(0, "the", "my", "our", "his", "her", "their", "your") {
+		return
+	}
+	for k := 1; k <= 5 && p.tk(k).kind == tWord; k++ {
+		if p.is(k, "on") && k > 1 {
+			p.i += k + 1
+			return
+		}
+	}
+}

@@ -331,8 +331,25 @@ func isBoundWord(b []tok, k int) bool {
 				}
 			}
 			return true
-		case "every", "each", "on", "at", ",", "and", "except":
+		case "on":
+			return eventOn(b, j) // "until the exam on dec 15": the end's day
+		case "every", "each", "at", ",", "and", "except":
 			return false
+		}
+	}
+	return false
+}
+
+// eventOn says whether the "on" at b[j] follows an event named after an
+// end ("until the exam on", "till my trip on"): words only, back to
+// "until" and "the" or a possessive (parser.skipEvent).
+func eventOn(b []tok, j int) bool {
+	for i := j - 2; i >= 0 && i >= j-6; i-- {
+		if b[i].kind != tWord {
+			return false
+		}
+		if slices.Contains([]string{"until", "till", "til"}, b[i].s) {
+			return slices.Contains([]string{"the", "my", "our", "his", "her", "their", "your"}, b[i+1].s)
 		}
 	}
 	return false
