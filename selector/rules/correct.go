@@ -375,6 +375,11 @@ func alsoAt(in selector.Input, text, bare string) (selector.Decision, bool) {
 		at = "at " + at // "also 2pm"
 	}
 	w, ok, _ := parseBlock(lex(at), when{}, in.Now)
+	if loc, err := scheduler.LoadLocation(job.Schedule.Timezone); ok && err == nil && job.ScheduleType == "once" && len(w.clocks) == 0 && !w.rec && (len(w.dows) == 1 || w.date != nil || w.hasDay) {
+		// "also thursday" of a reminder on Friday at 10am: Thursday at 10am
+		at += " at " + job.Schedule.RunAt.In(loc).Format("15:04")
+		w, ok, _ = parseBlock(lex(at), when{}, in.Now)
+	}
 	if !ok || len(w.clocks) == 0 && w.date == nil ||
 		slices.ContainsFunc(w.dows, func(d int) bool { return slices.Contains(oldDays(job.ScheduleType, job.Schedule), d%7) }) {
 		// days alone add days to the job (daysChanged), if anything; a
