@@ -29,6 +29,9 @@ func (p *parser) pUnsupported() bool {
 		p.why = refusal("I can't schedule by week number. I can repeat every week, or every 2 weeks on a weekday.")
 	case p.is(0, "every", "each") && (p.is(1, "few", "couple", "several") || p.is(1, "now") && p.is(2, "and")):
 		p.why = refusal("How often exactly? Give a number, such as “every 3 days at 9am”.")
+	case p.is(0, "during", "within") && p.is(1, "business", "work", "working", "office") && p.is(2, "hours"):
+		p.i++ // "every 15 minutes during business hours": asked below
+		fallthrough
 	case p.is(0, "business") && p.is(1, "hours") || p.is(0, "work", "working", "office") && p.is(1, "hours"):
 		// the hours said answer, in the place of these words ("during
 		// business hours" + "9 to 6": from 9 to 6)
