@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/schedbot/schedbot/selector"
 )
@@ -46,7 +47,7 @@ func (p *parser) pUnsupported() bool {
 
 // personalDayRe: a day only the sender knows ("on my birthday", "before
 // our anniversary"); group 2 is whose, 3 the day.
-var personalDayRe = regexp.MustCompile(`(?i)\b(on|for|before)\s+(?:(my|our|his|her|their)\s+)?(birthday|bday|b-day|anniversary|payday|pay\s+day|wedding(?:\s+day)?|graduation|due\s+date|last\s+day|first\s+day|moving\s+day|interview|exam)\b`)
+var personalDayRe = regexp.MustCompile(`(?i)\b(on|for|before)\s+(?:(my|our|his|her|their|[a-z]+'s)\s+)?(birthday|bday|b-day|anniversary|payday|pay\s+day|wedding(?:\s+day)?|graduation|due\s+date|last\s+day|first\s+day|moving\s+day|interview|exam)\b`)
 
 // personalDay asks the date of a day only the sender knows, when the
 // request reads no other when: the answer ("it's march 14") takes the
@@ -71,10 +72,11 @@ func personalDay(in selector.Input, text string, d selector.Decision) (selector.
 // forTheDay reads "for her birthday" closing a request that says its when
 // without it as the message's last words: the reason for the reminder.
 func forTheDay(in selector.Input, text string, m []string) (selector.Decision, bool) {
-	if !strings.EqualFold(m[1], "for") || !strings.HasSuffix(strings.TrimRight(strings.ToLower(text), " .!"), strings.ToLower(m[0])) {
+	trimmed := strings.TrimRightFunc(text, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == '!' || isEmoji(r) })
+	if !strings.EqualFold(m[1], "for") || !strings.HasSuffix(strings.ToLower(trimmed), strings.ToLower(m[0])) {
 		return selector.Decision{}, false
 	}
-	d := decide(in, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), ".!")[:strings.LastIndex(strings.ToLower(text), strings.ToLower(m[0]))]))
+	d := decide(in, strings.TrimSpace(trimmed[:strings.LastIndex(strings.ToLower(trimmed), strings.ToLower(m[0]))]))
 	var args map[string]any
 	if d.Function != "schedule.create" || json.Unmarshal(d.Args, &args) != nil {
 		return selector.Decision{}, false
@@ -85,7 +87,7 @@ func forTheDay(in selector.Input, text string, m []string) (selector.Decision, b
 	if !ok {
 		return selector.Decision{}, false
 	}
-	fa["text"] = said + " " + strings.ToLower(m[0])
+	fa["text"] = said + " " + strings.TrimRight(text[strings.LastIndex(strings.ToLower(text), strings.ToLower(m[0])):], " .") // as written, emoji kept
 	return call("schedule.create", args), true
 }
 
