@@ -134,6 +134,9 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind me at 6:30 every weekday to leave for the school run", "am!", `"cron":"30 6 * * 1-5"`},
 		// "Which hours exactly?": the hours, in the place of "during business hours"
 		{"post status every hour during business hours", "9am to 5pm", `"cron":"0 9-17 * * *"`},
+		// "What time exactly (“night” could be several hours)?": the part still said
+		{"remind me every sunday night to pack the school bags", "8:30", `"cron":"30 20 * * 0"`},
+		{"remind me tomorrow night to take the bins out", "9:30", `"runAt":"2026-11-22T02:30:00Z"`},
 		{"every 15 minutes during business hours post 'check the queue' in #support", "9 to 5", `"cron":"*/15 9-16 * * *"`}, // the when before the verb
 		// the message in quotes after words that lead to it
 		{"post in #general every friday at 4pm", "something like 'have a great weekend!'", `"text":"have a great weekend!"`},

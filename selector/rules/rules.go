@@ -126,6 +126,13 @@ func decide(in selector.Input, text string) selector.Decision {
 	if q, ok := personalDay(in, text, d); ok {
 		return aboutNew(q) // "on my birthday": when is it?
 	}
+	if t, ok := createdText(d); ok && holidayRe.MatchString(t) {
+		// "remind me at noon on christmas day to call my aunt": the day
+		// was left in the message, the post made for today
+		if dated, ok := holidayDated(in, text); ok {
+			return dated
+		}
+	}
 	if !d.IsCall() {
 		if after, ok := afterPreamble(in, text); ok {
 			return after // "hi! first time using this 😅 remind me tmrw 8am dentist"

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -221,15 +222,22 @@ func (n *names) say(kind string, v int, body string, t ...tok) {
 // names a time of day.
 func readNames(blocks [][]tok, body string) names {
 	var n names
-	for _, b := range blocks {
-		except := false
-		part := ""
+	partOf := func(b []tok) (part string) {
 		for _, t := range b {
 			switch t.s {
 			case "morning", "afternoon", "evening", "night", "tonight", "mornings", "afternoons", "evenings", "nights":
 				part = strings.TrimSuffix(t.s, "s")
 			}
 		}
+		return part
+	}
+	said := "" // a part said in one block settles a clock in another ("sunday night … at 8:30")
+	for _, b := range blocks {
+		said = cmp.Or(partOf(b), said)
+	}
+	for _, b := range blocks {
+		except := false
+		part := cmp.Or(partOf(b), said)
 		skipTo := 0
 		for k, t := range b {
 			if k < skipTo {
