@@ -494,7 +494,9 @@ func snooze(in selector.Input, text, words string) (selector.Decision, bool) {
 		now, _ := lifeZone(in)
 		if due := ref.Schedule.RunAt; due.After(now) {
 			if rest := snoozeLeadRe.ReplaceAllString(strings.TrimSpace(words[len(head):]), ""); amountRe.MatchString(rest) {
-				until = due.Add(until.Sub(now))
+				// the amount from now, in whole minutes: the instant read drops
+				// now's fraction of a second ("for an hour": 11:00, not 10:59)
+				until = due.Add((until.Sub(now) + time.Minute - 1).Truncate(time.Minute))
 			}
 			if !until.After(due) {
 				return unsupported("It is due %s, after that.", due.In(now.Location()).Format("Mon 2 Jan 3:04 PM")), true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -259,5 +260,19 @@ func TestRebound_StartReanchorsEveryNWeeks(t *testing.T) {
 	in.Jobs[0].ScheduleType, in.Jobs[0].Schedule = "cron", store.Schedule{Cron: "0 9 * * 1", Timezone: phrasingsZone}
 	if d := Decide(in); d.Function != "schedule.update" || strings.Contains(string(d.Args), `"schedule"`) {
 		t.Errorf("%q of every Monday: %s, want its start alone", in.Text, d.Args)
+	}
+}
+
+// Snoozing a one-time reminder not yet due puts it off by the amount in
+// whole minutes, whatever the seconds of now ("for an hour": 11:00, not
+// 10:59).
+func TestSnooze_OneTimeByWholeMinutes(t *testing.T) {
+	j2 := ulid("J2") // once on Tue 24 Nov at 9:00 AM
+	for text, want := range map[string]string{"snooze it for an hour": "2026-11-24T15:00:00Z", "snooze it 15 minutes": "2026-11-24T14:15:00Z"} {
+		in := selector.Input{Text: text, SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+			Timezone: phrasingsZone, Now: phrasingsNow.Add(36*time.Second + 500*time.Millisecond), Jobs: tableJobRefs(), ContextJobID: j2}
+		if d := Decide(in); d.Function != "schedule.update" || !strings.Contains(string(d.Args), `"runAt":"`+want+`"`) {
+			t.Errorf("%q at 10:00:36.5 = %s %s %s, want runAt %s", text, d.Function, d.Args, d.Clarify, want)
+		}
 	}
 }
