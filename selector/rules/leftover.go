@@ -77,6 +77,11 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		bad := false
 		switch {
 		case x.kind == tQuote:
+		case x.s == "during" && slices.Contains(possessives, next) && dutyWords(t[k:]) > 0:
+			// "every hour during my on-call shift": which hours?
+			n := dutyWords(t[k:])
+			bad, skip = true, k+n
+			why = askTimeFor(t[k:k+n], "Which hours exactly? For example “from 9am to 5pm”.")
 		case x.kind == tWord && next == "time" && (x.cap && k == 0 && afterWhen || zoneishWords[x.s]):
 			bad = true // "9am Mars time", "server time": a zone not known; "pacific" answers in its place
 			why = askTimeFor(t[k:k+2], "I don't know the timezone “"+x.s+" time”. Which one is it? Name a city or an IANA id such as Europe/Berlin.")
@@ -306,4 +311,22 @@ func timeBearing(x tok) bool {
 
 func isOrdinalTok(x tok) bool {
 	return ordinalIn(x.s, 1, 99) && x.kind == tNum || ordinalWords[x.s] > 0 && x.s != "second"
+}
+
+// possessives open a period only the sender knows ("during my shift").
+var possessives = []string{"my", "our", "his", "her", "their", "the"}
+
+// dutyWords is how many words from "during" name a shift ("during my
+// on-call shift": 5), 0 for none: up to three words before "shift",
+// "shifts", "rota" or "hours".
+func dutyWords(t []tok) int {
+	for k := 2; k < len(t) && k <= 5; k++ {
+		if slices.Contains([]string{"shift", "shifts", "rota", "hours"}, t[k].s) {
+			return k + 1
+		}
+		if t[k].kind != tWord && t[k].s != "-" {
+			return 0
+		}
+	}
+	return 0
 }

@@ -488,7 +488,7 @@ func workdayTime(toks []tok) (from, to int, ok bool) {
 }
 
 // workHoursRe: the hours of a working day, said so ("business hours").
-var workHoursRe = regexp.MustCompile(`(?i)^(?:(?:during|in|within)\s+)?(?:business|working|work|office)\s+hours$`)
+var workHoursRe = regexp.MustCompile(`(?i)^(?:(?:during|in|within)\s+)?(?:(?:business|working|work|office)\s+hours|(?:my|our|his|her|their|the)\s+(?:[\w-]+\s+){0,3}(?:shifts?|rota|hours))$`)
 
 // hoursLead is replace with the word before it when that opens hours
 // ("during business hours"), which the answer ("from 9 to 6") replaces
