@@ -138,7 +138,7 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind me every sunday night to pack the school bags", "8:30", `"cron":"30 20 * * 0"`},
 		{"remind me tomorrow night to take the bins out", "9:30", `"runAt":"2026-11-22T02:30:00Z"`},
 		{"every 15 minutes during business hours post 'check the queue' in #support", "9 to 5", `"cron":"*/15 9-16 * * *"`}, // the when before the verb
-		{"remind me every hour on the hour during my shift to check alerts", "9am to 5pm", `"text":"check alerts"`}, // which hours of a shift
+		{"remind me every hour on the hour during my shift to check alerts", "9am to 5pm", `"text":"check alerts"`},         // which hours of a shift
 		// the message in quotes after words that lead to it
 		{"post in #general every friday at 4pm", "something like 'have a great weekend!'", `"text":"have a great weekend!"`},
 		{"remind me at 8am tomorrow", "a reminder is fine, say 'wake up!!'", `"text":"wake up!!"`},
