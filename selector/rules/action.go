@@ -446,8 +446,34 @@ func hasAction(in selector.Input, text string) bool {
 }
 
 // leadsWithAction says whether text opens with its action ("post …",
-// "ok remind me …"), not a noun ("new blog post goes live").
+// "please remind me …", "could you send …"), not a noun ("new blog post
+// goes live"); "remind" anywhere is a request.
 func leadsWithAction(in selector.Input, text string) bool {
-	v, _, _ := findVerb(in, lex(text))
-	return v >= 0 && v <= 1
+	t := lex(text)
+	v, _, _ := findVerb(in, t)
+	if v < 0 {
+		return false
+	}
+	lead := 0
+	for lead < v && slices.Contains(requestOpeners, t[lead].s) {
+		lead++
+	}
+	return v <= lead+1 || strings.HasPrefix(t[v].s, "remind")
+}
+
+// requestOpeners are the words a request may open with before its verb.
+var requestOpeners = []string{"please", "pls", "plz", "ok", "okay", "hey", "hi", "so", "and", "also", "then", ",",
+	"can", "could", "would", "will", "you", "u", "i", "i'd", "want", "need", "like", "to", "now", "actually"}
+
+// namesWhom says whether text, opening with its action, names whom or
+// where ("please remind me to call bob", "could you post hi in #eng"): a
+// request of its own, never the words of another.
+func namesWhom(in selector.Input, text string) bool {
+	if !leadsWithAction(in, text) {
+		return false
+	}
+	t := lex(text)
+	v, _, _ := findVerb(in, t)
+	return slices.ContainsFunc(t[v:], func(x tok) bool { return x.kind == tChannel || x.kind == tUser }) ||
+		strings.HasPrefix(t[v].s, "remind") && v+1 < len(t) && (t[v+1].s == "me" || t[v+1].s == "us")
 }

@@ -238,7 +238,9 @@ func (p *parser) pUntil() bool {
 		}
 		p.i += 2
 	}
-	p.skipEvent()
+	if p.t[start].s == "until" || p.t[start].s == "till" || p.t[start].s == "til" {
+		p.skipEvent() // not after "up until": "stand up until …" keeps its "up"
+	}
 	t, kind, ok := p.readBoundDate()
 	if !ok {
 		if at, ok := p.readClockBound(); ok && !through && (p.w.unit == "minute" || p.w.unit == "hour") {

@@ -177,8 +177,8 @@ func compileOnce(w when, hm [][2]int, now time.Time) outcome {
 			return ask("Which day: %s or %s?", map[int]string{0: "today", 1: "tomorrow", 2: "the day after tomorrow"}[w.dayRel], dayNames[w.dows[0]])
 		}
 		t = at(today.AddDate(0, 0, w.dayRel))
-		if !t.After(now) && (w.part == "tonight" && h == 0 || w.zoneDay && at(today.AddDate(0, 0, w.dayRel+1)).After(now)) {
-			t = at(today.AddDate(0, 0, w.dayRel+1)) // midnight tonight; senderDays
+		if w.part == "tonight" && !t.After(now) && h == 0 {
+			t = at(today.AddDate(0, 0, w.dayRel+1)) // midnight tonight
 		}
 	case len(w.dows) == 1 && w.domOnce && len(w.doms) == 1 && !w.wdNext && nextDom(w.doms[0], h, m, now).Weekday() == time.Weekday(w.dows[0]):
 		// "on monday the 7th" when the next 7th is a Monday; another

@@ -249,9 +249,10 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 // text.
 func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Decision, done bool) {
 	in, text, s := r.in, r.text, r.s
-	if r.colonText {
+	if r.colonText && whole(r.w) {
 		return trimTrailConnectors(region), selector.Decision{}, false
 	}
+	r.colonText = false // "remind me tomorrow: dentist at 3pm": the time is still to come
 	tail := -1
 	lo := 0
 	if len(region) > 60 {
@@ -267,7 +268,8 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text
 		}
-		if (r.w.rec || slices.ContainsFunc(region[:k], func(t tok) bool { return t.s == "every" || t.s == "each" })) && r.dayWord(region[k:]) {
+		if (atMostDaily(r.w) || r.w.unit == "" && slices.ContainsFunc(region[:k], func(t tok) bool { return t.s == "every" || t.s == "each" }) &&
+			!slices.ContainsFunc(region[:k], func(t tok) bool { u := unit(t.s); return u == "minute" || u == "hour" })) && r.dayWord(region[k:]) {
 			continue // "every day at 5pm to plan tomorrow": the message's day
 		}
 		if nw, ok, y, first := parseBlockFirst(region[k:], r.w, r.now); ok {
@@ -389,7 +391,7 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 // name.
 func (r *reading) checkText() (selector.Decision, bool) {
 	in, text, s := r.in, r.text, r.s
-	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(r.w.rec && r.dayWord(lex(bad))) && !r.movesAround(bad) && !r.forAWhile(bad) {
+	if bad, y := leftover(s.textToks, r.now, s.whenBeforeText); bad != "" && !(atMostDaily(r.w) && r.dayWord(lex(bad))) && !r.movesAround(bad) && !r.forAWhile(bad) {
 		if !y.found() || r.why.ask != nil && y.refusal != "" {
 			// what a longer reading found ("February 30 doesn't exist"), or
 			// asked: "every second Monday" is no interval of a second

@@ -54,11 +54,15 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
 	if len(s.blocks) > 0 && what != "" {
 		// "every monday at 9 and every friday at 5pm": two schedules
-		other := trimLeadConnectors(lex(what)) // "and 10am on weekends to": the words of a second when
-		for len(other) > 0 && (other[len(other)-1].s == "to" || other[len(other)-1].s == "that") {
-			other = other[:len(other)-1]
+		other, joined := lex(what), false
+		if len(other) > 0 && (other[0].s == "and" || other[0].s == "," || other[0].s == "&") {
+			// "and 10am on weekends to": the words of a second when, joined
+			other, joined = trimLeadConnectors(other), true
+			for len(other) > 0 && (other[len(other)-1].s == "to" || other[len(other)-1].s == "that") {
+				other = other[:len(other)-1]
+			}
 		}
-		if lw, ok, _ := parseBlock(other, when{}, in.Now); ok && (lw.rec || lw.hasDay || lw.date != nil || len(lw.dows) > 0 && len(lw.clocks) > 0) && (w.rec || w.hasDay || w.date != nil) {
+		if lw, ok, _ := parseBlock(other, when{}, in.Now); ok && len(other) > 0 && (lw.rec || lw.hasDay || lw.date != nil || joined && len(lw.dows) > 0 && len(lw.clocks) > 0) && (w.rec || w.hasDay || w.date != nil) {
 			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what[other[0].i:other[len(other)-1].j], blockText(s.body, s.blocks))
 		}
 	}
@@ -216,6 +220,9 @@ func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int)
 // ("remindme to send the invoice on monday"): yes makes it as spelled
 // apart. Read as it stands, its verb would be the action and its text cut.
 func (r *reading) runTogether(rest []tok) (selector.Decision, bool) {
+	if len(rest) > 1 && rest[0].s == "/" {
+		rest = rest[1:] // "/remindme …"
+	}
 	if len(rest) == 0 || rest[0].kind != tWord || rest[0].s != "remindme" && rest[0].s != "remindus" || rest[0].j > len(r.body) {
 		return selector.Decision{}, false
 	}
@@ -225,15 +232,17 @@ func (r *reading) runTogether(rest []tok) (selector.Decision, bool) {
 	return d, true
 }
 
-// movesAround says whether bad, an "around" ending the message, is the
-// message's ("walk around every hour"): before "every" or "each" it
-// approximates nothing ("around tuesday at 9am" is asked about).
+// movesAround says whether bad, an "around" ending the message after a
+// verb of moving, is the message's ("walk around every hour"); before
+// another when it approximates ("call the plumber around tuesday",
+// "stretch around every 30 minutes") and is asked about.
 func (r *reading) movesAround(bad string) bool {
-	if bad != "around" || len(r.s.blocks) == 0 || len(r.s.blocks[0]) == 0 {
+	t := r.s.textToks
+	if bad != "around" || len(t) < 2 || t[len(t)-1].s != "around" || len(r.s.blocks) == 0 || len(r.s.blocks[0]) == 0 {
 		return false
 	}
 	first := r.s.blocks[0][0].s
-	return first == "every" || first == "each"
+	return (first == "every" || first == "each") && slices.Contains([]string{"walk", "move", "look", "turn", "run", "stroll", "wander", "get", "play", "poke", "drive", "dance", "jump", "shop", "ask"}, t[len(t)-2].s)
 }
 
 // shortSpan says whether w, a job that repeats daily or less often, was
@@ -253,3 +262,21 @@ func (r *reading) forAWhile(bad string) bool {
 	w, ok, _ := parseBlock(t, r.w, r.now)
 	return ok && shortSpan(w)
 }
+
+// atMostDaily says whether w repeats no more often than once a day: a
+// lone "tomorrow" in its message is the message's, where in a job every
+// 15 minutes it would be all that bounds it.
+func atMostDaily(w when) bool {
+	return w.rec && w.unit != "minute" && w.unit != "hour" && w.window == nil && len(w.mins) == 0 && !w.onHour
+}
+
+// whole says whether w names both when in the day and which days: after
+// it, a colon opens the message ("every monday at 10: office closed from
+// dec 24"), where "tomorrow: dentist at 3pm" still needs its time.
+func whole(w when) bool {
+	return (len(w.clocks) > 0 || w.hasRel) && (w.rec || w.hasDay || w.date != nil || len(w.dows) > 0 || w.hasRel)
+}
+
+// runTogetherRe opens a request with "remind" run into who: its question
+// (runTogether) stands, not a request read after it ("remindme: send …").
+var runTogetherRe = regexp.MustCompile(`(?i)^\W*remind(?:me|us)\b`)

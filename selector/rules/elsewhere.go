@@ -69,7 +69,11 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 		// words said, which the reminder keeps whole, quoted
 		head := strings.TrimPrefix(yes[:m[0]], "remind me to ")
 		if t, ok := createdText(decide(probe, "remind me to "+head)); ok && strings.HasPrefix(strings.ToLower(head), strings.ToLower(t)) && len(head) > len(t) {
-			quoted := "remind me " + strings.TrimSpace(head[len(t):]) + " to “" + t + " " + strings.TrimSpace(yes[m[0]:]) + "”"
+			said := strings.TrimSpace(yes[m[0]:])
+			if !strings.HasPrefix(said, ":") {
+				said = " " + said // "… that I'll be late"; "…: running late" joins as said
+			}
+			quoted := "remind me " + strings.TrimSpace(head[len(t):]) + " to “" + t + said + "”"
 			if d2 := decide(probe, quoted); d2.IsCall() {
 				yes, d = quoted, d2
 			}
@@ -78,7 +82,8 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 	if d.Unsupported != "" {
 		return unsupported("%s %s", lead, d.Unsupported), true
 	}
-	if !d.IsCall() && askedRe.MatchString(text) && strings.HasSuffix(strings.TrimSpace(text), "?") {
+	if rest := strings.Trim(strings.ToLower(body[len(m[0]):]), " ?!."); !d.IsCall() && m[3] != "" && (rest == "" || rest == "for me" || rest == "for us") &&
+		askedRe.MatchString(text) && strings.HasSuffix(strings.TrimSpace(text), "?") {
 		return selector.Decision{Reply: lead}, true // "can you send emails?": a question, answered
 	}
 	q := lead + " Should I remind you here instead? (yes or no)"

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
@@ -71,16 +73,23 @@ func severalADay(c compiled, now time.Time) bool {
 }
 
 // skipEvent passes over an event named before the day it is on ("until
-// the exam on dec 15", "until my trip on friday"), up to four words after
-// "the" or a possessive: its day is the end.
+// the exam on dec 15", "until my trip on friday"): one or two words after
+// "the" or a possessive, none of them a verb's ("until the package
+// arrives on monday" is asked about): its day is the end.
 func (p *parser) skipEvent() {
 	if !p.is(0, "the", "my", "our", "his", "her", "their", "your") {
 		return
 	}
-	for k := 1; k <= 5 && p.tk(k).kind == tWord; k++ {
-		if p.is(k, "on") && k > 1 {
-			p.i += k + 1
+	for k := 1; k <= 3 && p.tk(k).kind == tWord; k++ {
+		if s := p.s(k); k > 1 && (strings.HasSuffix(s, "ing") || strings.HasSuffix(s, "ed") || slices.Contains(eventVerbs, s)) {
+			return
+		}
+		if p.is(k+1, "on") && p.tk(k+2).kind != tOther {
+			p.i += k + 2
 			return
 		}
 	}
 }
+
+// eventVerbs say an event happens rather than name it.
+var eventVerbs = []string{"starts", "begins", "ends", "arrives", "comes", "opens", "closes", "leaves", "is", "are", "gets", "happens", "lands"}

@@ -98,6 +98,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind me to call mom", "oh, tomorrow at 5pm", `"text":"call mom"`},
 		{"post hello in #team", "sorry, every friday at 9am", `"text":"hello"`},
 		{"schedule a message to #marketing every monday at 10am", "new blog post goes live today!", `"text":"new blog post goes live today`}, // "post" a noun: no new request
+		{"schedule a message to #marketing every monday at 10am", "please remind me to call bob tomorrow", `"What time on that day?`},        // a request of its own
+		{"schedule a message to #marketing every monday at 10am", "hey can you remind me to call bob tomorrow at 9", `"text":"call bob"`},
 		// the words around an answer to "What time?" are not part of it
 		{"remind me to renew my parking permit tomorrow", "like 8:30", `"runAt":"2026-11-21T13:30:00Z"`},
 		{"remind me on dec 3 to submit expenses", "ok 9am then", `"runAt":"2026-12-03T14:00:00Z"`},

@@ -59,8 +59,7 @@ type when struct {
 	noEnd      bool // "forever", "until further notice": no bound, said
 	midnight   *tok // the word "midnight", when said
 
-	zone    string
-	zoneDay bool // dayRel counts from the sender's date, in zone (senderDays)
+	zone string
 
 	dates      []ymd // yearly dates said as a list ("every 2/14 and 8/14")
 	domOnce    bool  // "on the 15th": the next 15th, once

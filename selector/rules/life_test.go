@@ -276,3 +276,26 @@ func TestSnooze_OneTimeByWholeMinutes(t *testing.T) {
 		}
 	}
 }
+
+// A part of the day said alone of a job at one time keeps its hour where
+// that falls in the part: 8pm "in the morning" is 8am, 7am "in the
+// evening" 7pm; a 4pm job "in the morning" is asked about.
+func TestUpdate_PartOfDayKeepsTheHour(t *testing.T) {
+	id := ulid("J9")
+	for _, c := range []struct{ cron, text, want string }{
+		{"0 20 * * *", "in the morning", `"cron":"0 8 * * *"`},
+		{"0 20 * * *", "make it in the morning", `"cron":"0 8 * * *"`},
+		{"0 7 * * *", "in the evening", `"cron":"0 19 * * *"`},
+		{"30 11 * * *", "actually in the evening", `"clarify"`},
+		{"0 16 * * *", "in the morning", `"clarify"`},
+	} {
+		in := selector.Input{Text: c.text, SenderID: "U0ADA", ProfileID: "terminal", Channel: "terminal",
+			Timezone: phrasingsZone, Now: phrasingsNow, ContextJobID: id,
+			Jobs: []selector.JobRef{{JobID: id, Text: "call mom", State: "enabled", ScheduleType: "cron",
+				Schedule: store.Schedule{Cron: c.cron, Timezone: phrasingsZone}}}}
+		d := Decide(in)
+		if b, _ := json.Marshal(d); !strings.Contains(string(b), c.want) {
+			t.Errorf("%q of a job at %q = %s, want %s", c.text, c.cron, b, c.want)
+		}
+	}
+}

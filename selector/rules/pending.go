@@ -141,6 +141,10 @@ func decidePending(in selector.Input, text string) selector.Decision {
 	if p.Missing == selector.MissingAction && !answerShaped(p.Missing, text) && !hasAction(in, text) {
 		return stillAsking(in) // "huh?", "ok": no words to post
 	}
+	if p.Missing == selector.MissingAction && alone.Clarify != "" && alone.Missing != selector.MissingAction && namesWhom(in, text) {
+		alone.Dropped = p.Asked() // "please remind me to call bob tomorrow": a new request, not the words to post
+		return alone
+	}
 	if d, ok := messageWithTime(in, p, text); ok {
 		return d
 	}

@@ -133,7 +133,7 @@ func decide(in selector.Input, text string) selector.Decision {
 			return dated
 		}
 	}
-	if !d.IsCall() {
+	if !d.IsCall() && !runTogetherRe.MatchString(text) {
 		if after, ok := afterPreamble(in, text); ok {
 			return after // "hi! first time using this 😅 remind me tmrw 8am dentist"
 		}

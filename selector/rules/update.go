@@ -367,7 +367,9 @@ func newSchedule(in selector.Input, text, part string, job *selector.JobRef) (ma
 	}
 	if old := oldTimes(oldType, old, loc); len(w.clocks) == 0 && w.part != "" && job != nil && len(old) == 1 && !w.rec {
 		if c := (clk{h: old[0][0] % 12, m: old[0][1]}); c.h != 0 && inPart(c, w.part) {
-			w.clocks = []clk{c} // "in the evening" of a 7am job: 7pm
+			h, _ := c.resolved(w.part) // "in the evening" of a 7am job: 7pm, said so (the same-hour rule below keeps it)
+			c.ap = map[bool]byte{false: 'a', true: 'p'}[h >= 12]
+			w.clocks = []clk{c}
 		}
 	}
 	if len(w.clocks) == 0 && w.part != "" {

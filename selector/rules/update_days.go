@@ -8,9 +8,9 @@ import (
 )
 
 // wholeJobRe says a change of days and time is meant for the job whole:
-// said so ("only", "instead"), or as a move ("move the standup to 10am
+// said so ("only", "instead", "every friday at 9:15"), or as a move ("move the standup to 10am
 // on fridays" is every Friday at 10).
-var wholeJobRe = regexp.MustCompile(`(?i)\b(?:only|just|instead|move|moving|change|switch|reschedule)\b`)
+var wholeJobRe = regexp.MustCompile(`(?i)\b(?:only|just|instead|every|each|move|moving|change|switch|reschedule)\b`)
 
 // someDaysAt asks about a new time said for some of a repeating job's
 // days ("make it 9:15 on fridays" of a weekday job): one job has one time

@@ -176,14 +176,31 @@ var zonePairs = map[string]string{
 // in another zone than the sender's, here being now there. Said on a
 // Friday evening in New York, Saturday already in Berlin, it is the
 // sender's tomorrow: Saturday. Where that day's time there has passed
-// (9am JST, said at 8pm in New York), it is the next one, which falls
-// on the sender's tomorrow.
+// (9am JST, said at 8pm in New York), it is the next one when that falls
+// on the sender's tomorrow (Sunday 9am in Tokyo, Saturday 7pm in New
+// York); "today at 8:30am Chicago time" said at 10am in New York has
+// passed, and is asked about.
 func senderDays(w when, sender, here time.Time) when {
-	if w.hasDay {
-		sy, sm, sd := sender.Date()
-		zy, zm, zd := here.Date()
-		w.dayRel += int(time.Date(sy, sm, sd, 12, 0, 0, 0, time.UTC).Sub(time.Date(zy, zm, zd, 12, 0, 0, 0, time.UTC)).Hours() / 24)
-		w.zoneDay = true
+	if !w.hasDay {
+		return w
+	}
+	sy, sm, sd := sender.Date()
+	zy, zm, zd := here.Date()
+	meant := time.Date(sy, sm, sd+w.dayRel, 12, 0, 0, 0, time.UTC) // the sender's day named
+	w.dayRel += int(time.Date(sy, sm, sd, 12, 0, 0, 0, time.UTC).Sub(time.Date(zy, zm, zd, 12, 0, 0, 0, time.UTC)).Hours() / 24)
+	if len(w.clocks) != 1 {
+		return w
+	}
+	h, vague := w.clocks[0].resolved(w.part)
+	if vague {
+		return w
+	}
+	at := func(rel int) time.Time {
+		return scheduler.WallInstant(zy, zm, zd+rel, h, w.clocks[0].m, here.Location())
+	}
+	if next := at(w.dayRel + 1).In(sender.Location()); !at(w.dayRel).After(here) && next.After(here) &&
+		time.Date(next.Year(), next.Month(), next.Day(), 12, 0, 0, 0, time.UTC).Equal(meant) {
+		w.dayRel++
 	}
 	return w
 }

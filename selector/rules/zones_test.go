@@ -30,9 +30,15 @@ func TestSelect_TomorrowInAnotherZoneIsTheSenders(t *testing.T) {
 			t.Errorf("%s at %s: %q: runAt %s, want %s (%+v)", c.zone, c.now, c.text, got, c.want, d)
 		}
 	}
-	// where the next day's time has passed too, it asks
-	d := Decide(inputIn("America/New_York", "2026-11-21T01:00:00Z", "remind me today at 9am JST to call"))
-	if !strings.Contains(d.Clarify, "has already passed") {
-		t.Errorf("today at 9am JST, said at 8pm in New York: %+v, want a question", d)
+	// where the next day's time has passed too, or falls on another day
+	// than the sender's, it asks
+	for _, c := range []struct{ now, text string }{
+		{"2026-11-21T01:00:00Z", "remind me today at 9am JST to call"},
+		{"2026-11-20T15:00:00Z", "remind me today at 8:30am Chicago time to call Hans"},
+		{"2026-11-20T15:00:00Z", "remind me today at 9:30am Toronto time to call"},
+	} {
+		if d := Decide(inputIn("America/New_York", c.now, c.text)); !strings.Contains(d.Clarify, "has already passed") {
+			t.Errorf("%q said at %s in New York: %+v, want a question", c.text, c.now, d)
+		}
 	}
 }
