@@ -100,6 +100,10 @@ func decide(in selector.Input, text string) selector.Decision {
 		}
 	}
 	switch {
+	case retractRe.MatchString(outsideQuotes(text)) && jobRef(in, in.ContextJobID) != nil && in.Pending == nil && !newOneRe.MatchString(text):
+		// "never mind, forget it" right after a job: it is still there
+		j := jobRef(in, in.ContextJobID)
+		return selector.Decision{Reply: "OK, nothing new. “" + j.Text + "” (" + lowerFirst(j.Description) + ") is still set; say “delete it” to remove it."}
 	case retractRe.MatchString(outsideQuotes(text)):
 		return aboutNew(clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message."))
 	case !hasLetters(text):
@@ -148,6 +152,10 @@ func decide(in selector.Input, text string) selector.Decision {
 	}
 	return d
 }
+
+// newOneRe: a retraction that goes on to another request ("cancel that
+// and make a new one").
+var newOneRe = regexp.MustCompile(`(?i)\b(?:new|another|different|instead)\b`)
 
 // asideRe: where a reason or a comment joins a change ("stop it, too
 // noisy", "pause it because I'm traveling", "run it now to test it").
