@@ -135,6 +135,7 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"remind me on payday to pay the rent", "the 25th of every month at 10am", `"text":"pay the rent"`},
 		{"remind me at 6:30 every weekday to leave for the school run", "am!", `"cron":"30 6 * * 1-5"`},
 		{"remind me to call dad at 5", "pm obviously, he works mornings", `"runAt":"2026-11-20T22:00:00Z"`},
+		{"remind me every wednesday at 4pm to go to office hours until the end of the semester", "dec 11", `"endAt":"2026-12-12T05:00:00Z"`}, // "When does the semester end?"
 		{"remind me to order milk every mon wed fri at 6", "am lol we open early", `"cron":"0 6 * * 1,3,5"`},
 		// "Which hours exactly?": the hours, in the place of "during business hours"
 		{"post status every hour during business hours", "9am to 5pm", `"cron":"0 9-17 * * *"`},

@@ -521,7 +521,7 @@ func untilAnswer(replace, answer string) string {
 		}
 		return answer
 	}
-	if first := firstWord(replace); first != "for" && first != "over" && first != "during" && first != "while" {
+	if first := firstWord(replace); first != "for" && first != "over" && first != "during" && first != "while" && first != "until" && first != "till" && first != "til" {
 		return answer
 	}
 	switch strings.ToLower(firstWord(strings.TrimSpace(answer))) {

@@ -130,6 +130,9 @@ func decide(in selector.Input, text string) selector.Decision {
 	if q, ok := personalDay(in, text, d); ok {
 		return aboutNew(q) // "on my birthday": when is it?
 	}
+	if q, ok := endOfWhat(in, text, d); ok {
+		return aboutNew(q) // "until the end of the semester": when is that?
+	}
 	if t, ok := createdText(d); ok && holidayRe.MatchString(t) {
 		// "remind me at noon on christmas day to call my aunt": the day
 		// was left in the message, the post made for today

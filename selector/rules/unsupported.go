@@ -152,3 +152,27 @@ func afterWhenPrep(text, word string) bool {
 		off += i + len(word)
 	}
 }
+
+// endOfRe: an end that only the sender can date ("until the end of the
+// semester", "till end of Q1"); group 2 is what ends.
+var endOfRe = regexp.MustCompile(`(?i)\b(until|till|til|through)\s+(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|my\s+|our\s+)?(semester|term|school\s+year|academic\s+year|season|sprint|project|quarter|q[1-4]|fiscal\s+year|trip|holidays|course)\b`)
+
+// endOfWhat asks when such an end is, where the request was read without it
+// (its words left in the message, or not understood): the answer ("dec
+// 11") takes the place of those words as "until dec 11".
+func endOfWhat(in selector.Input, text string, d selector.Decision) (selector.Decision, bool) {
+	m := endOfRe.FindStringSubmatchIndex(text)
+	if m == nil {
+		return selector.Decision{}, false
+	}
+	if t, ok := createdText(d); d.IsCall() && !(ok && endOfRe.MatchString(t)) {
+		return selector.Decision{}, false // read as a bound already
+	}
+	what := "the " + strings.ToLower(text[m[4]:m[5]])
+	if len(what) == 6 {
+		what = strings.ToUpper(what[4:]) // "Q1"
+	}
+	q := clarify(in, text, selector.MissingTime, "When does "+what+" end? Give the date, such as “December 18”.")
+	q.Pending.Replace = strings.ToLower(strings.Join(strings.Fields(text[m[0]:m[1]]), " "))
+	return q, true
+}
