@@ -105,6 +105,13 @@ func (p *parser) pRelative() bool {
 				break
 			}
 			u := p.readUnit()
+			if u == "month" && in && items == 0 && amt >= 1 && amt <= 24 && amt == float64(int(amt)) {
+				// "in 3 months": that day of the month then (the last, where
+				// the month is shorter), at a time said or now's time
+				total += float64(monthsAhead(p.now, int(amt))) * 86400
+				days, items = true, items+1
+				continue
+			}
 			if u == "" || u == "month" || u == "year" {
 				p.i = j
 				break
@@ -179,4 +186,16 @@ func (p *parser) pRelative() bool {
 	}
 	p.w.rel, p.w.hasRel, p.w.dateAny = time.Duration(total)*time.Second, true, true
 	return true
+}
+
+// monthsAhead is how many days from now's date to the same day n months
+// on, or the last day of that month where it has no such day.
+func monthsAhead(now time.Time, n int) int {
+	y, m, d := now.Date()
+	from := time.Date(y, m, d, 12, 0, 0, 0, time.UTC)
+	to := time.Date(y, m+time.Month(n), d, 12, 0, 0, 0, time.UTC)
+	if to.Day() != d {
+		to = time.Date(to.Year(), to.Month(), 0, 12, 0, 0, 0, time.UTC) // Jan 31 + 1 month: Feb 28
+	}
+	return int(to.Sub(from).Hours() / 24)
 }

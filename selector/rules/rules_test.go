@@ -582,3 +582,18 @@ func TestSelect_WallTimesInZonesThatSkipAnHour(t *testing.T) {
 		}
 	}
 }
+
+// "in N months" is that day of the month then, the last where the month
+// is shorter.
+func TestMonthsAhead(t *testing.T) {
+	for _, c := range []struct {
+		from string
+		n    int
+		want string
+	}{{"2026-11-20", 3, "2027-02-20"}, {"2027-01-31", 1, "2027-02-28"}, {"2028-01-31", 1, "2028-02-29"}, {"2026-08-31", 2, "2026-10-31"}, {"2026-12-31", 12, "2027-12-31"}} {
+		from, _ := time.Parse("2006-01-02", c.from)
+		if got := from.AddDate(0, 0, monthsAhead(from, c.n)).Format("2006-01-02"); got != c.want {
+			t.Errorf("%s + %d months = %s, want %s", c.from, c.n, got, c.want)
+		}
+	}
+}
