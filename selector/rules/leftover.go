@@ -138,6 +138,8 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 			bad = true // "at around 9": when exactly?
 		case (x.s == "few" || x.s == "couple" || x.s == "several" || x.s == "some") && (unit(next) != "" || next == "of" && unit(tokAt(t, k+2).s) != "" || unit(tokAt(t, k+2).s) != ""):
 			bad = true // "in a few days": how many?
+		case x.s == "till" && last && k > 0 && slices.Contains([]string{"the", "a", "my", "our"}, t[k-1].s):
+			// "count the till": the cash drawer, nothing after it to end at
 		case recurWords[x.s] && (last || k == len(t)-2):
 			bad = true // "every satday" just before the time
 			for n := len(t) - k; n >= 1; n-- {
