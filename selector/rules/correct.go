@@ -105,6 +105,7 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	lead := correctionLeadRe.FindString(text)
 	rest := strings.TrimSpace(strings.TrimSuffix(text[len(lead):], "*"))
+	rest = bothDaysRe.ReplaceAllString(rest, "$1") // "both tuesday and thursday": those days
 	if m := itIsRe.FindString(rest); lead != "" && m != "" {
 		rest = strings.TrimSpace(rest[len(m):]) // "no no, it's every other wednesday"
 	}
@@ -170,6 +171,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	if instead && in.ContextJobID != "" && strings.EqualFold(bare, "remind me") {
 		bare = "send it to me" // "remind me instead": the job, to the sender
+	}
+	if m := makeItTooRe.FindStringSubmatch(bare); m != nil {
+		bare = "add " + m[1] + " too" // "make it tuesdays too": one more day
 	}
 	if d, ok := daysChanged(in, bare); ok {
 		return d, true
@@ -356,6 +360,13 @@ var itIsRe = regexp.MustCompile(`(?i)^(?:it'?s|it\s+is|its|should\s+be)\s+`)
 // at 2pm", "and at 5pm too", "add 2pm", "also on dec 15 same time");
 // group 1 or 2 is the when.
 var alsoAtRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also|add|plus)\s+(?:again\s+)?(?:at\s+)?(.+?)(?:,?\s+(?:at\s+)?(?:the\s+)?same\s+time)?(?:\s+(?:too|as\s+well))?$|^(?:and\s+)?at\s+(.+?)\s+(?:too|as\s+well)$`)
+
+// makeItTooRe: one more of something said as a change ("make it
+// tuesdays too"); bothDaysRe: "both" before days, which says nothing more.
+var (
+	makeItTooRe = regexp.MustCompile(`(?i)^(?:make|do)\s+it\s+(?:on\s+)?(.+?)\s+(?:too|as\s+well)$`)
+	bothDaysRe  = regexp.MustCompile(`(?i)\bboth\s+((?:on\s+)?[a-z]+days?\s+(?:and|&)\s+[a-z]+days?)\b`)
+)
 
 // yearRe: a year said.
 var yearRe = regexp.MustCompile(`\b20\d\d\b`)
