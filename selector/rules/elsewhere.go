@@ -19,6 +19,14 @@ import (
 // to john at 3pm").
 var elsewhereRe = regexp.MustCompile(`(?i)^(?:(e-?mail|mail|sms|text|txt|whatsapp|call|phone|tweet|fax)\s+(\S+)|send\s+(?:an?\s+|some\s+)?(e-?mails?|sms(?:es)?|texts?(?:\s+messages?)?|whatsapps?(?:\s+messages?)?|tweets?|fax(?:es)?|letters?)\b)`)
 
+// platformRe: a post asked for somewhere other than Slack ("post it on
+// instagram"); platformNames spell them.
+var (
+	platformRe    = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:post|share|put|publish|upload|send)\b[^#]*?\b(?:on|to)\s+(instagram|insta|facebook|fb|linkedin|tiktok|twitter|reddit|discord|mastodon|threads|bluesky)\b`)
+	platformNames = map[string]string{"instagram": "Instagram", "insta": "Instagram", "facebook": "Facebook", "fb": "Facebook", "linkedin": "LinkedIn",
+		"tiktok": "TikTok", "twitter": "X (Twitter)", "reddit": "Reddit", "discord": "Discord", "mastodon": "Mastodon", "threads": "Threads", "bluesky": "Bluesky"}
+)
+
 // elsewhereWhat is what schedbot cannot do, by the word that asked it.
 var elsewhereWhat = map[string]string{
 	"email": "send email", "mail": "send email", "sms": "send text messages", "text": "send text messages",
@@ -32,6 +40,10 @@ var elsewhereWhat = map[string]string{
 // schedule.list" runs a function).
 func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 	body := requestBody(text)
+	if m := platformRe.FindStringSubmatch(outsideQuotes(body)); m != nil {
+		name := platformNames[strings.ToLower(m[1])]
+		return unsupported("I can't post to %s: I post in Slack channels and remind people.", name), true
+	}
 	m := elsewhereRe.FindStringSubmatch(body)
 	if m == nil {
 		return selector.Decision{}, false
