@@ -215,10 +215,7 @@ func (r *reading) aroundVerb(rest []tok, v, textAt int, act action) (region []to
 				if !slices.Contains([]string{"to", "that", ":", "about"}, region[k].s) && region[k].kind != tQuote {
 					continue
 				}
-				head := region[:k]
-				if _, ok, _ := parseBlock(head, r.w, r.now); !ok && len(head) > 1 && head[0].s == "for" {
-					head = head[1:] // "remind me for next wednesday at 10am to …"
-				}
+				head := r.whenHead(region[:k])
 				if _, ok, y := parseBlock(head, r.w, r.now); ok {
 					r.add(head)
 					region, r.colonText = region[k:], region[k].s == ":"

@@ -280,3 +280,29 @@ func whole(w when) bool {
 // runTogetherRe opens a request with "remind" run into who: its question
 // (runTogether) stands, not a request read after it ("remindme: send …").
 var runTogetherRe = regexp.MustCompile(`(?i)^\W*remind(?:me|us)\b`)
+
+// whenHead is the when said between a reminder's who and "to", as the
+// grammar reads it: "remind me for next wednesday at 10am to …" without
+// its "for", "on the 5/1 at 9" without "the", "1st and 15th at 9am"
+// with "on the" it leaves out. head itself when none of them reads.
+func (r *reading) whenHead(head []tok) []tok {
+	if _, ok, _ := parseBlock(head, r.w, r.now); ok || len(head) < 2 {
+		return head
+	}
+	var tries [][]tok
+	if head[0].s == "for" {
+		tries = append(tries, head[1:])
+	}
+	if k := slices.IndexFunc(head, func(t tok) bool { return t.s == "the" }); k >= 0 && k+1 < len(head) && head[k+1].kind == tNum && strings.Contains(head[k+1].s, "/") {
+		tries = append(tries, append(slices.Clone(head[:k]), head[k+1:]...))
+	}
+	if _, isOrd := ordinal(head[0].s); isOrd {
+		tries = append(tries, append(lex("on the"), head...))
+	}
+	for _, t := range tries {
+		if _, ok, y := parseBlock(t, r.w, r.now); ok || y.found() {
+			return t
+		}
+	}
+	return head
+}
