@@ -65,6 +65,7 @@ func TestLife_Phrasings(t *testing.T) {
 		{"only for the next 2 weeks though", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-04T15:00:01Z"}`},
 		{"make it 2 weeks", "", j1, "clarify", ""}, // no end: every 2 weeks, or for 2?
 		{"make it 6 times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":6}`},
+		{"make it stop after 10 times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":10}`},
 		{"only 5 times", "", j1, "schedule.update", `{"jobId":"` + j1 + `","count":5}`},
 		{"make it end friday", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-11-28T05:00:00Z"}`}, // said on a Friday: the next one
 		{"the exam got moved, make it until dec 22", "", j1, "schedule.update", `{"jobId":"` + j1 + `","endAt":"2026-12-23T05:00:00Z"}`},

@@ -80,6 +80,8 @@ func rebound(in selector.Input, text string) (selector.Decision, bool) {
 		}
 		if r := runsLeftRe.FindStringSubmatch("until " + m.end[4]); r != nil {
 			phrase = r[1] + " times" // "stop after 6 more": 6 more runs
+		} else if f := strings.Fields(m.end[4]); m.end[3] == "after" && len(f) == 2 && runsLeftRe.MatchString("until "+f[0]+" more "+f[1]) {
+			phrase = f[0] + " times" // "make it stop after 10 times"
 		}
 	case m.start != nil:
 		words, phrase = m.start[1]+m.start[2]+m.start[3], "starting "+m.start[4]
