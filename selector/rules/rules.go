@@ -148,6 +148,12 @@ func decide(in selector.Input, text string) selector.Decision {
 			return dated // "remind me xmas eve at 6pm to wrap the presents"
 		}
 	}
+	if i := strings.LastIndex(text, ", "); !d.IsCall() && i > 0 && in.ContextJobID != "" && !hasAction(in, text[:i]) && !isWhenWords(in, text[:i]) {
+		// "I'm on lates next week, skip it next week": why, then the change
+		if after := decide(in, text[i+2:]); after.IsCall() && after.Function != "schedule.create" {
+			return after
+		}
+	}
 	if !d.IsCall() {
 		if cut, ok := asideCut(in, text); ok {
 			return cut // "drop wednesdays, we don't have standup then"
