@@ -16,6 +16,20 @@ var textConnectors = []string{"to", "that", "about", "of", ":", "-", "saying", "
 func (s *sentence) dropPoliteEnd() {
 	t := s.toks
 	end := len(t)
+	for end > 0 && (t[end-1].s == "?" || t[end-1].s == "!") {
+		end--
+	}
+	for _, q := range closingQuestions {
+		if n := len(q); end >= n+1 && slices.Equal(spanWords(t[end-n:end]), q) && t[end-n-1].s == "," {
+			// "…, does that make sense?": asked of the bot, not the message's
+			for x := end - n - 1; x < len(t); x++ {
+				s.used[x] = true
+			}
+			t = t[:end-n-1]
+			break
+		}
+	}
+	end = len(t)
 	// a closing aside that says nothing about time: "(for the Berlin team)"
 	if end > 0 && t[end-1].s == ")" {
 		for k := end - 2; k >= 0; k-- {
@@ -124,4 +138,18 @@ func withoutPronoun(r []tok, body string) string {
 		}
 	}
 	return strings.TrimSpace(out)
+}
+
+// closingQuestions are what a request may close with, asked of the bot
+// after a comma ("…, does that make sense?").
+var closingQuestions = [][]string{{"does", "that", "make", "sense"}, {"is", "that", "ok"}, {"is", "that", "okay"},
+	{"is", "that", "possible"}, {"if", "possible"}, {"if", "you", "can"}, {"can", "you", "do", "that"}}
+
+// spanWords are the words of t.
+func spanWords(t []tok) []string {
+	out := make([]string, len(t))
+	for k, x := range t {
+		out[k] = x.s
+	}
+	return out
 }
