@@ -153,3 +153,16 @@ func spanWords(t []tok) []string {
 	}
 	return out
 }
+
+// aboutAfter cuts a sentence about the request off its message: after a
+// "?" that ends the message, words that open with a pronoun ("…to call my
+// grandma? she lives alone and loves the calls") were said to the bot.
+func aboutAfter(t []tok) []tok {
+	for k := 2; k+1 < len(t); k++ {
+		if t[k].s == "?" && !slices.ContainsFunc(t[:k], func(x tok) bool { return x.s == ":" }) && slices.Contains([]string{"she", "he", "they", "it", "i", "we", "i'm", "she's", "he's", "it's", "they're"}, t[k+1].s) &&
+			!slices.ContainsFunc(t[k+1:], func(x tok) bool { return timeBearing(x) || strongTime(x) }) {
+			return t[:k]
+		}
+	}
+	return t
+}
