@@ -157,3 +157,8 @@ var greetingRe = regexp.MustCompile(`(?i)^(?:good\s+(?:morning|afternoon|evening
 // halfDayLeadRe: an answer to "in the morning or in the afternoon?" that
 // opens with it and goes on about why.
 var halfDayLeadRe = regexp.MustCompile(`(?i)^(am|pm|a\.m\.|p\.m\.|morning|afternoon|evening)\b[\s,!.;-]+\S`)
+
+// answerMoreRe: what says more than why after such an answer ("pm and
+// every day", "pm, but make it 5:30", "pm in #family"): the whole answer
+// is read then.
+var answerMoreRe = regexp.MustCompile(`(?i)[0-9#@]|\b(?:every|each|daily|weekly|monthly|also|and|but|make|actually|instead|remind|post|send|in|on|at)\b`)

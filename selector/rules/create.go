@@ -361,7 +361,9 @@ func (r *reading) takeText(textToks []tok, v int) (selector.Decision, bool) {
 		if (s.act.remindWho != "" || strings.HasPrefix(strings.ToLower(r.body), "remind")) && len(textToks) > 1 && textToks[0].s == "for" && !slices.ContainsFunc(textToks[1:], func(t tok) bool { return t.kind == tNum || unit(t.s) != "" }) {
 			textToks = textToks[1:] // "a reminder … for pipeline updates"
 		}
-		textToks = aboutAfter(textToks)
+		if s.toSender() {
+			textToks = aboutAfter(textToks) // a channel's post keeps its words
+		}
 		s.text = cleanText(body[textToks[0].i:textToks[len(textToks)-1].j], s, textToks)
 		s.textToks = textToks
 	}

@@ -296,7 +296,7 @@ func (r *reading) whenHead(head []tok) []tok {
 	if k := slices.IndexFunc(head, func(t tok) bool { return t.s == "the" }); k >= 0 && k+1 < len(head) && head[k+1].kind == tNum && strings.Contains(head[k+1].s, "/") {
 		tries = append(tries, append(slices.Clone(head[:k]), head[k+1:]...))
 	}
-	if _, isOrd := ordinal(head[0].s); isOrd {
+	if _, isOrd := ordinal(head[0].s); isOrd && head[0].kind == tNum { // "1st and 15th", not "first"
 		tries = append(tries, append(lex("on the"), head...))
 	}
 	for _, t := range tries {

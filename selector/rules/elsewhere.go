@@ -19,12 +19,14 @@ import (
 // to john at 3pm").
 var elsewhereRe = regexp.MustCompile(`(?i)^(?:(e-?mail|mail|sms|text|txt|whatsapp|call|phone|tweet|fax)\s+(\S+)|send\s+(?:an?\s+|some\s+)?(e-?mails?|sms(?:es)?|texts?(?:\s+messages?)?|whatsapps?(?:\s+messages?)?|tweets?|fax(?:es)?|letters?)\b)`)
 
-// platformRe: a post asked for somewhere other than Slack ("post it on
-// instagram"); platformNames spell them.
+// platformRe: a post asked for somewhere other than Slack, the site right
+// after what is posted ("post it on instagram", "post our update on
+// linkedin"); "post follow us on instagram" is a message. platformNames
+// spell them.
 var (
-	platformRe    = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:post|share|put|publish|upload|send)\b[^#]*?\b(?:on|to)\s+(instagram|insta|facebook|fb|linkedin|tiktok|twitter|reddit|discord|mastodon|threads|bluesky)\b`)
+	platformRe    = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:post|share|put|publish|upload)\s+(?:it|this|that|them|these|(?:the|my|our|a|an)\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:on|to)\s+(instagram|insta|facebook|fb|linkedin|tiktok|twitter|reddit|discord|mastodon|bluesky)\b`)
 	platformNames = map[string]string{"instagram": "Instagram", "insta": "Instagram", "facebook": "Facebook", "fb": "Facebook", "linkedin": "LinkedIn",
-		"tiktok": "TikTok", "twitter": "X (Twitter)", "reddit": "Reddit", "discord": "Discord", "mastodon": "Mastodon", "threads": "Threads", "bluesky": "Bluesky"}
+		"tiktok": "TikTok", "twitter": "X (Twitter)", "reddit": "Reddit", "discord": "Discord", "mastodon": "Mastodon", "bluesky": "Bluesky"}
 )
 
 // elsewhereWhat is what schedbot cannot do, by the word that asked it.

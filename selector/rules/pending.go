@@ -113,7 +113,7 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		return decide(in, amended)
 	}
 	text = answerCore(p.Missing, text) // "like 8:30", "ok 9am then": 8:30, 9am
-	if m := halfDayLeadRe.FindStringSubmatch(text); m != nil && strings.Contains(p.Question, "in the morning or in the afternoon") {
+	if m := halfDayLeadRe.FindStringSubmatch(text); m != nil && strings.Contains(p.Question, "in the morning or in the afternoon") && !answerMoreRe.MatchString(text[len(m[1]):]) {
 		text = m[1] // "pm obviously, he works mornings": pm
 	}
 	if rest := yeahRe.ReplaceAllString(text, ""); p.Missing == selector.MissingAction && rest != "" && strings.HasPrefix(strings.ToLower(p.Text), "remind ") {

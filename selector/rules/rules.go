@@ -100,9 +100,12 @@ func decide(in selector.Input, text string) selector.Decision {
 		}
 	}
 	switch {
-	case retractRe.MatchString(outsideQuotes(text)) && jobRef(in, in.ContextJobID) != nil && in.Pending == nil && !newOneRe.MatchString(text):
+	case retractOnlyRe.MatchString(text) && jobRef(in, in.ContextJobID) != nil && in.Pending == nil:
 		// "never mind, forget it" right after a job: it is still there
 		j := jobRef(in, in.ContextJobID)
+		if j.State == "paused" {
+			return selector.Decision{Reply: "OK, nothing new. “" + j.Text + "” is paused; say “resume it” to start it again."}
+		}
 		return selector.Decision{Reply: "OK, nothing new. “" + j.Text + "” (" + lowerFirst(j.Description) + ") is still set; say “delete it” to remove it."}
 	case retractRe.MatchString(outsideQuotes(text)):
 		return aboutNew(clarify(in, "", selector.MissingAction, "It sounds like you changed your mind. What should I schedule? Say it again in one message."))
@@ -148,7 +151,8 @@ func decide(in selector.Input, text string) selector.Decision {
 			return dated // "remind me xmas eve at 6pm to wrap the presents"
 		}
 	}
-	if i := strings.LastIndex(text, ", "); !d.IsCall() && i > 0 && in.ContextJobID != "" && !hasAction(in, text[:i]) && !isWhenWords(in, text[:i]) {
+	if i := strings.LastIndex(text, ", "); !d.IsCall() && i > 0 && in.ContextJobID != "" && reasonRe.MatchString(text[:i]) && !hasAction(in, text[:i]) &&
+		!isWhenWords(in, text[:i]) && !namesJob(in, text[:i]) && !slices.ContainsFunc(lex(text[:i]), func(t tok) bool { return timeBearing(t) || t.kind == tChannel }) {
 		// "I'm on lates next week, skip it next week": why, then the change
 		if after := decide(in, text[i+2:]); after.IsCall() && after.Function != "schedule.create" {
 			return after
@@ -162,9 +166,13 @@ func decide(in selector.Input, text string) selector.Decision {
 	return d
 }
 
-// newOneRe: a retraction that goes on to another request ("cancel that
-// and make a new one").
-var newOneRe = regexp.MustCompile(`(?i)\b(?:new|another|different|instead)\b`)
+// retractOnlyRe: a message that only takes back ("never mind, forget
+// it", "ok cancel that"); reasonRe: words that open a reason ("I'm on
+// lates next week, skip it").
+var (
+	retractOnlyRe = regexp.MustCompile(`(?i)^\W*(?:(?:oh|ok|okay|actually|no|ugh|hmm+)[\s,.!]+)*(?:never\s?mind|nvm|forget\s+(?:it|that|about\s+it)|cancel\s+that|ignore\s+that|scratch\s+that)(?:[\s,.!]+(?:forget\s+(?:it|that)|never\s?mind|thanks|thx|lol|pls|please))*[\s.!]*$`)
+	reasonRe      = regexp.MustCompile(`(?i)^(?:i'?m|i\s+am|we'?re|we\s+are|i'?ll\s+be|we'?ll\s+be|i'?ve|we'?ve|i\s+have|we\s+have|too|because|since|it'?s\s+too)\b`)
+)
 
 // asideRe: where a reason or a comment joins a change ("stop it, too
 // noisy", "pause it because I'm traveling", "run it now to test it").

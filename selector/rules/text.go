@@ -20,7 +20,7 @@ func (s *sentence) dropPoliteEnd() {
 		end--
 	}
 	for _, q := range closingQuestions {
-		if n := len(q); end >= n+1 && slices.Equal(spanWords(t[end-n:end]), q) && t[end-n-1].s == "," {
+		if n := len(q); s.toSender() && end >= n+1 && slices.Equal(spanWords(t[end-n:end]), q) && t[end-n-1].s == "," {
 			// "…, does that make sense?": asked of the bot, not the message's
 			for x := end - n - 1; x < len(t); x++ {
 				s.used[x] = true
@@ -165,4 +165,13 @@ func aboutAfter(t []tok) []tok {
 		}
 	}
 	return t
+}
+
+// toSender says whether the request is a reminder to its sender, with no
+// channel or person named and no colon: a channel's post keeps every word
+// ("…, does that make sense?" asked of the team).
+func (s *sentence) toSender() bool {
+	return strings.Contains(strings.ToLower(s.body), "remind") && !slices.ContainsFunc(s.toks, func(t tok) bool {
+		return t.kind == tChannel || t.kind == tUser || t.s == ":"
+	})
 }

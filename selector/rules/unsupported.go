@@ -161,18 +161,20 @@ var endOfRe = regexp.MustCompile(`(?i)\b(until|till|til|through)\s+(?:the\s+)?en
 // (its words left in the message, or not understood): the answer ("dec
 // 11") takes the place of those words as "until dec 11".
 func endOfWhat(in selector.Input, text string, d selector.Decision) (selector.Decision, bool) {
-	m := endOfRe.FindStringSubmatchIndex(text)
-	if m == nil {
-		return selector.Decision{}, false
+	m := endOfRe.FindStringSubmatchIndex(outsideQuotes(text))
+	if m == nil || strings.Contains(string(d.Args), `"scheduleType":"once"`) {
+		return selector.Decision{}, false // a one-time post's words ("… run till the end of the term")
 	}
 	if t, ok := createdText(d); d.IsCall() && !(ok && endOfRe.MatchString(t)) {
 		return selector.Decision{}, false // read as a bound already
 	}
-	what := "the " + strings.ToLower(text[m[4]:m[5]])
+	what, does := "the "+strings.ToLower(text[m[4]:m[5]]), "does"
 	if len(what) == 6 {
 		what = strings.ToUpper(what[4:]) // "Q1"
+	} else if strings.HasSuffix(what, "s") {
+		does = "do" // "When do the holidays end?"
 	}
-	q := clarify(in, text, selector.MissingTime, "When does "+what+" end? Give the date, such as “December 18”.")
+	q := clarify(in, text, selector.MissingTime, "When "+does+" "+what+" end? Give the date, such as “December 18”.")
 	q.Pending.Replace = strings.ToLower(strings.Join(strings.Fields(text[m[0]:m[1]]), " "))
 	return q, true
 }
