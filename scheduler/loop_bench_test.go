@@ -161,7 +161,11 @@ func sameRecords(b *testing.B, after string, pre []byte) time.Duration {
 	buckets := []string{"runs", "queue_incoming", "job_status", "jobs_next", "audit", "meta"}
 	read(after, func(tx *bbolt.Tx) error {
 		for _, name := range buckets {
-			err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
+			bk := tx.Bucket([]byte(name))
+			if bk == nil {
+				return fmt.Errorf("no bucket %q in the store's file: sameRecords names the store's buckets", name)
+			}
+			err := bk.ForEach(func(k, v []byte) error {
 				written[name] = append(written[name], kv{bytes.Clone(k), bytes.Clone(v)})
 				return nil
 			})
