@@ -75,7 +75,7 @@ var whenStarters = wordSet(everyWords, frequencyWords, relativeDays, dayParts, h
 	the next this coming upcoming tomorow tommorow day noon midnight midday quarter minute weekdays weekends weekday weekend
 	workdays within around about last first second third fourth fifth final penultimate between
 	during only throughout mornings afternoons evenings nights eod lunch lunchtime later soon sometime asap a an iso week
-	odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now`))
+	odd even yesterday sunrise sunset dawn dusk christmas xmas year eoy now exactly precisely`))
 
 // holidayDays are holidays named by a word and a weekday.
 var holidayDays = map[string]bool{"good friday": true, "black friday": true, "cyber monday": true, "ash wednesday": true,

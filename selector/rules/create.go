@@ -117,6 +117,7 @@ var (
 	// askedTailRe: what closes such a question ("?", "? thx!").
 	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
 	// noEndTailRe: a request closed by words that name no end.
+	rightAtRe   = regexp.MustCompile(`(?i)^right\s+at\s`)
 	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )
 
@@ -127,6 +128,9 @@ var (
 // said again ("actually, remind me to call dad instead").
 func requestBody(text string) string {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	if rightAtRe.MatchString(body) {
+		body = body[len("right "):] // "right at 9am tomorrow remind #ops …"
+	}
 	if askedRe.MatchString(prefixRe.FindString(text)) {
 		body = strings.TrimRight(askedTailRe.ReplaceAllString(body, ""), " ")
 	}

@@ -186,6 +186,11 @@ func (p *parser) readDateYear() int {
 		return y
 	}
 	p.i = j
+	if p.is(0, "next", "this") && p.is(1, "year") {
+		// "March 3rd next year"
+		p.i += 2
+		return p.now.Year() + btoi(p.is(-2, "next"))
+	}
 	return 0
 }
 
@@ -263,7 +268,7 @@ func (p *parser) slashDates(recurring bool) bool {
 // ymd is a calendar date as written; y is 0 when no year was.
 type ymd struct{ y, m, d int }
 
-// readYear reads a four-digit year (2026..2100).
+// readYear reads a four-digit year (2026..2100), or one written '27.
 func (p *parser) readYear() (int, bool) {
 	if p.tk(0).kind == tNum && len(p.s(0)) == 4 {
 		if y, ok := number(p.s(0)); ok && y >= 2000 && y <= 2100 {
@@ -271,7 +276,82 @@ func (p *parser) readYear() (int, bool) {
 			return y, true
 		}
 	}
+	if p.is(0, "'", "’") && p.tk(1).kind == tNum && len(p.s(1)) == 2 && p.tk(0).j == p.tk(1).i {
+		if y, ok := number(p.s(1)); ok {
+			p.i += 2
+			return 2000 + y, true
+		}
+	}
 	return 0, false
+}
+
+// pDateSaid reads a date said with words around it: "this december 2nd",
+// "this coming march 3rd", "next year on Jan 5", "in 2027 on march 3",
+// "in March on the 3rd", "on the morning of december 2". A date said
+// with "this" is its next one.
+func (p *parser) pDateSaid() bool {
+	start := p.i
+	if p.is(0, "on") {
+		p.i++
+	}
+	year, part := 0, ""
+	var d ymd
+	switch {
+	case p.is(0, "this") && p.is(1, "coming", "upcoming"):
+		p.i += 2
+	case p.is(0, "this", "coming", "upcoming"):
+		p.i++
+	case p.is(0, "next") && p.is(1, "year"):
+		p.i += 2
+		year = p.now.Year() + 1
+	case p.is(0, "in") && p.tk(1).kind == tNum && len(p.s(1)) == 4:
+		p.i++
+		year, _ = p.readYear()
+	case p.is(0, "in") && p.is(2, "on") && p.is(3, "the") && ordinalIn(p.s(4), 1, 31):
+		m, ok := month(p.s(1))
+		if !ok {
+			p.i = start
+			return false
+		}
+		p.i += 4
+		dd, _ := p.readDayOfMonth(true)
+		d = ymd{y: p.readDateYear(), m: m, d: dd}
+	case p.is(0, "the") && slices.Contains(dayParts, p.s(1)) && p.is(2, "of"):
+		part = p.s(1)
+		p.i += 3
+	}
+	if p.i == start || p.i == start+1 && p.is(-1, "on") {
+		p.i = start
+		return false
+	}
+	if d.m == 0 {
+		if year != 0 && p.is(0, ",") {
+			p.i++
+		}
+		if year != 0 && p.is(0, "on") {
+			p.i++
+		}
+		date, c, ok := p.readDate()
+		if !ok || year != 0 && date.y != 0 && date.y != year {
+			p.i = start
+			return false
+		}
+		if c != nil {
+			p.w.clocks = append(slices.Clip(p.w.clocks), *c)
+		}
+		d = date
+	}
+	if year != 0 {
+		d.y = year
+	}
+	if part != "" && p.w.part == "" {
+		p.w.part = part
+	}
+	if d.y != 0 && (d.y < p.now.Year() || d.y > p.now.Year()+10) {
+		p.why = refusal("That date is not within the next 10 years.")
+		return false
+	}
+	return !p.w.rec && p.addDate(d, false)
 }
 
 // addDate records a month and day: one date, or (recurring) a yearly one.

@@ -20,7 +20,7 @@
 //	hours.go        "on the hour", "from 9 to 5"        hour-minute, window
 //	zones.go        "PST", "London time"                zone
 //	days.go         weekdays, their lists and ranges    day-range, days
-//	dates.go        "March 3", "3/4", ISO dates         date
+//	dates.go        "March 3", "3/4", ISO dates         date, date-said
 //	monthdays.go    "the 1st and 15th", "in April"      dom-list, months
 //	nth.go          "the first Monday", month's end     nth, month-start-end
 //	offsets.go      "in 2 hours", "tomorrow"            relative, casual-day

@@ -194,7 +194,7 @@ func TestSelect_QuestionsQuoteWhatWasNotRead(t *testing.T) {
 	cases := []struct{ text, understood, unread string }{
 		{"remind me to stretch every day at 9am in Paris", "every day at 9am", "in Paris"},
 		{"post standup in #team every weekday at 9am Atlantis time", "every weekday at 9am", "Atlantis time"},
-		{"remind #eng to review open PRs every weekday at 2pm (for the Berlin team)", "every weekday at 2pm", "(for the Berlin team)"},
+		{"remind #eng to review open PRs every weekday at 2pm (berlin)", "every weekday at 2pm", "(berlin)"},
 		{"remind me to deploy at 9 or so", "at 9", "or so"},
 	}
 	for _, c := range cases {

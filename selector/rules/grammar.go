@@ -223,6 +223,7 @@ var productions = []production{
 	{name: "until", read: (*parser).pUntil},
 	{name: "except", read: (*parser).pExcept},
 	{name: "window", read: (*parser).pWindow},
+	{name: "date-said", read: (*parser).pDateSaid},
 	{name: "months", read: (*parser).pMonths, mayEndText: true},
 	{name: "day-range", read: (*parser).pDayRange},
 	{name: "start", read: (*parser).pStart},

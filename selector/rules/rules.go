@@ -162,6 +162,9 @@ func decide(in selector.Input, text string) selector.Decision {
 		if cut, ok := asideCut(in, text); ok {
 			return cut // "drop wednesdays, we don't have standup then"
 		}
+		if again, ok := restated(in, text); ok {
+			return again // "at 17:00 (5pm)"
+		}
 	}
 	return d
 }

@@ -36,8 +36,9 @@ func (s *sentence) dropPoliteEnd() {
 			if t[k].s == "(" {
 				aside := t[k+1 : end-1]
 				if !slices.ContainsFunc(aside, func(x tok) bool {
-					return timeBearing(x) || strongTime(x) || zoneWords[x.s] != "" || zoneAbbrev[x.s] != "" || leadWords[x.s] || recurWords[x.s]
-				}) {
+					return timeBearing(x) || strongTime(x) || zoneAbbrev[x.s] != "" || recurWords[x.s] ||
+						leadWords[x.s] && !slices.Contains([]string{"for", "in", "on", "at", "by", "from"}, x.s) // "(for the sales team)"
+				}) && !namesZone(aside) {
 					end = k
 				}
 				break
@@ -174,4 +175,16 @@ func (s *sentence) toSender() bool {
 	return strings.Contains(strings.ToLower(s.body), "remind") && !slices.ContainsFunc(s.toks, func(t tok) bool {
 		return t.kind == tChannel || t.kind == tUser || t.s == ":"
 	})
+}
+
+// namesZone says whether an aside names a zone: a city does alone or
+// before "time" ("(Berlin)", "(Berlin time)"), not in "(for the Berlin
+// team)".
+func namesZone(aside []tok) bool {
+	for k, x := range aside {
+		if zoneWords[x.s] != "" && (len(aside) <= 2 || tokAt(aside, k+1).s == "time") {
+			return true
+		}
+	}
+	return false
 }

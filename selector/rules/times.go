@@ -122,24 +122,18 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		}
 		hc.m = 30
 		return hc, strong, true, true
+	case s == "twenty" && p.tk(1+btoi(p.is(1, "-"))).kind == tWord && numberIn(p.s(1+btoi(p.is(1, "-"))), 1, 9) &&
+		p.is(2+btoi(p.is(1, "-")), "past", "after", "to", "till", "before") && p.nextIsHour(3+btoi(p.is(1, "-"))):
+		// "twenty-five past ten", "twenty five to six"
+		n := 1 + btoi(p.is(1, "-"))
+		c, ok := p.minutesOff(start, 20+valueOf(p.s(n)), n+1)
+		return c, ok, ok, true
 	case (k == tNum && len(s) <= 2 && p.is(1, "past", "after") || k == tWord && numberWords[s] > 0 && p.is(1, "past", "after", "to", "till", "before")) && numberIn(s, 1, 59) && p.nextIsHour(2) &&
 		!(s == "one" && p.is(1, "to", "till", "before")): // "push tomorrow's one to 4pm": a job, not 3:59
 		// digits before "to" are a range ("9 to 5"), not "ten to five"
 		// "twenty past 3pm", "ten to 5", "5 past 9"
-		m := valueOf(s)
-		before := p.is(1, "to", "till", "before")
-		p.i += 2
-		hc, _, ok := p.readClock()
-		if !ok || hc.m != 0 {
-			p.i = start
-			return clk{}, false, false, true
-		}
-		if before {
-			hc = hourBefore(hc)
-			m = 60 - m
-		}
-		hc.m = m
-		return hc, true, true, true
+		c, ok := p.minutesOff(start, valueOf(s), 1)
+		return c, ok, ok, true
 	case k == tWord && numberIn(s, 1, 12):
 		c, strong, ok = p.readSpelledClock(start, s)
 		return c, strong, ok, true
@@ -509,4 +503,23 @@ func (p *parser) pPart() bool {
 		return false
 	}
 	return true
+}
+
+// minutesOff reads the hour after m minutes and the word at p.i+rel
+// ("past", "to"): m minutes past it, or before it. On false the parser
+// is back at start.
+func (p *parser) minutesOff(start, m, rel int) (clk, bool) {
+	before := p.is(rel, "to", "till", "before")
+	p.i += rel + 1
+	hc, _, ok := p.readClock()
+	if !ok || hc.m != 0 {
+		p.i = start
+		return clk{}, false
+	}
+	if before {
+		hc = hourBefore(hc)
+		m = 60 - m
+	}
+	hc.m = m
+	return hc, true
 }
