@@ -252,3 +252,29 @@ func TestUpdate_CountAndSkipsFollowTheNewSchedule(t *testing.T) {
 	}
 	requireUnchanged(t, e, before)
 }
+
+// The agenda of a day months ahead lists an hourly job's runs that day,
+// however many runs come before it; a job given a count lists no more
+// than it has left.
+func TestAgenda_FarDayAndCount(t *testing.T) {
+	e := newEnv(t)
+	hourly := strings.Replace(friday, `{"cron":"0 9 * * 5","timezone":"America/New_York"}`, `{"cron":"0 * * * *","timezone":"America/New_York"}`, 1)
+	e.mustCreate(t, hourly)
+	day := `{"from":"2027-03-14T05:00:00Z","until":"2027-03-15T04:00:00Z"}` // 14 Mar 2027 in New York: 23 hours
+	res := e.mustCall(t, "schedule.agenda", day).(*functions.AgendaResult)
+	if len(res.Items) != 23 || res.Truncated {
+		t.Errorf("hourly job on the spring-forward day: %d runs (truncated %v), want 23", len(res.Items), res.Truncated)
+	}
+
+	e2 := newEnv(t)
+	daily := strings.Replace(friday, `{"cron":"0 9 * * 5","timezone":"America/New_York"}`, `{"cron":"0 9 * * *","timezone":"America/New_York"}`, 1)
+	e2.mustCreate(t, strings.Replace(daily, `"scheduleType"`, `"count":3,"scheduleType"`, 1))
+	res = e2.mustCall(t, "schedule.agenda", `{"from":"2026-11-22T12:00:00Z","until":"2026-12-10T00:00:00Z"}`).(*functions.AgendaResult)
+	if len(res.Items) != 3 {
+		t.Errorf("daily job given 3 runs: %d runs in the agenda, want 3", len(res.Items))
+	}
+	res = e2.mustCall(t, "schedule.agenda", `{"from":"2026-12-01T05:00:00Z","until":"2026-12-02T05:00:00Z"}`).(*functions.AgendaResult)
+	if len(res.Items) != 0 {
+		t.Errorf("daily job given 3 runs, a day after its last: %d runs, want none", len(res.Items))
+	}
+}

@@ -81,19 +81,29 @@ func agenda(ctx context.Context, c *Call, a *scheduleAgendaArgs) (any, error) {
 }
 
 // add appends j's occurrences in the window, at most MaxAgendaItems+1 (one
-// more than is shown, so that Truncated can be told).
+// more than is shown, so that Truncated can be told), and no more than
+// the job has left when it was given a count. A window months ahead of an
+// hourly job starts at its first run in the window, not at the next one.
 func (r *AgendaResult) add(j *store.Job) {
 	sp, err := jobSpec(j)
 	if err != nil || j.NextRunAt.IsZero() || !j.NextRunAt.Before(r.Until) {
 		return
 	}
-	t := j.NextRunAt
-	for n := 0; n <= MaxAgendaItems && t.Before(r.Until); n++ {
+	t, left := j.NextRunAt, sp.Limit
+	if left == 0 && t.Before(r.From) {
+		next, ok := sp.Next(r.From.Add(-time.Nanosecond))
+		if !ok {
+			return
+		}
+		t = next
+	}
+	for n := 0; n <= MaxAgendaItems && t.Before(r.Until); left-- {
 		if !t.Before(r.From) {
 			r.Items = append(r.Items, AgendaItem{At: t, Job: j})
+			n++
 		}
 		next, ok := sp.Next(t)
-		if !ok {
+		if !ok || left == 1 {
 			return
 		}
 		t = next
