@@ -241,3 +241,21 @@ func TestElsewhereOffersTheReminder(t *testing.T) {
 		t.Errorf("can you send emails?: got %s, want the answer", raw)
 	}
 }
+
+// A when word two edits off ("tommorow", "wensday") is asked about with
+// the request spelled right, which yes makes (NL_SPEC 20).
+func TestMisspeltWhenWordOffersTheSpelling(t *testing.T) {
+	for _, c := range []struct{ text, spelt, yes string }{
+		{"remind me tommorow at 8am to book the mot", "remind me tomorrow at 8am to book the mot", `"text":"book the mot"`},
+		{"every wensday at 10am post status in #dev", "every wednesday at 10am post status in #dev", `"cron":"0 10 * * 3"`},
+	} {
+		d, raw := decideText(c.text, nil)
+		if d.IsCall() || d.Pending == nil || d.Clarify != "Did you mean “"+c.spelt+"”? (yes or no)" {
+			t.Errorf("%q: got %s, want it to ask about %q", c.text, raw, c.spelt)
+			continue
+		}
+		if y, raw := decideText(d.Pending.Yes, nil); !y.IsCall() || !strings.Contains(raw, c.yes) {
+			t.Errorf("%q, then yes (%q): got %s, want %s", c.text, d.Pending.Yes, raw, c.yes)
+		}
+	}
+}

@@ -165,6 +165,9 @@ func decide(in selector.Input, text string) selector.Decision {
 		if again, ok := restated(in, text); ok {
 			return again // "at 17:00 (5pm)"
 		}
+		if spelt, ok := respelt(in, text); ok {
+			return spelt // "tommorow at 8am": did you mean tomorrow?
+		}
 	}
 	return d
 }
