@@ -131,7 +131,10 @@ var (
 )
 
 // remindLeadRe: ways of asking to be reminded that name no verb of ours.
-var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+|remember\s+me\s+(?:to\s+)?)`)
+var remindLeadRe = regexp.MustCompile(`(?i)^(?:(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?|make\s+sure\s+(?:i|we)\s+(?:remember\s+to\s+)?|help\s+me\s+remember\s+to\s+)`)
+
+// rememberMeRe: "remember me", said for "remind me" in much of the world.
+var rememberMeRe = regexp.MustCompile(`(?i)^remember\s+(me|us)\b`)
 
 // reminderAskRe: asking for the noun ("i need a reminder every day at
 // 9am to …", "can i get a reminder tomorrow …", "i'd like to be reminded
@@ -353,17 +356,15 @@ func runVerb(in selector.Input, r []tok, k int, w string) (at, textAt int, a act
 		return k, j + 1 + n, action{workflow: matchID(in.Workflows, id)}, true
 	}
 	if j < len(r) {
-		id := r[j].s
 		// a function id is lexed as words and dots: schedule . list
 		if j+2 < len(r) && r[j+1].s == "." && r[j+2].i == r[j+1].j && r[j+1].i == r[j].j {
-			id = r[j].s + "." + r[j+2].s
-			fn := strings.ToLower(id)
+			fn := strings.ToLower(r[j].s + "." + r[j+2].s)
 			if slices.Contains(in.Functions, fn) || strings.HasPrefix(fn, "schedule.") || fn == "message.post" {
 				return k, j + 3, action{function: fn}, true
 			}
 		}
-		if j+1 < len(r) && r[j+1].s == "workflow" {
-			return k, j + 2, action{workflow: matchID(in.Workflows, id)}, true
+		if id, n := gluedID(r, j); n > 0 && j+n < len(r) && r[j+n].s == "workflow" {
+			return k, j + n + 1, action{workflow: matchID(in.Workflows, id)}, true // "the nightly-backup workflow"
 		}
 		if wf := matchWorkflow(in.Workflows, r, j); wf != "" {
 			n := strings.Count(wf, "-") * 2

@@ -33,6 +33,10 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 	if asked != nil {
 		return *asked
 	}
+	if u == "hour" && clocksEvery(hm, n) {
+		// "every 12 hours at 8am and 8pm": the times say it all
+		u, n, w.unit, w.n = "day", 1, "day", 1
+	}
 	if out, done := compileByClock(w, hm, n, u, now, zone, loc); done {
 		return out
 	}
@@ -312,6 +316,14 @@ func compileStep(w when, hm [][2]int, n int, u string, now time.Time, zone strin
 	if w.timesPer > 1 {
 		return refuse("I can't spread several posts over an hour by themselves: say “every 30 minutes”.")
 	}
+	if len(hm) == 1 && w.startClock == nil && w.start != nil && w.start.isDay && !pinned {
+		// "every 12 hours starting tomorrow 7am": the grid starts then
+		s := w.start.at
+		anchor := scheduler.WallInstant(s.Year(), s.Month(), s.Day(), hm[0][0], hm[0][1], loc)
+		if anchor.After(now) {
+			return bounds(w, &compiled{typ: store.ScheduleInterval, sched: map[string]any{"everySeconds": step, "startAt": anchor.UTC().Format(time.RFC3339)}}, now, zone)
+		}
+	}
 	if len(hm) > 0 && w.startClock == nil {
 		// "every hour at 9am": every hour, or every day at 9am?
 		return ask("Every %s, or at %s? Say “every %s starting at %s” or “every day at %s”.", humanDuration(time.Duration(step)*time.Second), clockText(hm[0]),
@@ -536,3 +548,25 @@ func compileRRule(w when, u string, n int, dows, doms, months, hours []int, minu
 }
 
 var rruleDay = []string{"SU", "MO", "TU", "WE", "TH", "FR", "SA"}
+
+// clocksEvery says whether the times hm are a whole day's runs n hours
+// apart: 8am and 8pm for every 12 hours, 6, 14 and 22 for every 8.
+func clocksEvery(hm [][2]int, n int) bool {
+	if n < 2 || 24%n != 0 || len(hm) != 24/n {
+		return false
+	}
+	hs := make([]int, len(hm))
+	for k, c := range hm {
+		if c[1] != hm[0][1] {
+			return false
+		}
+		hs[k] = c[0]
+	}
+	slices.Sort(hs)
+	for k := 1; k < len(hs); k++ {
+		if hs[k]-hs[k-1] != n {
+			return false
+		}
+	}
+	return true
+}

@@ -153,7 +153,7 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 		body, noEnd = body[:m[0]], true
 	}
 	// "don't let me forget to X", "make sure I X": remind me to X
-	body = remindLeadRe.ReplaceAllString(body, "remind me to ")
+	body = remindLeadRe.ReplaceAllString(rememberMeRe.ReplaceAllString(body, "remind $1"), "remind me to ")
 	body = reminderForTeamRe.ReplaceAllString(body, "remind the team$1")
 	body = remindersRe.ReplaceAllString(body, "$1 a reminder") // "can u set reminders"
 	body = namedChannel(body)                                  // "my class channel #period3": #period3

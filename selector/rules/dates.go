@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,7 +227,7 @@ func (p *parser) pDate() bool {
 		return false
 	}
 	if d.y != 0 && (d.y < p.now.Year() || d.y > p.now.Year()+10) {
-		p.why = refusal("That date is not within the next 10 years.")
+		p.why = refusal(farYear(d.y, p.now))
 		return false
 	}
 	if c != nil {
@@ -348,7 +349,7 @@ func (p *parser) pDateSaid() bool {
 		p.w.part = part
 	}
 	if d.y != 0 && (d.y < p.now.Year() || d.y > p.now.Year()+10) {
-		p.why = refusal("That date is not within the next 10 years.")
+		p.why = refusal(farYear(d.y, p.now))
 		return false
 	}
 	return !p.w.rec && p.addDate(d, false)
@@ -443,4 +444,12 @@ func (p *parser) dateList(first ymd, nm, nd int) bool {
 		}
 	}
 	return true
+}
+
+// farYear says why a date in year y is refused: past, or too far ahead.
+func farYear(y int, now time.Time) string {
+	if y < now.Year() {
+		return fmt.Sprintf("That date is in %d, which has passed. Say a date to come.", y)
+	}
+	return "That date is not within the next 10 years."
 }

@@ -108,6 +108,16 @@ func (p *parser) pDays() bool {
 	if p.is(0, "on") && p.is(1, "next", "this", "coming", "upcoming") {
 		p.i++ // "on this coming Monday"
 	}
+	if p.is(0, "in") && p.is(1, "the") {
+		if _, plural, ok := weekday(p.s(2)); ok && !plural {
+			p.i += 2 // "in the friday", said for "on friday"
+		}
+	}
+	if p.is(0, "the") && p.is(1, "next", "coming") {
+		if _, _, ok := weekday(p.s(2)); ok {
+			p.i++ // "the next monday", said for "next monday"
+		}
+	}
 	if ok, matched := p.pNextWeekday(start); matched {
 		return ok
 	}

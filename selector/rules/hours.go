@@ -127,7 +127,9 @@ func (p *parser) pWindow() bool {
 		p.i++
 	}
 	a, strongA, ok := p.readClock()
-	if !ok || (!kw && !strongA) {
+	// "every hour 9-17": after a step within the day, a range of hours
+	hourly := p.w.rec && (p.w.unit == "hour" || p.w.unit == "minute") && p.is(0, "-")
+	if !ok || (!kw && !strongA && !hourly) {
 		p.i = start
 		return false
 	}

@@ -77,6 +77,8 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		bad := false
 		switch {
 		case x.kind == tQuote:
+		case hyphenated(t, k):
+			// "daily-report", "weekly-sync": one name, not a when
 		case x.s == "during" && slices.Contains(possessives, next) && dutyWords(t[k:]) > 0:
 			// "every hour during my on-call shift": which hours?
 			n := dutyWords(t[k:])
@@ -331,4 +333,18 @@ func dutyWords(t []tok) int {
 		}
 	}
 	return 0
+}
+
+// hyphenated says whether t[k] is a word joined by a hyphen, with no
+// space, to a word on either side into a name ("daily-report",
+// "weekly-sync"); not "bi-weekly", "mon-fri" nor "every-day".
+func hyphenated(t []tok, k int) bool {
+	part := func(x tok) bool {
+		return x.kind == tWord && !timeBearing(x) && unit(x.s) == "" &&
+			!slices.Contains([]string{"bi", "semi", "tri", "twice", "once", "every", "each", "other", "half", "mid", "end", "start", "per", "a"}, x.s)
+	}
+	joined := func(a, b int) bool {
+		return a >= 0 && b+1 < len(t) && t[a+1].s == "-" && t[a].j == t[a+1].i && t[a+1].j == t[b+1].i && part(t[a]) && part(t[b+1])
+	}
+	return t[k].kind == tWord && (joined(k, k+1) || k >= 2 && joined(k-2, k-1))
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -214,10 +215,12 @@ func unescapeText(s string) string {
 
 // parseExpect reads a row's expected schedule: `cron[@Zone]:EXPR`,
 // `interval:SECONDS`, `once[@Zone]:LOCAL`, `onceZ:RFC3339`,
-// `rrule[@Zone]:RULE`, then optional `endAt=RFC3339` and `startAt=RFC3339`.
+// `rrule[@Zone]:RULE`, then optional `endAt=RFC3339` and `startAt=RFC3339`,
+// and an interval's `anchor=RFC3339` (now when not said).
 // jobid=ALIAS, when present, is returned apart.
 func parseExpect(expect string) (s sched, jobAlias string, err error) {
 	var rest []string
+	var anchor time.Time
 	for _, f := range strings.Fields(expect) {
 		switch {
 		case strings.HasPrefix(f, "jobid="):
@@ -228,6 +231,10 @@ func parseExpect(expect string) (s sched, jobAlias string, err error) {
 			}
 		case strings.HasPrefix(f, "startAt="):
 			if s.NotBefore, err = time.Parse(time.RFC3339, strings.TrimPrefix(f, "startAt=")); err != nil {
+				return s, "", err
+			}
+		case strings.HasPrefix(f, "anchor="):
+			if anchor, err = time.Parse(time.RFC3339, strings.TrimPrefix(f, "anchor=")); err != nil {
 				return s, "", err
 			}
 		default:
@@ -258,7 +265,7 @@ func parseExpect(expect string) (s sched, jobAlias string, err error) {
 		if s.EverySeconds, err = strconv.ParseInt(body, 10, 64); err != nil {
 			return s, "", err
 		}
-		s.StartAt = phrasingsNow
+		s.StartAt = cmp.Or(anchor, phrasingsNow)
 	case "once":
 		s.Type, s.Timezone = "once", zone
 		t, err := time.ParseInLocation("2006-01-02T15:04", body, loc)

@@ -226,7 +226,8 @@ func (p *parser) readClockDigits() (c clk, strong, ok bool) {
 		}
 		p.i++
 		return clk{h: valueOf(body), m: valueOf(s[len(body)+1:]), zero: true}, true, true
-	case suffix == "h" && valueOf(body) <= 23 && p.s(-1) == "at":
+	case suffix == "h" && valueOf(body) <= 23 && (p.s(-1) == "at" || slices.Contains(relativeDays, p.s(-1)) || func() bool { _, _, ok := weekday(p.s(-1)); return ok }()):
+		// "at 15h", "tomorrow 15h": 15:00 (after "every" or "in", hours)
 		p.i++
 		return clk{h: valueOf(body), zero: true}, true, true
 	case len(body) == 4 || len(body) == 3 && suffix != "":
@@ -285,8 +286,9 @@ func (p *parser) clockAfterDigits(c clk, strong bool, suffix string, start int) 
 			if ap := p.readAmPm(); ap != 0 {
 				c.ap = ap // "9 o'clock pm"
 			}
-		} else if p.is(0, "hours", "hrs", "h") && c.zero {
-			p.i++ // 0900 hours
+		} else if p.is(0, "hours", "hrs", "h") && (c.zero || start > 0 && p.t[start-1].s == "at" && c.h <= 23) {
+			p.i++ // 0900 hours; "at 9 hours", as 9h is said in much of the world
+			c.zero = true
 			strong = true
 		}
 	}
@@ -354,6 +356,9 @@ func (p *parser) readAmPm() byte {
 // pClocks: "at 9", "9am", "at 8, 12 and 16", "at 9am and 5pm", "9 tonight".
 func (p *parser) pClocks() bool {
 	at := false
+	if p.is(0, "in") && strings.Contains(p.s(1), ":") && p.tk(1).kind == tNum {
+		p.i++ // "each working day in 18:00", as "at" is said in much of the world
+	}
 	if p.is(0, "at", "@") {
 		p.i++
 		at = true

@@ -18,6 +18,9 @@ func (p *parser) pZone() bool {
 	if p.is(0, "in", "at") {
 		p.i++
 	}
+	if p.is(0, "us", "u.s.") && p.is(1, "eastern", "central", "mountain", "pacific") {
+		p.i++ // "9am US Eastern time"
+	}
 	zone := ""
 	switch {
 	case p.is(0, "my", "our", "local") && (p.is(1, "timezone", "tz") || p.is(1, "time") && p.is(2, "zone")):
