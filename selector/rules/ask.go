@@ -60,7 +60,7 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 		return selector.Decision{}, false // most messages: spare the patterns below
 	}
 	if isHowTo(lower) {
-		return selector.Decision{Reply: helpText}, true
+		return selector.Decision{Reply: helpFor(in)}, true
 	}
 	if itNextRe.MatchString(lower) {
 		// "what's next?", "where does it post?": the job in context, else the list

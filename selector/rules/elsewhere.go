@@ -48,6 +48,11 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	m := elsewhereRe.FindStringSubmatch(body)
 	if m == nil {
+		for _, o := range otherDeeds {
+			if o.re.MatchString(outsideQuotes(body)) {
+				return offerReminder(in, text, body, []string{body[:0], "", "", "", ""}, "I can't "+o.what+": I post in Slack channels and remind people.")
+			}
+		}
 		return selector.Decision{}, false
 	}
 	word, object := strings.ToLower(m[1]+m[3]), strings.ToLower(m[2])
@@ -68,21 +73,49 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 	if what == "" {
 		return selector.Decision{}, false
 	}
+	return offerReminder(in, text, body, m, fmt.Sprintf("I can't %s: I post in Slack channels and remind people.", what))
+}
+
+// otherDeeds are things people ask that schedbot cannot do, other than
+// sending: it says so and offers the reminder, as for an email.
+var otherDeeds = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`(?i)^(?:book|reserve)\s+(?:a|an|the|my|our)\s+(?:\S+\s+)?(?:room|table|desk|flight|hotel|appointment|slot|spot|court|car|taxi|cab|ticket)s?\b`), "make bookings"},
+	{regexp.MustCompile(`(?i)^(?:add|put)\s+.+?\s+(?:to|in|on|into)\s+(?:my|our|the)\s+(?:google\s+|outlook\s+|work\s+|shared\s+|team\s+)?calendar\b`), "add events to a calendar"},
+	{regexp.MustCompile(`(?i)^(?:schedule|set\s+up|setup|arrange|organi[sz]e|book|start)\s+(?:a|an)\s+(?:zoom|teams|google\s+meet|meet|video|phone|conference|1:1|one-on-one)\s+(?:call|meeting|chat)\b`), "set up calls or meetings"},
+}
+
+// offerReminder says what schedbot cannot do (lead) and offers the
+// reminder to do it instead, with what and when where they read: yes
+// makes it. m is what elsewhereRe matched (m[0] empty for otherDeeds).
+func offerReminder(in selector.Input, text, body string, m []string, lead string) (selector.Decision, bool) {
+	object := strings.ToLower(m[2])
 	// being reminded to do it: "remind me to email the team …"; "email me
 	// at 5pm to call mom" is "remind me at 5pm to call mom"
 	yes := "remind me to " + body
 	if m[1] != "" && (object == "me" || object == "myself") {
 		yes = "remind me" + body[len(m[0]):]
 	}
-	lead := fmt.Sprintf("I can't %s: I post in Slack channels and remind people.", what)
 	probe := in
 	probe.Pending = nil
 	d := decide(probe, yes)
-	if m := saidWordsRe.FindStringSubmatchIndex(yes); !d.IsCall() && m != nil {
-		// "text my wife at 6pm that I'll be late": the when is before the
-		// words said, which the reminder keeps whole, quoted
-		head := strings.TrimPrefix(yes[:m[0]], "remind me to ")
-		if t, ok := createdText(decide(probe, "remind me to "+head)); ok && strings.HasPrefix(strings.ToLower(head), strings.ToLower(t)) && len(head) > len(t) {
+	const remindTo = "remind me to "
+	for _, re := range []*regexp.Regexp{saidWordsRe, purposeRe} {
+		if d.IsCall() || !strings.HasPrefix(yes, remindTo) {
+			break
+		}
+		m := re.FindStringSubmatchIndex(yes[len(remindTo):])
+		if m == nil {
+			continue
+		}
+		m[0] += len(remindTo)
+		// "text my wife at 6pm that I'll be late", "call the dentist at
+		// 3pm on monday to book a cleaning": the when is before the words
+		// said or the purpose, which the reminder keeps whole, quoted
+		head := yes[len(remindTo):m[0]]
+		if t, ok := createdText(decide(probe, remindTo+head)); ok && strings.HasPrefix(strings.ToLower(head), strings.ToLower(t)) && len(head) > len(t) {
 			said := strings.TrimSpace(yes[m[0]:])
 			if !strings.HasPrefix(said, ":") {
 				said = " " + said // "… that I'll be late"; "…: running late" joins as said
@@ -115,6 +148,9 @@ func elsewhere(in selector.Input, text string) (selector.Decision, bool) {
 // saidWordsRe: the words a message to someone says ("… that the shop is
 // closed", "… saying timesheets are due").
 var saidWordsRe = regexp.MustCompile(`(?i)\b(?:that|saying|:)\s+(.+)$`)
+
+// purposeRe: what a call or a message is for ("… to book a cleaning").
+var purposeRe = regexp.MustCompile(`(?i)\s+(?:to|about|re|regarding)\s+(.+)$`)
 
 // createdText is the text a create call posts.
 func createdText(d selector.Decision) (string, bool) {

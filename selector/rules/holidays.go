@@ -57,3 +57,21 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	return selector.Decision{}, false
 }
+
+// holidayWordRes are holidayDates' words, each alone.
+var holidayWordRes = func() []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(holidayDates))
+	for i, h := range holidayDates {
+		out[i] = regexp.MustCompile(`(?i)\b(?:` + h.re + `)\b`)
+	}
+	return out
+}()
+
+// holidaysDated writes the fixed-date holidays in words as their dates
+// ("skip it on christmas eve": "skip it on dec 24").
+func holidaysDated(words string) string {
+	for i, re := range holidayWordRes {
+		words = re.ReplaceAllString(words, holidayDates[i].date)
+	}
+	return words
+}

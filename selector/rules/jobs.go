@@ -55,7 +55,7 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 		if in.ContextJobID != "" {
 			return in.ContextJobID, selector.Decision{}, true
 		}
-		return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
+		return "", whichSchedule(in, text), false
 	}
 	ids, _, ok := matchJobs(in.Jobs, words)
 	switch {
@@ -89,7 +89,16 @@ func pickJobToChange(in selector.Input, text, words string) (string, selector.De
 	if ids := liveJobs(in.Jobs); len(ids) > 0 && len(ids) <= maxCandidates {
 		return "", whichOne(in, text, ids), false
 	}
-	return "", clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them)."), false
+	return "", whichSchedule(in, text), false
+}
+
+// whichSchedule asks which job words that name none mean; with no job at
+// all, there is nothing to ask.
+func whichSchedule(in selector.Input, text string) selector.Decision {
+	if len(in.Jobs) == 0 && in.Pending == nil {
+		return unsupported("There are no schedules here yet. Tell me what to schedule, for example: remind me to stretch every day at 3pm.")
+	}
+	return clarify(in, text, selector.MissingJob, "Which schedule? Give me its name or id (say “list my schedules” to see them).")
 }
 
 // maxCandidates is the most jobs a "Which one?" lists.

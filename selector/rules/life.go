@@ -59,10 +59,13 @@ func life(in selector.Input, text string) (selector.Decision, bool) {
 		return call("schedule.complete", map[string]any{"jobId": id}), true
 	}
 	if m := unskipRe.FindStringSubmatch(lower); m != nil {
-		return occurrence(in, text, strings.TrimSpace(m[1]), "schedule.unskip", 0)
+		return occurrence(in, text, holidaysDated(strings.TrimSpace(m[1])), "schedule.unskip", 0)
+	}
+	if m := pauseRangeRe.FindStringSubmatch(lower); m != nil {
+		lower = "skip " + m[1] // a pause that ends is a skip of the days between
 	}
 	if m := skipRe.FindStringSubmatch(lower); m != nil {
-		words := strings.TrimSpace(m[1])
+		words := holidaysDated(strings.TrimSpace(m[1])) // "skip it on christmas eve"
 		if rest, start, end, ok := skipPeriod(in, words); ok {
 			return skipBetween(in, text, rest, start, end)
 		}
@@ -101,6 +104,12 @@ func skipCount(words string) (string, int) {
 
 // skipPeriodRe: a period whose runs a skip leaves out: "next week",
 // "this week", "the next 2 weeks", "for the next 3 days", "for a week".
+// dayRangeRe: "from dec 21 to jan 3", "between dec 21 and jan 3".
+var dayRangeRe = regexp.MustCompile(`\b(?:from|between)\s+(.+?)\s+(?:to|until|till|through|thru|and|-)\s+(.+)$`)
+
+// pauseRangeRe: "pause it from dec 21 to jan 3": those days skipped.
+var pauseRangeRe = regexp.MustCompile(`^(?:pause|hold|suspend|stop|mute)\s+(.+?\s+(?:from|between)\s+.+\s+(?:to|until|till|through|thru|and|-)\s+.+)$`)
+
 var skipPeriodRe = regexp.MustCompile(`\b(?:for\s+)?(?:the\s+)?(?:(this|next)\s+week|(?:(?:for\s+)?(?:the\s+)?(?:next|coming)|for)\s+([0-9]{1,2}|[a-z]+)\s+(days?|weeks?))\b`)
 
 // skipPeriod takes a period out of a skip's words: the words left and the
@@ -110,6 +119,14 @@ func skipPeriod(in selector.Input, words string) (rest string, start, end time.T
 	now, _ := lifeZone(in)
 	if rest, start, end, ok := monthOrWeekOf(in, words, now); ok {
 		return rest, start, end, true
+	}
+	if m := dayRangeRe.FindStringSubmatchIndex(words); m != nil {
+		// "from dec 21 to jan 3": both days whole
+		from, _, _, ok1 := readInstant(in, words[m[2]:m[3]]+" at 12am")
+		to, _, _, ok2 := readInstant(in, words[m[4]:m[5]]+" at 12am")
+		if ok1 && ok2 && !from.IsZero() && to.After(from) {
+			return strings.TrimSpace(words[:m[0]]), from, to.In(now.Location()).AddDate(0, 0, 1), true
+		}
 	}
 	m := skipPeriodRe.FindStringSubmatchIndex(words)
 	if m == nil {

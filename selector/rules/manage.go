@@ -13,7 +13,7 @@ import (
 
 var (
 	listRe = regexp.MustCompile(`^(?:/?remind\s+list|(?:list|show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:all|every))?(?:\s+(?:of\s+)?(?:my|our|the|your|current|active|upcoming|existing|scheduled|paused))*\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?|crons?|tasks?|messages?)|(?:show|tell)(?:\s+me)?\s+what(?:'s|\s+is|\s+i\s+have)?\s+scheduled|what(?:'s|\s+is|\s+are)\s+(?:(?:currently|already)\s+)?(?:scheduled|on\s+the\s+schedule|(?:my|our|the|all\s+the|all)\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+))|(?:my|our|all)\s+(?:schedules?|jobs?|reminders?)|what\s+(?:schedules?|jobs?|reminders?|posts?|automations?)\s+(?:do|have|are|did|exist)\b|which\s+(?:schedules?|jobs?|reminders?)|(?:do\s+i|have\s+i)\s+(?:have|got|set)\s+any\s+(?:schedules?|jobs?|reminders?)|any(?:thing)?\s+scheduled|what(?:'s|s|\s+is)\s+on\s+(?:my|our|the)\s+(?:schedule|calendar|list)|(?:schedules?|jobs?|reminders?|list)\s*$)\b(.*)$`)
-	bulkRe = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b|\ball\s+of\s+them\b`)
+	bulkRe = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b|\ball\s+of\s+them\b|^both(?:\s+of\s+them)?$|\bboth\s+(?:of\s+)?(?:my|our|the|these|those)?\s*(?:schedules|jobs|reminders|posts)\b`)
 	verbs  = []struct {
 		re *regexp.Regexp
 		fn string
@@ -220,7 +220,12 @@ var (
 	runNowBareRe = regexp.MustCompile(`^(?:run|trigger|fire|execute|test|kick\s+off)\b(.*)$`)
 	// noMoreRe: "don't remind me about the backup anymore", "stop
 	// reminding #team about the backup"
-	noMoreRe = regexp.MustCompile(`^(?:don'?t|do\s+not|never|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of|to)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)
+	// channelNamedRe: a channel said with "the … channel" or "channel"
+	// before it, after "to": the channel
+	channelNamedRe = regexp.MustCompile(`\bto\s+(?:the\s+)?(?:channel\s+(#[\w.-]+|<#[^>]+>)|(#[\w.-]+|<#[^>]+>)\s+channel)\s*$`)
+	// noMorePostRe: "don't post the standup anymore", "no more standup"
+	noMorePostRe = regexp.MustCompile(`^(?:(?:don'?t|do\s+not|never)\s+(?:post|send|run|start|do)\s+(.+?)\s+(?:anymore|any\s+more|again)|no\s+more\s+(.+?)(?:\s+(?:please|pls|thanks))?)$`)
+	noMoreRe     = regexp.MustCompile(`^(?:don'?t|do\s+not|never|stop|no\s+need\s+to)\s+(?:remind(?:ing)?|ping(?:ing)?)\s+(?:me|us|everyone|the\s+team|<?#[^\s>]+>?)\s+(?:about|of|to)\s+(.+?)(?:\s+(?:anymore|any\s+more|again))?$`)
 	// dontRemindRe: a "don't remind me …" that names no job asks for nothing
 	dontRemindRe = regexp.MustCompile(`^(?:don'?t|do\s+not|never)\s+(?:remind|ping|post|send)\b`)
 	// openEndedRe: "pause the standup until further notice": for good,
@@ -345,6 +350,7 @@ func manageSynonyms(in selector.Input, lower string) string {
 	if m := replaceRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "change " + m[1] + " to " + m[2] // "replace hello world with hello team"
 	}
+	lower = channelNamedRe.ReplaceAllString(lower, "to $1$2") // "move it to the #food channel"
 	if m := messageShouldRe.FindStringSubmatch(lower); m != nil && messageHeadRe.MatchString(m[1]) && namesJob(in, messageOfIt(in, m[1])) {
 		return "change " + m[1] + " to " + m[2] + m[3] // "the message should be 'hello team'"
 	}
@@ -374,6 +380,9 @@ func manageSynonyms(in selector.Input, lower string) string {
 	}
 	if m := noMoreRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]) {
 		return "pause " + m[1] // "stop" means pause (decision 14)
+	}
+	if m := noMorePostRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[1]+m[2]) {
+		return "pause " + m[1] + m[2] // "don't post the standup anymore"
 	}
 	first, rest, ok := strings.Cut(lower, " ")
 	if !ok || len(first) < 4 || slices.Contains(manageVerbs, first) {

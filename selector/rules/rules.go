@@ -76,8 +76,10 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("That message is too long (%d characters). Tell me in a sentence what to schedule, up to %d characters.", len(text), MaxText)
 	case !utf8.ValidString(text):
 		return unsupported("I could not read that message (it is not valid text).")
+	case languageRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: "I read English only. Tell me in English what to schedule, for example: remind me to call mom tomorrow at 6pm."}
 	case isHelp(text):
-		return selector.Decision{Reply: helpText}
+		return selector.Decision{Reply: helpFor(in)}
 	case accessRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(strings.ToLower(text), ""))):
 		return selector.Decision{Reply: accessText}
 	case zoneQuestionRe.MatchString(strings.TrimSpace(text)):
@@ -254,7 +256,7 @@ func hasLetters(s string) bool {
 	return false
 }
 
-var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:else\s+)?(?:can|do)\s+(?:you|u)\s+do(?:\s+for\s+(?:me|us))?|what\s+(?:kinds?|sorts?|types?)\s+of\s+(?:things|stuff|reminders|schedules|jobs)\s+(?:can|do)\s+(?:you|u)\s+(?:do|handle|schedule|understand|make)|what\s+(?:u|you)\s+can\s+do|what\s+can\s+u\s+do|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+are\s+(?:the|your)\s+(?:commands|options)|list\s+(?:the|your)\s+commands|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|(?:can|could|does|will)\s+(?:it|you|u|this|schedbot|the\s+bot)\s+(?:also\s+)?(?:post|send|remind|message|dm|ping|schedule|repeat|handle|do)(?:\s+(?:in|to|on|for|with|messages|reminders|things|stuff|channels|people|other|several|multiple|more|recurring|repeating|one-time|a|an|the)){0,4}\s*\?|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this(?:\s+(?:bot|thing|app|tool))?|is\s+this\s+(?:thing\s+)?(?:on|working|live)|are\s+(?:you|u)\s+(?:there|on|working|alive|awake|live)|(?:you|u)\s+there|any(?:one|body)\s+(?:there|home)|good\s+(?:morning|afternoon|evening|day)|(?:can|could)\s+(?:you|u)\s+help(?:\s+me)?|first\s+time(?:\s+(?:using|trying)\s+(?:this|you|it))?|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey|help\s+(?:with\s+)?(?:reminders?|schedules?|jobs?|remind|scheduling|posts?|commands?))\s*[?!.]*$`)
+var helpRe = regexp.MustCompile(`(?i)^(?:/?remind\s+)?(?:help|\?+|h|commands|usage|how\s+(?:do\s+i\s+use\s+(?:this|you|it|schedbot)|does\s+(?:this|it|schedbot)\s+work|can\s+i\s+use\s+(?:this|you))|what\s+(?:else\s+)?(?:can|do)\s+(?:you|u)\s+do(?:\s+for\s+(?:me|us))?|what\s+(?:kinds?|sorts?|types?)\s+of\s+(?:things|stuff|reminders|schedules|jobs)\s+(?:can|do)\s+(?:you|u)\s+(?:do|handle|schedule|understand|make)|what\s+(?:u|you)\s+can\s+do|what\s+can\s+u\s+do|what\s+can\s+i\s+(?:ask|tell|say\s+to)\s+you|what\s+are\s+(?:the|your)\s+(?:commands|options)|list\s+(?:the|your)\s+commands|how\s+(?:do|can)\s+i\s+(?:set|create|make|add|schedule)\s+(?:up\s+)?(?:a|an)\s+(?:reminder|schedule|job|post|message)|what\s+(?:commands|phrases|things)\s+do\s+you\s+(?:understand|know|support|take)|help\s+(?:please|pls|me\s+out)|please\s+help|how\s+do\s+(?:i|you)\s+(?:use\s+(?:this|you|it)|schedule\s+(?:something|a\s+(?:message|post|reminder)))|(?:can|could|does|will)\s+(?:it|you|u|this|schedbot|the\s+bot)\s+(?:also\s+)?(?:post|send|remind|message|dm|ping|schedule|repeat|handle|do)(?:\s+(?:in|to|on|for|with|messages|reminders|things|stuff|channels|slack|dms?|private|any|people|other|several|multiple|more|recurring|repeating|one-time|a|an|the)){0,4}\s*\?|what\s+are\s+you|who\s+are\s+you|what\s+(?:is|'s)\s+this(?:\s+(?:bot|thing|app|tool))?|is\s+this\s+(?:thing\s+)?(?:on|working|live)|are\s+(?:you|u)\s+(?:there|on|working|alive|awake|live)|(?:you|u)\s+there|any(?:one|body)\s+(?:there|home)|good\s+(?:morning|afternoon|evening|day)|(?:can|could)\s+(?:you|u)\s+help(?:\s+me)?|first\s+time(?:\s+(?:using|trying)\s+(?:this|you|it))?|what\s+(?:commands|can\s+i\s+(?:say|ask|do))|show\s+(?:me\s+)?(?:the\s+)?help|i\s+need\s+help|help\s+me|examples?|menu|start|hello|hi|hey|help\s+(?:with\s+)?(?:reminders?|schedules?|jobs?|remind|scheduling|posts?|commands?))\s*[?!.]*$`)
 
 func isHelp(text string) bool {
 	t := strings.TrimSpace(prefixRe.ReplaceAllString(strings.TrimSpace(text), ""))
@@ -263,6 +265,10 @@ func isHelp(text string) bool {
 	}
 	return helpRe.MatchString(t) || helpRe.MatchString(strings.TrimSpace(text))
 }
+
+// languageRe: a question about the languages read ("do you understand
+// spanish?", "can I write in french?").
+var languageRe = regexp.MustCompile(`(?i)^(?:do|can|could)\s+(?:you|u|i|we)\s+(?:understand|speak|read|write(?:\s+(?:to\s+you\s+)?in)?|use|talk\s+in)\s+(?:other\s+languages|another\s+language|any\s+other\s+language|languages|spanish|french|german|portuguese|italian|dutch|hindi|chinese|japanese|korean|arabic|russian|polish|turkish)\b[^.!]*\??$`)
 
 // thanksRe and okayRe: a thank-you or an acknowledgement, said as the
 // whole message ("thanks!", "great, thanks", "ok", "👍"): answered as
@@ -285,12 +291,20 @@ const accessText = "A post goes only where its schedule says: everyone in that c
 	"Anyone who can talk to me here can list and show the schedules; only the person who made one, or an admin, can change, pause or delete it, " +
 	"and the person a reminder is for can stop, skip or snooze it."
 
-const helpText = "I schedule posts and workflows, and change them when you ask. Try:\n" +
-	"• post “standup in 5” in #team every weekday at 9:25am\n" +
-	"• remind me to send the invoices on the 1st of every month at 10am\n" +
-	"• remind #design Design review every other Tuesday at 12:30\n" +
-	"• run workflow daily-report every day at 8am\n" +
-	"• list my schedules · show the standup job\n" +
-	"• move the standup to 10am · pause the standup · resume it\n" +
-	"• run the standup now · delete the standup\n" +
-	"Times are read in your timezone unless you name one (“9am London time”)."
+// helpFor is the help: examples of what can be said, a workflow's only
+// where the orchestrator has one to start.
+func helpFor(in selector.Input) string {
+	wf := ""
+	if len(in.Workflows) > 0 {
+		wf = "• run workflow " + in.Workflows[0] + " every day at 8am\n"
+	}
+	return "I schedule posts and workflows, and change them when you ask. Try:\n" +
+		"• post “standup in 5” in #team every weekday at 9:25am\n" +
+		"• remind me to send the invoices on the 1st of every month at 10am\n" +
+		"• remind #design Design review every other Tuesday at 12:30\n" +
+		"• remind @ana to send the report tomorrow at 9am\n" + wf +
+		"• list my schedules · show the standup job\n" +
+		"• move the standup to 10am · pause the standup · resume it\n" +
+		"• run the standup now · delete the standup\n" +
+		"Times are read in your timezone unless you name one (“9am London time”). I read English only."
+}

@@ -235,7 +235,7 @@ func TestSelect_AsksOrRefuses(t *testing.T) {
 		{"post hi on 3.4 at 9am", "clarify", "time", "the 4th of March or the 3rd of April"},
 		{"post hi tomorrow", "clarify", "time", "What time"},
 		{"post hi", "clarify", "time", "When should I post"},
-		{"pause it", "clarify", "job", "Which schedule"},
+		{"pause it", "unsupported", "", "There are no schedules here yet"}, // with none, nothing to ask
 		{"", "clarify", "action", "What would you like"},
 		{"🎉🎉🎉", "clarify", "action", "What would you like"},
 		{"post hi every 30 seconds", "unsupported", "", "60 seconds"},

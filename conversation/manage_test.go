@@ -1,0 +1,49 @@
+package conversation_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Changes said the ways people say them reach the job in context: "don't
+// post it anymore" pauses, a fixed-date holiday or a range of days is
+// skipped, "the #food channel" is a channel, "both" is refused as many,
+// and with no job at all there is nothing to ask about.
+func TestConversation_ChangesSaidLoosely(t *testing.T) {
+	e := newEnv(t)
+	now := time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC) // Fri 20 Nov, 10:00 in New York
+	c := conv(e, &now)
+	if got := say(c, "UANA", "run it now"); !strings.Contains(got, "There are no schedules here yet") {
+		t.Errorf("run it now, with no schedule: %q", got)
+	}
+	steps := []struct{ text, want string }{
+		{`post "standup" in #eng every weekday at 9:30am`, "OK"},
+		{"skip it on christmas eve", "except Thu 24 Dec"},
+		{"skip it from dec 28 to jan 1", "except 6 runs between Thu 24 Dec and Fri 1 Jan"},
+		{"move it to the #food channel", "in #food"},
+		{"don't post the standup anymore", "Paused"},
+		{`post "retro" in #eng every other friday at 2pm`, "OK"},
+		{"delete both", "I can't change many schedules at once"},
+	}
+	for _, s := range steps {
+		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
+			t.Errorf("%q = %q, want %q", s.text, got, s.want)
+		}
+	}
+}
+
+// A call asked for is offered as a reminder with its what and when, the
+// purpose kept ("to book a cleaning"), and yes makes it.
+func TestConversation_CallOfferedAsReminder(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now() // the functions check runAt against the real clock
+	c := conv(e, &now)
+	got := say(c, "UANA", "call the dentist at 3pm on monday to book a cleaning")
+	if !strings.Contains(got, "Should I remind you “call the dentist to book a cleaning” on Mon ") {
+		t.Fatalf("offer = %q", got)
+	}
+	if got := say(c, "UANA", "yes"); !strings.HasPrefix(got, "OK") || !strings.Contains(got, "“call the dentist to book a cleaning”") {
+		t.Errorf("yes = %q", got)
+	}
+}
