@@ -117,8 +117,10 @@ var (
 	// askedTailRe: what closes such a question ("?", "? thx!").
 	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
 	// noEndTailRe: a request closed by words that name no end.
-	rightAtRe   = regexp.MustCompile(`(?i)^right\s+at\s`)
-	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
+	rightAtRe = regexp.MustCompile(`(?i)^right\s+at\s`)
+	// thanksTailRe: thanks said as a sentence of its own after the request
+	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+help|heaps))*[\s!.🙏😊]*$`)
+	noEndTailRe  = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )
 
 // requestBody is a request without the words around it that are not its
@@ -128,6 +130,7 @@ var (
 // said again ("actually, remind me to call dad instead").
 func requestBody(text string) string {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
+	body = thanksTailRe.ReplaceAllString(body, "$1") // `… "Don't forget!" Thanks so much in advance!!`
 	if rightAtRe.MatchString(body) {
 		body = body[len("right "):] // "right at 9am tomorrow remind #ops …"
 	}
@@ -152,6 +155,7 @@ func startReading(in selector.Input, text string) (r *reading, d selector.Decisi
 	if m := noEndTailRe.FindStringIndex(body); m != nil && m[0] > 0 && !strings.Contains(body[:m[0]], ":") {
 		body, noEnd = body[:m[0]], true
 	}
+	body = askAfterWhen(in, body) // "Every Friday at 3pm I'd like you to post …"
 	// "don't let me forget to X", "make sure I X": remind me to X
 	body = remindLeadRe.ReplaceAllString(rememberMeRe.ReplaceAllString(body, "remind $1"), "remind me to ")
 	body = reminderForTeamRe.ReplaceAllString(body, "remind the team$1")
@@ -549,52 +553,4 @@ func (r *reading) compileCall() selector.Decision {
 		args["endAt"] = c.endAt.UTC().Format(time.RFC3339)
 	}
 	return call("schedule.create", args)
-}
-
-// clauseBefore asks what the post should say when a clause before the
-// action does something ("check the build and post it to #eng …",
-// "remnd me to send …"): its words would be dropped, and schedbot cannot
-// fetch or compute what the clause names. head is what comes before the
-// action.
-func clauseBefore(body string, head []tok, w when, now time.Time) string {
-	for len(head) > 0 && (head[len(head)-1].s == "," || head[len(head)-1].s == ".") {
-		head = head[:len(head)-1]
-	}
-	if len(head) == 0 {
-		return ""
-	}
-	quote := func(ts []tok) string {
-		if ts[len(ts)-1].j > len(body) {
-			return spanText(ts)
-		}
-		return body[ts[0].i:ts[len(ts)-1].j]
-	}
-	last := head[len(head)-1].s
-	joined := last == "and" || last == "then" || last == "&"
-	if joined {
-		clause := trimConnectors(head)
-		for len(clause) > 0 && (clause[len(clause)-1].s == "and" || clause[len(clause)-1].s == "then") {
-			clause = clause[:len(clause)-1]
-		}
-		if len(clause) == 0 {
-			return ""
-		}
-		if _, ok, _ := parseBlock(clause, w, now); ok {
-			return "" // "every monday at 9 and post …": a when
-		}
-		if chatter(clause) && !slices.ContainsFunc(clause, func(t tok) bool { return t.kind == tWord && len(t.s) > 2 }) {
-			return ""
-		}
-		return fmt.Sprintf("What should the post say? I post the text I'm given; I can't do “%s” myself (fetch, check or compute things). Tell me the words to post, in quotes.", quote(clause))
-	}
-	// "remnd me to send …", "xyzzy me to send …": a word in the place of
-	// the verb that is not one
-	if last == "to" && len(head) >= 2 && (head[len(head)-2].s == "me" || head[len(head)-2].s == "us" || head[len(head)-2].kind == tChannel || head[len(head)-2].kind == tUser) {
-		clause := trimTrailConnectors(head[:len(head)-1])
-		if _, ok, _ := parseBlock(clause, w, now); ok {
-			return ""
-		}
-		return fmt.Sprintf("I didn't understand “%s”: which verb did you mean? Say it again, such as “remind %s to …”.", quote(head), head[len(head)-2].s)
-	}
-	return ""
 }

@@ -306,3 +306,51 @@ func (r *reading) whenHead(head []tok) []tok {
 	}
 	return head
 }
+
+// clauseBefore asks what the post should say when a clause before the
+// action does something ("check the build and post it to #eng …",
+// "remnd me to send …"): its words would be dropped, and schedbot cannot
+// fetch or compute what the clause names. head is what comes before the
+// action.
+func clauseBefore(body string, head []tok, w when, now time.Time) string {
+	for len(head) > 0 && (head[len(head)-1].s == "," || head[len(head)-1].s == ".") {
+		head = head[:len(head)-1]
+	}
+	if len(head) == 0 {
+		return ""
+	}
+	quote := func(ts []tok) string {
+		if ts[len(ts)-1].j > len(body) {
+			return spanText(ts)
+		}
+		return body[ts[0].i:ts[len(ts)-1].j]
+	}
+	last := head[len(head)-1].s
+	joined := last == "and" || last == "then" || last == "&"
+	if joined {
+		clause := trimConnectors(head)
+		for len(clause) > 0 && (clause[len(clause)-1].s == "and" || clause[len(clause)-1].s == "then") {
+			clause = clause[:len(clause)-1]
+		}
+		if len(clause) == 0 {
+			return ""
+		}
+		if _, ok, _ := parseBlock(clause, w, now); ok {
+			return "" // "every monday at 9 and post …": a when
+		}
+		if chatter(clause) && !slices.ContainsFunc(clause, func(t tok) bool { return t.kind == tWord && len(t.s) > 2 }) {
+			return ""
+		}
+		return fmt.Sprintf("What should the post say? I post the text I'm given; I can't do “%s” myself (fetch, check or compute things). Tell me the words to post, in quotes.", quote(clause))
+	}
+	// "remnd me to send …", "xyzzy me to send …": a word in the place of
+	// the verb that is not one
+	if last == "to" && len(head) >= 2 && (head[len(head)-2].s == "me" || head[len(head)-2].s == "us" || head[len(head)-2].kind == tChannel || head[len(head)-2].kind == tUser) {
+		clause := trimTrailConnectors(head[:len(head)-1])
+		if _, ok, _ := parseBlock(clause, w, now); ok {
+			return ""
+		}
+		return fmt.Sprintf("I didn't understand “%s”: which verb did you mean? Say it again, such as “remind %s to …”.", quote(head), head[len(head)-2].s)
+	}
+	return ""
+}

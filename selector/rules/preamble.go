@@ -31,7 +31,9 @@ func afterPreamble(in selector.Input, text string) (selector.Decision, bool) {
 			return strings.ContainsRune(".!?:;, ", r) || isEmoji(r) || unicode.IsSpace(r)
 		})
 		head := text[:k]
-		if rest == "" || !requestOpenRe.MatchString(rest) || !saysNothing(in, head) {
+		// a when opening the rest follows a sentence, not a colon:
+		// "standup notes: every day at 9 post in #x" says what to post
+		if rest == "" || !requestOpenRe.MatchString(rest) && (r == ':' || !whenThenVerb(in, rest)) || !saysNothing(in, head) {
 			continue
 		}
 		// create, not decide: a preamble inside the rest is not looked
@@ -61,4 +63,25 @@ func saysNothing(in selector.Input, head string) bool {
 
 func isEmoji(r rune) bool {
 	return r >= 0x1F300 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF
+}
+
+// askAfterWhenRe: the asking words of a request ("I'd like you to", "can
+// you") after a when that opens it and before its verb.
+var askAfterWhenRe = regexp.MustCompile(`(?i)^(.+?),?\s+((?:i'?d\s+like\s+(?:you\s+)?to|i\s+would\s+like\s+(?:you\s+)?to|i\s+(?:want|need)\s+(?:you\s+)?to|(?:can|could|would|will)\s+(?:you|u))(?:\s+please)?\s+|(?:please\s+)?)((?:post|remind|send|run|start|say|ping|message|dm|share|announce)\b.*)$`)
+
+// askAfterWhen drops the asking words between an opening when and the
+// verb ("Every Friday at 3pm I'd like you to post in #general …": "Every
+// Friday at 3pm post in #general …"), as they are dropped before it.
+func askAfterWhen(in selector.Input, body string) string {
+	if m := askAfterWhenRe.FindStringSubmatch(body); m != nil && m[2] != "" && isWhenWords(in, m[1]) {
+		return m[1] + " " + m[3]
+	}
+	return body
+}
+
+// whenThenVerb says whether rest opens with a when and then a request's
+// verb ("Every Friday at 3pm post …", "… at 3pm I'd like you to post").
+func whenThenVerb(in selector.Input, rest string) bool {
+	m := askAfterWhenRe.FindStringSubmatch(rest)
+	return m != nil && isWhenWords(in, m[1])
 }

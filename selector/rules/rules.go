@@ -170,6 +170,9 @@ func decide(in selector.Input, text string) selector.Decision {
 		if spelt, ok := respelt(in, text); ok {
 			return spelt // "tommorow at 8am": did you mean tomorrow?
 		}
+		if event, ok := eventStart(in, text); ok {
+			return event // "Tue, Dec 8, 2026, 2:00 PM – 3:00 PM EST"
+		}
 	}
 	return d
 }
