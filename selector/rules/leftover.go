@@ -47,7 +47,8 @@ func unknownDay(t []tok) (span string, why problem, found bool) {
 	}
 	// "call Sam after the meeting", "before lunch": a time said by an event
 	for k := max(len(t)-4, 0); k < len(t)-1; k++ {
-		if slices.Contains([]string{"after", "before", "during", "until", "till", "once", "when", "whenever"}, t[k].s) && k > 0 {
+		if slices.Contains([]string{"after", "before", "during", "until", "till", "once", "when", "whenever"}, t[k].s) && k > 0 &&
+			!(t[k].s == "during" && slices.Contains(possessives, tokAt(t, k+1).s) && dutyWords(t[k:]) > 0) { // "during my shift": which hours?
 			return spanText(t[k:]), problem{}, true
 		}
 	}

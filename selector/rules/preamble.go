@@ -31,14 +31,19 @@ func afterPreamble(in selector.Input, text string) (selector.Decision, bool) {
 			return strings.ContainsRune(".!?:;, ", r) || isEmoji(r) || unicode.IsSpace(r)
 		})
 		head := text[:k]
-		// a when opening the rest follows a sentence, not a colon:
-		// "standup notes: every day at 9 post in #x" says what to post
-		if rest == "" || !requestOpenRe.MatchString(rest) && (r == ':' || !whenThenVerb(in, rest)) || !saysNothing(in, head) {
+		opens := requestOpenRe.MatchString(rest)
+		if rest == "" || !opens && !whenThenVerb(in, rest) || !saysNothing(in, head) {
 			continue
 		}
 		// create, not decide: a preamble inside the rest is not looked
 		// for again, so the cost stays one reading a boundary
 		d := aboutNew(create(in, rest))
+		// a when opening the rest after a colon must make the whole
+		// request: in "standup notes: every day at 9 post in #x" the
+		// words before the colon are what to post
+		if r == ':' && !opens && !d.IsCall() {
+			continue
+		}
 		if d.IsCall() || d.Clarify != "" && (d.Missing != selector.MissingAction || d.Pending != nil && d.Pending.Text != "") {
 			return d, true
 		}

@@ -173,6 +173,15 @@ func decide(in selector.Input, text string) selector.Decision {
 		if event, ok := eventStart(in, text); ok {
 			return event // "Tue, Dec 8, 2026, 2:00 PM – 3:00 PM EST"
 		}
+		if d.Pending != nil && workHoursRe.MatchString(d.Pending.Replace) {
+			// "every 90 minutes during business hours": whichever the hours,
+			// a step that cannot be kept is refused now (NL_SPEC 13)
+			if r := replaced(text, d.Pending.Replace, "from 9am to 5pm"); r != "" {
+				if probe := decide(in, r); probe.Unsupported != "" {
+					return probe
+				}
+			}
+		}
 	}
 	return d
 }
