@@ -208,7 +208,12 @@ func withSnooze(j *store.Job, sp *scheduler.Spec, next, now time.Time) time.Time
 	return next
 }
 
-func (c *Call) result(j *store.Job) *JobResult {
+// result is j as a function answers with it: its description as of now
+// and its next NextRunsShown runs (none unless enabled).
+func (c *Call) result(j *store.Job) *JobResult { return c.resultNext(j, NextRunsShown) }
+
+// resultNext is result with the job's next n runs.
+func (c *Call) resultNext(j *store.Job, n int) *JobResult {
 	res := &JobResult{Job: j, NextRuns: []time.Time{}}
 	sp, err := jobSpec(j)
 	if err != nil {
@@ -230,7 +235,7 @@ func (c *Call) result(j *store.Job) *JobResult {
 			return res
 		}
 	}
-	res.NextRuns = append(res.NextRuns, sp.NextN(j.NextRunAt, NextRunsShown-1)...)
+	res.NextRuns = append(res.NextRuns, sp.NextN(j.NextRunAt, n-1)...)
 	return res
 }
 

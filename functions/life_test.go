@@ -278,3 +278,20 @@ func TestAgenda_FarDayAndCount(t *testing.T) {
 		t.Errorf("daily job given 3 runs, a day after its last: %d runs, want none", len(res.Items))
 	}
 }
+
+// schedule.show lists as many next runs as asked, three when not.
+func TestShow_NextRuns(t *testing.T) {
+	e := newEnv(t)
+	j := e.mustCreate(t, friday)
+	for _, c := range []struct {
+		args string
+		want int
+	}{{`{"jobId":"` + j.JobID + `"}`, 3}, {`{"jobId":"` + j.JobID + `","next":7}`, 7}} {
+		if res := e.mustCall(t, "schedule.show", c.args).(*functions.JobResult); len(res.NextRuns) != c.want {
+			t.Errorf("show %s: %d next runs, want %d", c.args, len(res.NextRuns), c.want)
+		}
+	}
+	if _, err := e.call("schedule.show", `{"jobId":"`+j.JobID+`","next":50}`); !errors.Is(err, functions.ErrInvalidArgs) {
+		t.Errorf("next 50: %v, want invalid args", err)
+	}
+}

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 
@@ -13,6 +14,7 @@ var scheduleShowSchema []byte
 type scheduleShowArgs struct {
 	JobID string `json:"jobId"`
 	Runs  *int   `json:"runs"`
+	Next  int    `json:"next"`
 }
 
 func scheduleShow() Spec[scheduleShowArgs] {
@@ -30,7 +32,7 @@ func showJob(ctx context.Context, c *Call, a *scheduleShowArgs) (any, error) {
 		if err != nil {
 			return err
 		}
-		res = c.result(j)
+		res = c.resultNext(j, cmp.Or(a.Next, NextRunsShown))
 		if n > 0 {
 			res.Runs, err = tx.RunList(j.JobID, n)
 		}

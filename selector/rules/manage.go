@@ -99,7 +99,11 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	lower = strings.TrimPrefix(lower, "/")
 	lower = apostropheRe.ReplaceAllString(lower, "$1'$2") // "whats scheduled": "what's scheduled"
 	if nextDatesRe.MatchString(lower) && in.ContextJobID != "" {
-		return call("schedule.show", map[string]any{"jobId": in.ContextJobID}), true // "whats the next date": of the job just spoken of
+		args := map[string]any{"jobId": in.ContextJobID} // "whats the next date": of the job just spoken of
+		if n := nextCount(lower); n > 0 {
+			args["next"] = n // "show me the next 5 dates"
+		}
+		return call("schedule.show", args), true
 	}
 	// "remind show all reminders", "remind delete the standup": Slack's
 	// /remind verbs, typed after the word
@@ -464,7 +468,7 @@ var singularJobRe = regexp.MustCompile(`\b(?:the|that|this)\s+(?:job|schedule|re
 
 // nextDatesRe asks when a job runs next, naming no job ("whats the next
 // date", "show me the next 3 dates", "when will it run next?").
-var nextDatesRe = regexp.MustCompile(`^(?:(?:what|when)(?:'s|\s+is|\s+are|\s+will)?|show(?:\s+me)?|list|give\s+me|tell\s+me)\s+(?:the\s+)?(?:next\s+)?(?:\d+|few|couple(?:\s+of)?|two|three|four|five)?\s*(?:next\s+)?(?:dates?|runs?|times?|occurrences?|days?)(?:\s+(?:it|for\s+it|of\s+it))?(?:\s+(?:runs?|will\s+run|fires?|goes\s+out))?$|^when\s+(?:will|does)\s+it\s+(?:run|fire|go\s+out|post)(?:\s+next)?$|^(?:what|which)\s+(?:time|times|days?|dates?)\s+(?:does|will)\s+it\s+(?:run|fire|post|go\s+out)$`)
+var nextDatesRe = regexp.MustCompile(`^(?:(?:what|when)(?:'s|\s+is|\s+are|\s+will)?|show(?:\s+me)?|list|give\s+me|tell\s+me)\s+(?:the\s+)?(?:next\s+)?(?:\d+|few|couple(?:\s+of)?|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)?\s*(?:next\s+)?(?:dates?|runs?|times?|occurrences?|days?)(?:\s+(?:it|for\s+it|of\s+it))?(?:\s+(?:runs?|will\s+run|fires?|goes\s+out))?$|^when\s+(?:will|does)\s+it\s+(?:run|fire|go\s+out|post)(?:\s+next)?$|^(?:what|which)\s+(?:time|times|days?|dates?)\s+(?:does|will)\s+it\s+(?:run|fire|post|go\s+out)$`)
 
 // askedAboutRe: a question ("when will that first go off?", "which
 // channel is that going to?"), and aboutItRe what it asks of the job in
@@ -538,4 +542,15 @@ func updateHead(in selector.Input, words string) string {
 		}
 	}
 	return words
+}
+
+// nextCount is how many next runs a question asks to see ("the next 5
+// dates", "next ten runs"): at most 20; 0 when it says no number.
+func nextCount(lower string) int {
+	for _, t := range lex(lower) {
+		if n, ok := number(t.s); ok && n > 1 && unit(t.s) == "" {
+			return min(n, 20)
+		}
+	}
+	return 0
 }
