@@ -25,6 +25,9 @@ var (
 	// messageRe: "it's the message", answering "is “in 5” part of the
 	// message or of the schedule?" (Pending.Message).
 	messageRe = regexp.MustCompile(`^(?:(?:yes|yeah|yep|yup|ok|okay)[,\s]+)?(?:(?:it'?s|its|it is|they'?re|they are|that'?s|thats|that is)\s+)?(?:(?:all\s+)?part\s+of\s+)?(?:the\s+|my\s+)?(?:message|msg|text|post)(?:\s+(?:one|part|please|pls))?$`)
+	// firstRe and secondRe pick one of two sayings (Pending.Yes and No).
+	firstRe  = regexp.MustCompile(`^(?:the )?(?:first|former|1st)(?: one)?$`)
+	secondRe = regexp.MustCompile(`^(?:the )?(?:second|latter|2nd|other)(?: one)?$`)
 	// onceRe and repeatRe answer "Should this repeat?" (Pending.No and
 	// Yes) in its own words.
 	onceRe   = regexp.MustCompile(`^(?:(?:no|nope|nah)[ ,]+)?(?:just |only )?(?:once|one time|one-time|a one-off|one-off|the once)(?: (?:only|please|pls))?$`)
@@ -68,6 +71,10 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 		case p.No != "" && repeatRe.MatchString(t):
 			return settlement{text: p.Yes}
 		case p.No != "" && (noRe.MatchString(t) || onceRe.MatchString(t)):
+			return settlement{text: p.No}
+		case p.No != "" && firstRe.MatchString(t):
+			return settlement{text: p.Yes} // "Is the first right?" "the first one"
+		case p.No != "" && secondRe.MatchString(t):
 			return settlement{text: p.No}
 		case (noRe.MatchString(t) || cancelRe.MatchString(t)) && p.Create:
 			return settlement{drop: "OK — nothing scheduled."} // "Should I remind you … instead?"

@@ -108,6 +108,21 @@ func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
 // fireList is a schedule's next fires after now and after six months on,
 // as the create handler would anchor it.
 func fireList(typ string, s store.Schedule, startAt, endAt, now time.Time) ([]time.Time, error) {
+	sp, err := newJobSpec(typ, s, startAt, endAt, now)
+	if err != nil {
+		return nil, err
+	}
+	out := sp.NextN(now, 5)
+	out = append(out, sp.NextN(now.AddDate(0, 6, 0), 3)...)
+	for i := range out {
+		out[i] = out[i].Truncate(time.Minute)
+	}
+	return out, nil
+}
+
+// newJobSpec is the spec of a schedule as a new job's would be: an interval
+// anchored now, an rrule at its first occurrence after now.
+func newJobSpec(typ string, s store.Schedule, startAt, endAt, now time.Time) (*scheduler.Spec, error) {
 	if typ == store.ScheduleInterval && s.StartAt.IsZero() {
 		s.StartAt = now.UTC().Truncate(time.Second)
 	}
@@ -125,12 +140,7 @@ func fireList(typ string, s store.Schedule, startAt, endAt, now time.Time) ([]ti
 		return nil, err
 	}
 	sp.NotBefore = startAt
-	out := sp.NextN(now, 5)
-	out = append(out, sp.NextN(now.AddDate(0, 6, 0), 3)...)
-	for i := range out {
-		out[i] = out[i].Truncate(time.Minute)
-	}
-	return out, nil
+	return sp, nil
 }
 
 // describeFires names the first fires, for a question.

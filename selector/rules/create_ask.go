@@ -167,11 +167,13 @@ var topicRe = regexp.MustCompile(`(?i)^(?:about|regarding|re:?|concerning|for|wi
 // whole week" is a bound the grammar did not read: it asks), and only
 // when the request then reads whole.
 func (r *reading) topicAfterWhen(understood, unread string) (selector.Decision, bool) {
-	if !topicRe.MatchString(unread) {
+	aside := strings.HasPrefix(unread, "(") && strings.HasSuffix(unread, ")") // "(for the Berlin team)"
+	if !topicRe.MatchString(unread) && !aside {
 		return selector.Decision{}, false
 	}
-	if slices.ContainsFunc(lex(unread), func(t tok) bool {
-		return t.kind != tWord && t.kind != tOther || strongTime(t) || timeBearing(t) || unit(t.s) != "" ||
+	words := lex(strings.Trim(unread, "()"))
+	if namesZone(words) || slices.ContainsFunc(words, func(t tok) bool {
+		return t.kind != tWord && t.kind != tOther || strongTime(t) || timeBearing(t) || unit(t.s) != "" || zoneAbbrev[t.s] != "" ||
 			slices.Contains(relativeDays, t.s) || slices.Contains(dayParts, t.s) || slices.Contains([]string{"weekend", "weekends", "holidays", "holiday", "now", "while", "bit", "ever", "forever", "good", "long", "rest", "time", "moment"}, t.s)
 	}) {
 		return selector.Decision{}, false
@@ -353,4 +355,16 @@ func clauseBefore(body string, head []tok, w when, now time.Time) string {
 		return fmt.Sprintf("I didn't understand “%s”: which verb did you mean? Say it again, such as “remind %s to …”.", quote(head), head[len(head)-2].s)
 	}
 	return ""
+}
+
+// namesZone says whether words name a zone: a city does alone or a word
+// or two before "time" ("Berlin", "Berlin local time", "London office
+// time"), not in "for the Berlin team".
+func namesZone(words []tok) bool {
+	for k, x := range words {
+		if zoneWords[x.s] != "" && (len(words) <= 2 || tokAt(words, k+1).s == "time" || tokAt(words, k+2).s == "time") {
+			return true
+		}
+	}
+	return false
 }

@@ -295,13 +295,14 @@ func (p *parser) pDateSaid() bool {
 	if p.is(0, "on") {
 		p.i++
 	}
-	year, part := 0, ""
+	year, part, this := 0, "", false
 	var d ymd
 	switch {
 	case p.is(0, "this") && p.is(1, "coming", "upcoming"):
 		p.i += 2
 	case p.is(0, "this", "coming", "upcoming"):
 		p.i++
+		this = p.is(-1, "this")
 	case p.is(0, "next") && p.is(1, "year"):
 		p.i += 2
 		year = p.now.Year() + 1
@@ -317,6 +318,10 @@ func (p *parser) pDateSaid() bool {
 		p.i += 4
 		dd, _ := p.readDayOfMonth(true)
 		d = ymd{y: p.readDateYear(), m: m, d: dd}
+		if p.is(0, "and", ",", "&") {
+			p.i = start // "in December on the 3rd and 10th": a list, read by pDomList
+			return false
+		}
 	case p.is(0, "the") && slices.Contains(dayParts, p.s(1)) && p.is(2, "of"):
 		part = p.s(1)
 		p.i += 3
@@ -344,6 +349,10 @@ func (p *parser) pDateSaid() bool {
 	}
 	if year != 0 {
 		d.y = year
+	}
+	if this && d.y == 0 && d.m == int(p.now.Month()) && d.d < p.now.Day() {
+		p.why = refusal("That date has passed this month. Say a date to come.")
+		return false // "this november 15th", said on the 20th
 	}
 	if part != "" && p.w.part == "" {
 		p.w.part = part

@@ -101,6 +101,14 @@ func offerReminder(in selector.Input, text, body string, m []string, lead string
 	probe := in
 	probe.Pending = nil
 	d := decide(probe, yes)
+	if !d.IsCall() {
+		// "book a table for friday at 7pm": the when is for the reminder
+		if m := forWhenRe.FindStringSubmatchIndex(yes); m != nil {
+			if d2 := decide(probe, yes[:m[0]]+" "+yes[m[2]:]); d2.IsCall() {
+				yes, d = yes[:m[0]]+" "+yes[m[2]:], d2
+			}
+		}
+	}
 	const remindTo = "remind me to "
 	for _, re := range []*regexp.Regexp{saidWordsRe, purposeRe} {
 		if d.IsCall() || !strings.HasPrefix(yes, remindTo) {
@@ -148,6 +156,10 @@ func offerReminder(in selector.Input, text, body string, m []string, lead string
 // saidWordsRe: the words a message to someone says ("… that the shop is
 // closed", "… saying timesheets are due").
 var saidWordsRe = regexp.MustCompile(`(?i)\b(?:that|saying|:)\s+(.+)$`)
+
+// forWhenRe: "for" before the when of a booking ("a table for friday
+// at 7pm"); group 1 is the when.
+var forWhenRe = regexp.MustCompile(`(?i)\s+for\s+((?:tomorrow|today|tonight|next|this|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b.*)$`)
 
 // purposeRe: what a call or a message is for ("… to book a cleaning").
 var purposeRe = regexp.MustCompile(`(?i)\s+(?:to|about|re|regarding)\s+(.+)$`)

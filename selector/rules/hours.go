@@ -160,6 +160,10 @@ func (p *parser) pWindow() bool {
 	if b.ap == 0 && amb2 || b.ap == 0 && !b.zero && to <= from && to < 12 {
 		to = b.h%12 + 12 // "from 9 to 5" ends at 5 pm
 	}
+	if hourly && !kw && !strongA && (to <= from || b.m != 0 || (a.h >= 13 || a.zero) && b.ap == 0 && b.h <= a.h) {
+		p.i = start // "every hour 17-9", "9-17:30": not read as hours of a day
+		return false
+	}
 	endH := to
 	if b.m != 0 {
 		endH++ // "until 5:30" runs through the 5 o'clock hour

@@ -80,6 +80,8 @@ func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem)
 		case x.kind == tQuote:
 		case hyphenated(t, k):
 			// "daily-report", "weekly-sync": one name, not a when
+		case (x.s == "except" || x.s == "excluding") && k == 0 && afterWhen:
+			bad = true // "every hour 9-17 except lunch to stretch": an exception not read
 		case x.s == "during" && slices.Contains(possessives, next) && dutyWords(t[k:]) > 0:
 			// "every hour during my on-call shift": which hours?
 			n := dutyWords(t[k:])
@@ -342,7 +344,7 @@ func dutyWords(t []tok) int {
 func hyphenated(t []tok, k int) bool {
 	part := func(x tok) bool {
 		return x.kind == tWord && !timeBearing(x) && unit(x.s) == "" &&
-			!slices.Contains([]string{"bi", "semi", "tri", "twice", "once", "every", "each", "other", "half", "mid", "end", "start", "per", "a"}, x.s)
+			!slices.Contains([]string{"bi", "semi", "tri", "twice", "once", "every", "each", "other", "half", "quarter", "past", "mid", "end", "start", "per", "a"}, x.s)
 	}
 	joined := func(a, b int) bool {
 		return a >= 0 && b+1 < len(t) && t[a+1].s == "-" && t[a].j == t[a+1].i && t[a+1].j == t[b+1].i && part(t[a]) && part(t[b+1])

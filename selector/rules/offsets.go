@@ -82,6 +82,9 @@ var looseWords = []string{"like", "about", "around", "roughly", "approximately",
 // "in half an hour", "in an hour and a half", "2 hours from now".
 func (p *parser) pRelative() bool {
 	start := p.i
+	if p.is(0, "at") && p.tk(1).kind == tNum && unit(p.s(2)) != "" && p.is(3, "from") && p.is(4, "now") {
+		p.i++ // "at 8 hours from now"
+	}
 	in := p.is(0, "in", "within", "after")
 	if in {
 		p.i++

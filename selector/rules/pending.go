@@ -128,7 +128,9 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		}
 		return stillAsking(in)
 	}
-	if p.Yes != "" && !quotedAlone(text) || p.Missing == selector.MissingMessage && !answerShaped(p.Missing, text) {
+	// "Is 5:00 PM right?" of a when said twice takes yes, no, or the time
+	timeToo := p.Missing == selector.MissingTime && p.Replace != "" && isWhenWords(in, text)
+	if p.Yes != "" && !quotedAlone(text) && !timeToo || p.Missing == selector.MissingMessage && !answerShaped(p.Missing, text) {
 		// A yes/no question takes yes or no (settled before this) or the
 		// words in quotes; "what should it say?" any words but "ok",
 		// "what?", "thanks": they would become the job's message.

@@ -29,6 +29,21 @@ var restateRe = regexp.MustCompile(`(?i)\s*\(([^()]{1,60})\)|\s*/\s*(\d{1,2}(?::
 // how often it was said again ("here", "once a week").
 var restateFillerRe = regexp.MustCompile(`(?i)\b(?:(?:my|our|your|local)\s+time|here|locally|for\s+(?:me|us)|once\s+a\s+(?:week|day))\b`)
 
+// senderClockRe: a restatement on the sender's clock ("which is 4am here").
+var senderClockRe = regexp.MustCompile(`(?i)\b(?:(?:my|our|local)\s+time|here|locally|for\s+(?:me|us))\b`)
+
+// endsWithWhen says whether text ends with words of a when (one to four
+// tokens), which a restatement follows.
+func endsWithWhen(in selector.Input, text string) bool {
+	t := lex(text)
+	for n := 1; n <= 4 && n <= len(t); n++ {
+		if _, ok, _ := parseBlock(t[len(t)-n:], when{}, in.Now); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // restated reads text without a second saying of its when, as above.
 func restated(in selector.Input, text string) (selector.Decision, bool) {
 	for _, m := range restateRe.FindAllStringSubmatchIndex(text, 4) {
@@ -39,26 +54,33 @@ func restated(in selector.Input, text string) (selector.Decision, bool) {
 			}
 		}
 		said, ok := restatedWhen(in, inner)
-		if !ok {
-			continue
+		if !ok || !endsWithWhen(in, text[:m[0]]) {
+			continue // "prep for the meeting (tomorrow at 10)": the message's
 		}
 		without := strings.TrimSpace(text[:m[0]] + " " + strings.TrimLeft(text[m[1]:], " "))
 		d := decide(in, without)
 		if d.Function != "schedule.create" {
 			continue
 		}
-		first, ok := agrees(in, d, said)
+		first, ok := agrees(in, d, said, senderClockRe.MatchString(inner))
 		if ok {
 			return d, true
 		}
 		if m[4] >= 0 && ampm(lex(text[:m[0]])) && ampm(lex(inner)) {
 			// "at 9am/5pm": two times, each with its half of the day
-			if both := decide(in, text[:m[0]]+" and "+text[m[4]:]); both.IsCall() {
-				return both, true
+			if both := decide(in, text[:m[0]]+" and "+text[m[4]:]); both.IsCall() || both.Clarify != "" || both.Unsupported != "" {
+				return both, true // or what it says of two times once
 			}
 		}
-		q := clarify(in, without, selector.MissingTime, fmt.Sprintf("I read that as running %s, but you also said “%s”. Which is right? Say the day or time again.", first, strings.TrimSpace(inner)))
+		// yes keeps the first saying, no takes the second in its place,
+		// and a day or time said replaces the first
+		again := strings.TrimSpace(inner)
+		q := clarify(in, without, selector.MissingTime, fmt.Sprintf("I read that as running %s, but you also said “%s”. Is the first right? Say yes, no for “%s”, or the day or time again.", first, again, again))
 		q.Pending.Replace = firstSaying(in, without, said)
+		q.Pending.Yes = without
+		if r := replaced(without, q.Pending.Replace, again); r != "" && q.Pending.Replace != "" && !senderClockRe.MatchString(inner) {
+			q.Pending.No = r
+		}
 		return q, true
 	}
 	return selector.Decision{}, false
@@ -78,15 +100,17 @@ func restatedWhen(in selector.Input, inner string) (when, bool) {
 		t = lex("at " + t[0].s) // "at 5pm (17)": a bare number by a clock is an hour
 	}
 	w, ok, _ := parseBlock(t, when{}, in.Now)
-	if !ok || w.hasRel || w.vague != "" || w.until != nil || w.start != nil || w.count > 0 {
+	if !ok || w.hasRel || w.vague != "" || w.until != nil || w.start != nil || w.count > 0 || w.rec && len(w.dows) == 0 {
 		return when{}, false
 	}
 	return w, len(w.clocks) > 0 || w.part != "" || len(w.dows) > 0 || w.date != nil || w.hasDay
 }
 
-// agrees says whether each first run d makes falls as w says, on the
-// job's clock or the sender's; first names those runs, for a question.
-func agrees(in selector.Input, d selector.Decision, w when) (first string, ok bool) {
+// agrees says whether each run d makes in the next weeks falls as w
+// says, on the clock of the zone w names, else the sender's (here) or
+// else the job's or the sender's; first names the first runs, for a
+// question.
+func agrees(in selector.Input, d selector.Decision, w when, here bool) (first string, ok bool) {
 	var p struct {
 		ScheduleType string         `json:"scheduleType"`
 		Schedule     store.Schedule `json:"schedule"`
@@ -96,18 +120,30 @@ func agrees(in selector.Input, d selector.Decision, w when) (first string, ok bo
 	if json.Unmarshal(d.Args, &p) != nil {
 		return "", false
 	}
-	fires, err := fireList(p.ScheduleType, p.Schedule, p.StartAt, p.EndAt, in.Now)
-	if err != nil || len(fires) == 0 {
+	// a week and more of runs: "every day, so monday to friday" runs on
+	// a Saturday too
+	sp, err := newJobSpec(p.ScheduleType, p.Schedule, p.StartAt, p.EndAt, in.Now)
+	if err != nil {
 		return "", false
 	}
-	fires = fires[:min(len(fires), 3)]
-	for _, zone := range []string{p.Schedule.Timezone, in.Timezone} {
+	fires := sp.NextN(in.Now, 30)
+	if len(fires) == 0 {
+		return "", false
+	}
+	zones := []string{p.Schedule.Timezone, in.Timezone}
+	switch {
+	case w.zone != "":
+		zones = []string{w.zone} // "at 10am (10am London time)"
+	case here:
+		zones = []string{in.Timezone}
+	}
+	if loc, err := time.LoadLocation(p.Schedule.Timezone); err == nil {
+		first = strings.TrimSuffix(describeFires(fires[:min(len(fires), 3)], loc), " …")
+	}
+	for _, zone := range zones {
 		loc, err := time.LoadLocation(zone)
 		if err != nil {
 			continue
-		}
-		if first == "" {
-			first = strings.TrimSuffix(describeFires(fires, loc), " …")
 		}
 		if !slices.ContainsFunc(fires, func(f time.Time) bool { return !fallsAs(f.In(loc), in.Now.In(loc), w) }) {
 			return first, true

@@ -280,7 +280,7 @@ func isHelp(text string) bool {
 
 // languageRe: a question about the languages read ("do you understand
 // spanish?", "can I write in french?").
-var languageRe = regexp.MustCompile(`(?i)^(?:do|can|could)\s+(?:you|u|i|we)\s+(?:understand|speak|read|write(?:\s+(?:to\s+you\s+)?in)?|use|talk\s+in)\s+(?:other\s+languages|another\s+language|any\s+other\s+language|languages|spanish|french|german|portuguese|italian|dutch|hindi|chinese|japanese|korean|arabic|russian|polish|turkish)\b[^.!]*\??$`)
+var languageRe = regexp.MustCompile(`(?i)^(?:do|can|could)\s+(?:you|u|i|we)\s+(?:understand|speak|read|write(?:\s+(?:to\s+you\s+)?in)?|use|talk\s+in)\s+(?:other\s+languages|another\s+language|any\s+other\s+language|languages|spanish|french|german|portuguese|italian|dutch|hindi|chinese|japanese|korean|arabic|russian|polish|turkish)(?:\s+(?:too|as\s+well|also|at\s+all))?\s*\??$`)
 
 // thanksRe and okayRe: a thank-you or an acknowledgement, said as the
 // whole message ("thanks!", "great, thanks", "ok", "👍"): answered as
@@ -310,7 +310,11 @@ func helpFor(in selector.Input) string {
 	if len(in.Workflows) > 0 {
 		wf = "• run workflow " + in.Workflows[0] + " every day at 8am\n"
 	}
-	return "I schedule posts and workflows, and change them when you ask. Try:\n" +
+	what := "posts"
+	if wf != "" {
+		what = "posts and workflows"
+	}
+	return "I schedule " + what + ", and change them when you ask. Try:\n" +
 		"• post “standup in 5” in #team every weekday at 9:25am\n" +
 		"• remind me to send the invoices on the 1st of every month at 10am\n" +
 		"• remind #design Design review every other Tuesday at 12:30\n" +

@@ -30,15 +30,14 @@ func (s *sentence) dropPoliteEnd() {
 		}
 	}
 	end = len(t)
-	// a closing aside that says nothing about time: "(for the Berlin team)"
+	// a closing aside that says nothing about time: "(urgent)"
 	if end > 0 && t[end-1].s == ")" {
 		for k := end - 2; k >= 0; k-- {
 			if t[k].s == "(" {
 				aside := t[k+1 : end-1]
 				if !slices.ContainsFunc(aside, func(x tok) bool {
-					return timeBearing(x) || strongTime(x) || zoneAbbrev[x.s] != "" || recurWords[x.s] ||
-						leadWords[x.s] && !slices.Contains([]string{"for", "in", "on", "at", "by", "from"}, x.s) // "(for the sales team)"
-				}) && !namesZone(aside) {
+					return timeBearing(x) || strongTime(x) || zoneWords[x.s] != "" || zoneAbbrev[x.s] != "" || leadWords[x.s] || recurWords[x.s]
+				}) {
 					end = k
 				}
 				break
@@ -175,16 +174,4 @@ func (s *sentence) toSender() bool {
 	return strings.Contains(strings.ToLower(s.body), "remind") && !slices.ContainsFunc(s.toks, func(t tok) bool {
 		return t.kind == tChannel || t.kind == tUser || t.s == ":"
 	})
-}
-
-// namesZone says whether an aside names a zone: a city does alone or
-// before "time" ("(Berlin)", "(Berlin time)"), not in "(for the Berlin
-// team)".
-func namesZone(aside []tok) bool {
-	for k, x := range aside {
-		if zoneWords[x.s] != "" && (len(aside) <= 2 || tokAt(aside, k+1).s == "time") {
-			return true
-		}
-	}
-	return false
 }

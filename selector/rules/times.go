@@ -94,13 +94,15 @@ func (p *parser) readClockWords() (c clk, strong, ok, decided bool) {
 		p.i++ // "a quarter to nine"
 		c, strong, ok = p.readClock()
 		return c, strong, ok, true
-	case (s == "half" || s == "quarter") && p.is(1, "past", "after", "to", "till", "til", "before"):
+	case (s == "half" || s == "quarter") && p.is(1+btoi(p.is(1, "-")), "past", "after", "to", "till", "til", "before"):
+		// "quarter past nine", "half-past 11"
+		hy := btoi(p.is(1, "-"))
 		m := 30
 		if s == "quarter" {
 			m = 15
 		}
-		before := p.is(1, "to", "till", "til", "before")
-		p.i += 2
+		before := p.is(1+hy, "to", "till", "til", "before")
+		p.i += 2 + hy
 		hc, _, ok := p.readClock()
 		if !ok || hc.m != 0 || hc.h > 12 && hc.ap == 0 && !hc.zero || hc.h > 23 {
 			p.i = start
@@ -286,7 +288,7 @@ func (p *parser) clockAfterDigits(c clk, strong bool, suffix string, start int) 
 			if ap := p.readAmPm(); ap != 0 {
 				c.ap = ap // "9 o'clock pm"
 			}
-		} else if p.is(0, "hours", "hrs", "h") && (c.zero || start > 0 && p.t[start-1].s == "at" && c.h <= 23) {
+		} else if p.is(0, "hours", "hrs", "h") && (c.zero || start > 0 && p.t[start-1].s == "at" && c.h <= 23 && !p.is(1, "from", "later", "ago", "before", "after")) {
 			p.i++ // 0900 hours; "at 9 hours", as 9h is said in much of the world
 			c.zero = true
 			strong = true
@@ -356,8 +358,8 @@ func (p *parser) readAmPm() byte {
 // pClocks: "at 9", "9am", "at 8, 12 and 16", "at 9am and 5pm", "9 tonight".
 func (p *parser) pClocks() bool {
 	at := false
-	if p.is(0, "in") && strings.Contains(p.s(1), ":") && p.tk(1).kind == tNum {
-		p.i++ // "each working day in 18:00", as "at" is said in much of the world
+	if h, _, ok := strings.Cut(p.s(1), ":"); ok && p.is(0, "in") && p.tk(1).kind == tNum && numberIn(h, 13, 23) && unit(p.s(2)) == "" {
+		p.i++ // "each working day in 18:00", as "at" is said in much of the world; "in 1:30" is a while
 	}
 	if p.is(0, "at", "@") {
 		p.i++
