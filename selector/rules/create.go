@@ -118,6 +118,12 @@ var (
 	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
 	// noEndTailRe: a request closed by words that name no end.
 	rightAtRe = regexp.MustCompile(`(?i)^right\s+at\s`)
+	// remindPleaseRe: a reminder asked for, "please" closing the request
+	remindPleaseRe = regexp.MustCompile(`(?i)^(remind\s.+?)[\s,]+(?:please|pls|plz)[\s.!]*$`)
+	// sayWordRe: a word after which "please" is said, not asked
+	sayWordRe = regexp.MustCompile(`(?i)\b(?:say|saying|said|says|ask|asking)$`)
+	// needToRemindRe: what the sender must do, then "remind me"
+	needToRemindRe = regexp.MustCompile(`(?i)^(?:i\s+(?:need|have|want)\s+to|i\s+must|i\s+should|i\s+gotta|i've\s+got\s+to|gotta)\s+(.+?)[\s,;.]+(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?remind\s+me(?:\s+(?:please|pls|about\s+it|of\s+it))?[\s.!?]*$`)
 	// thanksTailRe: thanks said as a sentence of its own after the request
 	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+help|heaps))*[\s!.🙏😊]*$`)
 	noEndTailRe  = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
@@ -131,6 +137,12 @@ var (
 func requestBody(text string) string {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
 	body = thanksTailRe.ReplaceAllString(body, "$1") // `… "Don't forget!" Thanks so much in advance!!`
+	if m := remindPleaseRe.FindStringSubmatch(body); m != nil && !sayWordRe.MatchString(m[1]) {
+		body = m[1] // "remind me in 45 mins to stretch pls": asked of the bot
+	}
+	if m := needToRemindRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+		body = "remind me to " + m[1] // "I need to run the test suite at 3pm, remind me"
+	}
 	if rightAtRe.MatchString(body) {
 		body = body[len("right "):] // "right at 9am tomorrow remind #ops …"
 	}

@@ -288,14 +288,14 @@ func (p *parser) readYear() (int, bool) {
 
 // pDateSaid reads a date said with words around it: "this december 2nd",
 // "this coming march 3rd", "next year on Jan 5", "in 2027 on march 3",
-// "in March on the 3rd", "on the morning of december 2". A date said
-// with "this" is its next one.
+// "in March on the 3rd", "on the morning of december 2", "2 days before
+// dec 1", "the day after dec 3". A date said with "this" is its next one.
 func (p *parser) pDateSaid() bool {
 	start := p.i
 	if p.is(0, "on") {
 		p.i++
 	}
-	year, part, this := 0, "", false
+	year, part, this, shift := 0, "", false, 0
 	var d ymd
 	switch {
 	case p.is(0, "this") && p.is(1, "coming", "upcoming"):
@@ -325,6 +325,15 @@ func (p *parser) pDateSaid() bool {
 	case p.is(0, "the") && slices.Contains(dayParts, p.s(1)) && p.is(2, "of"):
 		part = p.s(1)
 		p.i += 3
+	case p.is(0, "the") && p.is(1, "day") && p.is(2, "before", "after"):
+		shift = 1 - 2*btoi(p.is(2, "before")) // "the day after dec 3"
+		p.i += 3
+	default:
+		if n, ok := p.readNumber(true); ok && n >= 1 && n <= 60 && p.is(0, "day", "days", "week", "weeks") && p.is(1, "before", "after") {
+			// "2 days before dec 1", "a week after jan 5"
+			shift = n * (1 + 6*btoi(strings.HasPrefix(p.s(0), "week"))) * (1 - 2*btoi(p.is(1, "before")))
+			p.i += 2
+		}
 	}
 	if p.i == start || p.i == start+1 && p.is(-1, "on") {
 		p.i = start
@@ -349,6 +358,15 @@ func (p *parser) pDateSaid() bool {
 	}
 	if year != 0 {
 		d.y = year
+	}
+	if shift != 0 {
+		// the date counted from is its next one, then the days counted
+		t := time.Date(orYear(d.y, p.now.Year()), time.Month(d.m), d.d, 12, 0, 0, 0, p.now.Location())
+		if d.y == 0 && t.Before(p.now.AddDate(0, 0, -1)) {
+			t = t.AddDate(1, 0, 0)
+		}
+		t = t.AddDate(0, 0, shift)
+		d = ymd{y: t.Year(), m: int(t.Month()), d: t.Day()}
 	}
 	if this && d.y == 0 && d.m == int(p.now.Month()) && d.d < p.now.Day() {
 		p.why = refusal("That date has passed this month. Say a date to come.")

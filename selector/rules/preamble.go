@@ -24,11 +24,11 @@ var requestOpenRe = regexp.MustCompile(`(?i)^(?:(?:so|ok|okay|please|pls|plz|any
 func afterPreamble(in selector.Input, text string) (selector.Decision, bool) {
 	tries := 0
 	for k, r := range text {
-		if k == 0 || !(strings.ContainsRune(".!?:;", r) || isEmoji(r)) {
+		if k == 0 || !(strings.ContainsRune(".!?:;—–", r) || isEmoji(r)) {
 			continue
 		}
 		rest := strings.TrimLeftFunc(text[k:], func(r rune) bool {
-			return strings.ContainsRune(".!?:;, ", r) || isEmoji(r) || unicode.IsSpace(r)
+			return strings.ContainsRune(".!?:;, —–", r) || isEmoji(r) || unicode.IsSpace(r)
 		})
 		head := text[:k]
 		opens := requestOpenRe.MatchString(rest)

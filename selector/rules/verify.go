@@ -341,6 +341,8 @@ func isBoundWord(b []tok, k int) bool {
 			return true
 		case "on":
 			return eventOn(b, j) // "until the exam on dec 15": the end's day
+		case "before":
+			return j > 0 && slices.Contains([]string{"day", "days", "week", "weeks"}, b[j-1].s) // "2 days before dec 1"
 		case "every", "each", "at", ",", "and", "except":
 			return false
 		}
