@@ -117,6 +117,10 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	// pause and delete do anyway
 	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
 	lower = manageSynonyms(in, lower)
+	if m := leadAndRe.FindStringSubmatch(lower); m != nil {
+		lower = m[1] // "now delete that one", "and pause it"
+	}
+	lower = showMeRe.ReplaceAllString(lower, "show $1") // "show me it"
 	if dontRemindRe.MatchString(lower) {
 		// "don't remind me to call mom at 5pm" is not a request to remind
 		return unsupported("I won't, and nothing changed: I only schedule what you ask for. To stop a reminder, name it (“pause the standup”) or say “list my schedules”."), true
@@ -400,6 +404,17 @@ func manageSynonyms(in selector.Input, lower string) string {
 	return lower
 }
 
+// leadAndRe: a change opened by a word that joins it to what came before
+// ("now delete that one", "and pause it too").
+var leadAndRe = regexp.MustCompile(`^(?:now|then|and|also|so)\s+((?:delete|remove|pause|resume|show|skip|cancel|stop|move|change|rename|run)\b.*)$`)
+
+// showMeRe: "show me it", "show me that one".
+var showMeRe = regexp.MustCompile(`^show\s+me\s+(it|that|this|that\s+one|this\s+one)$`)
+
+// deleteItTailRe: a delete asked for after saying a job is not needed
+// ("i don't need the dentist reminder anymore, please delete it").
+var deleteItTailRe = regexp.MustCompile(`^(.+?)[,;.]?\s+(?:so\s+)?(?:please\s+|pls\s+|just\s+|you\s+can\s+)?(?:delete|remove|get\s+rid\s+of|scrap|drop|cancel)\s+it(?:\s+(?:please|pls|thanks))?$`)
+
 // noLongerNeededRe: "i don't need it anymore", "we no longer need the
 // standup", "the standup is no longer needed", "not needed anymore".
 var noLongerNeededRe = regexp.MustCompile(`^(?:(?:i|we)\s+(?:don'?t|do\s+not|no\s+longer)\s+need\s+(.+?)|(.+?)\s+(?:is|isn'?t|are|aren'?t)\s+(?:no\s+longer\s+)?(?:needed|necessary|required)|((?:it'?s\s+)?)(?:no\s+longer|not)\s+needed)(?:\s+(?:any\s*more|now))?$`)
@@ -407,6 +422,10 @@ var noLongerNeededRe = regexp.MustCompile(`^(?:(?:i|we)\s+(?:don'?t|do\s+not|no\
 // noLongerNeeded reads a job said to be needed no more as a delete, which
 // it asks to confirm: the words say it without saying "delete".
 func noLongerNeeded(in selector.Input, text, lower string) (selector.Decision, bool) {
+	deleteIt := false
+	if m := deleteItTailRe.FindStringSubmatch(lower); m != nil {
+		lower, deleteIt = m[1], true // "…anymore, please delete it": no need to ask
+	}
 	m := noLongerNeededRe.FindStringSubmatch(lower)
 	if m == nil || strings.Contains(m[0], "isn't") || strings.Contains(m[0], "aren't") {
 		return selector.Decision{}, false
@@ -425,6 +444,9 @@ func noLongerNeeded(in selector.Input, text, lower string) (selector.Decision, b
 	j := jobRef(in, id)
 	if j == nil {
 		return selector.Decision{}, false
+	}
+	if deleteIt {
+		return call("schedule.delete", map[string]any{"jobId": id}), true
 	}
 	d = clarify(in, text, selector.MissingJob, "Delete "+JobLabel(*j)+"? (yes or no)")
 	d.Pending.Yes = "delete " + id

@@ -206,17 +206,24 @@ var listSepRe = regexp.MustCompile(`\s*(?:,|&|\band\b)\s*`)
 // a job (never a new one: "post lunch at noon, bring snacks" posts all of
 // it) and what follows says nothing of when or where.
 func asideCut(in selector.Input, text string) (selector.Decision, bool) {
-	m := asideRe.FindStringIndex(text)
-	if m == nil || m[0] == 0 {
+	// the aside follows the words quoted, if any ("change its text to
+	// \"…, cc @ops\", the old one was confusing")
+	from := 0
+	if q := strings.LastIndexAny(text, "\"”"); q >= 0 {
+		_, n := utf8.DecodeRuneInString(text[q:])
+		from = q + n
+	}
+	m := asideRe.FindStringIndex(text[from:])
+	if m == nil || from+m[0] == 0 {
 		return selector.Decision{}, false
 	}
-	head, aside := text[:m[0]], text[m[1]:]
+	head, aside := text[:from+m[0]], text[from+m[1]:]
 	at := lex(aside)
-	if strings.ContainsAny(text, "\"“”") || slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tQuote }) ||
-		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) ||
+	if strings.ContainsAny(aside, "\"“”") || from == 0 && slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tQuote }) ||
+		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || from == 0 && slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) ||
 			slices.Contains([]string{"then", "no", "and", "or", "also", "plus", "actually", "instead", "not"}, at[0].s)) ||
 		slices.ContainsFunc(at, func(t tok) bool {
-			return t.kind == tChannel || t.kind == tQuote || t.kind == tNum || timeBearing(t) || strongTime(t) // "as of monday" says when
+			return t.kind == tChannel || t.kind == tQuote || t.kind == tNum || timeBearing(t) && t.s != "one" || strongTime(t) // "as of monday" says when; "the old one" does not
 		}) {
 		// a quote may hold commas; "then pause it", "no 11", "the weekly
 		// report and …" say more than why
