@@ -14,7 +14,7 @@ import (
 // the grammar does not know: a holiday ("on Presidents Day", "every
 // valentine's day"), a person's day ("on his birthday"), an event
 // ("after the meeting").
-func unknownDay(t []tok) (span string, why problem, found bool) {
+func unknownDay(t []tok, afterWhen bool) (span string, why problem, found bool) {
 	// "call Sam on his birthday", "on Presidents Day", "on a weekday": a
 	// day the grammar does not know, named just before the when
 	for k := max(len(t)-5, 0); k < len(t); k++ {
@@ -47,6 +47,9 @@ func unknownDay(t []tok) (span string, why problem, found bool) {
 	}
 	// "call Sam after the meeting", "before lunch": a time said by an event
 	for k := max(len(t)-4, 0); k < len(t)-1; k++ {
+		if afterWhen && !slices.ContainsFunc(t[k:], timeBearing) && (t[k].s == "before" || t[k].s == "after") && asksItself(t) {
+			continue // "…: did everyone update the changelog before tagging the release?": the question's
+		}
 		if slices.Contains([]string{"after", "before", "during", "until", "till", "once", "when", "whenever"}, t[k].s) && k > 0 &&
 			!(t[k].s == "during" && slices.Contains(possessives, tokAt(t, k+1).s) && dutyWords(t[k:]) > 0) { // "during my shift": which hours?
 			return spanText(t[k:]), problem{}, true
@@ -62,7 +65,7 @@ func unknownDay(t []tok) (span string, why problem, found bool) {
 // Words about time inside the text ("the monday report", "the 2024
 // report") are text when they stand between other words.
 func leftover(t []tok, now time.Time, afterWhen bool) (span string, why problem) {
-	if span, why, found := unknownDay(t); found {
+	if span, why, found := unknownDay(t, afterWhen); found {
 		return span, why
 	}
 	skip := 0

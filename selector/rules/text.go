@@ -92,9 +92,27 @@ func trimTrailConnectors(r []tok) []tok {
 	// only what joins the text to a when: "stand by", "check in" keep
 	// their last word
 	for len(r) > 0 && r[len(r)-1].kind != tQuote && slices.Contains([]string{",", ";", "and", "then", ":", "-", "—", "–", "&", "->", ".", "?", "just", "but"}, r[len(r)-1].s) {
+		if r[len(r)-1].s == "?" && asksItself(r) {
+			break // "ask the team: did everyone update the changelog?"
+		}
 		r = r[:len(r)-1]
 	}
 	return r
+}
+
+// askedWords open a question.
+var askedWords = wordSet(strings.Fields(`is are was were did does can could will would should has who what when where
+	why how which anyone anybody everyone`))
+
+// asksItself says whether the message r is a question to post: it opens
+// with a question word, or one follows a colon in it.
+func asksItself(r []tok) bool {
+	for k, x := range r {
+		if (k == 0 || r[k-1].s == ":" || k == 1 && r[0].s == "to") && askedWords[x.s] {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanText is the message as written between its first and last token,
