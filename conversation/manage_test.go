@@ -47,3 +47,34 @@ func TestConversation_CallOfferedAsReminder(t *testing.T) {
 		t.Errorf("yes = %q", got)
 	}
 }
+
+// "undo" right after a job is made says it is still set, and "delete it"
+// then deletes it: a question that waits for no request does not take
+// "it" from the job.
+func TestConversation_UndoThenDeleteIt(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	for _, s := range []struct{ text, want string }{
+		{`post "lunch!" in #office every day at noon`, "OK"},
+		{"undo", "is still set"},
+		{"hmm", "What would you like me to schedule?"},
+		{"delete it", "Deleted job"},
+		{"list my schedules", "No schedules yet"},
+		{"remind me to take the pizza out in 12 minutes", "OK"},
+		{"actually 15", now.Add(15 * time.Minute).In(mustZone(t, "America/New_York")).Format("3:04 PM")},
+	} {
+		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
+			t.Errorf("%q = %q, want %q", s.text, got, s.want)
+		}
+	}
+}
+
+func mustZone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schedbot/schedbot/scheduler"
 	"github.com/schedbot/schedbot/selector"
@@ -157,6 +158,15 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	// rest without what opens and closes a request politely: "can you post
 	// it in #eng too pls?"
 	bare := strings.TrimRight(strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")), "?!. ")
+	if j := jobRef(in, in.ContextJobID); j != nil && j.ScheduleType == store.ScheduleOnce && numberIn(bare, 1, 120) &&
+		j.Schedule.RunAt.After(in.Now) && j.Schedule.RunAt.Sub(in.Now) <= time.Hour {
+		// "in 12 minutes", then "actually 15": minutes, not 3pm
+		bare = "in " + bare + " minutes"
+		rest = bare
+	} else if numberIn(bare, 1, 24) && in.ContextJobID != "" {
+		bare = "at " + bare // "actually 6": the hour, asked am or pm as "make it 6" is
+		rest = bare
+	}
 	if m := itWhenRe.FindStringSubmatch(bare); m != nil && in.ContextJobID != "" && (isWhenWords(in, m[1]) || isWhenWords(in, "at "+m[1])) {
 		// "send it at 5pm": "it" is the job in context, so a change of it
 		if d := update(in, text, "it "+m[1]); d.Function == "schedule.update" || d.Clarify != "" {

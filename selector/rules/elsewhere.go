@@ -24,7 +24,7 @@ var elsewhereRe = regexp.MustCompile(`(?i)^(?:(e-?mail|mail|sms|text|txt|whatsap
 // linkedin"); "post follow us on instagram" is a message. platformNames
 // spell them.
 var (
-	platformRe    = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:post|share|put|publish|upload)\s+(?:it|this|that|them|these|(?:the|my|our|a|an)\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:on|to)\s+(instagram|insta|facebook|fb|linkedin|tiktok|twitter|reddit|discord|mastodon|bluesky)\b`)
+	platformRe    = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:post|share|put|publish|upload|tweet)\s+(?:(?:it|this|that|them|these|(?:the|my|our|a|an)\s+[a-z]+(?:\s+[a-z]+)?)\s+)?(?:on|to)\s+(?:(?:our|my|the|your)\s+)?(instagram|insta|facebook|fb|linkedin|tiktok|twitter|reddit|discord|mastodon|bluesky)\b`)
 	platformNames = map[string]string{"instagram": "Instagram", "insta": "Instagram", "facebook": "Facebook", "fb": "Facebook", "linkedin": "LinkedIn",
 		"tiktok": "TikTok", "twitter": "X (Twitter)", "reddit": "Reddit", "discord": "Discord", "mastodon": "Mastodon", "bluesky": "Bluesky"}
 )

@@ -47,12 +47,16 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 			date = holidayDates[i].date
 		}
 	}
+	if date == "dec 31" && strings.Contains(strings.ToLower(text), "midnight") {
+		date = "jan 1" // "at midnight on new year's eve": as the year turns
+	}
 	lead := "on "
 	if m[6] >= 0 {
 		lead = strings.ToLower(text[m[6]:m[7]]) + " "
 	}
 	dated := text[:m[0]] + text[m[2]:m[3]] + lead + date + text[m[len(m)-2]:m[len(m)-1]] + text[m[1]:]
-	if d := decide(in, dated); d.IsCall() && (strings.Contains(string(d.Args), `"scheduleType":"once"`) || lead == "until " || lead == "till ") {
+	d := decide(in, dated)
+	if d.IsCall() && (strings.Contains(string(d.Args), `"scheduleType":"once"`) || lead == "until " || lead == "till ") {
 		return d, true // said once, or an end ("until new year's"); "every 5 minutes on christmas day" would repeat each year
 	}
 	return selector.Decision{}, false

@@ -190,7 +190,7 @@ func decide(in selector.Input, text string) selector.Decision {
 // it", "ok cancel that"); reasonRe: words that open a reason ("I'm on
 // lates next week, skip it").
 var (
-	retractOnlyRe = regexp.MustCompile(`(?i)^\W*(?:(?:oh|ok|okay|actually|no|ugh|hmm+)[\s,.!]+)*(?:never\s?mind|nvm|forget\s+(?:it|that|about\s+it)|cancel\s+that|ignore\s+that|scratch\s+that)(?:[\s,.!]+(?:forget\s+(?:it|that)|never\s?mind|thanks|thx|lol|pls|please))*[\s.!]*$`)
+	retractOnlyRe = regexp.MustCompile(`(?i)^\W*(?:(?:oh|ok|okay|actually|no|ugh|hmm+)[\s,.!]+)*(?:never\s?mind|nvm|forget\s+(?:it|that|about\s+it)|cancel\s+that|ignore\s+that|scratch\s+that|undo(?:\s+(?:it|that|this))?)(?:[\s,.!]+(?:forget\s+(?:it|that)|never\s?mind|thanks|thx|lol|pls|please))*[\s.!]*$`)
 	reasonRe      = regexp.MustCompile(`(?i)^(?:i'?m|i\s+am|we'?re|we\s+are|i'?ll\s+be|we'?ll\s+be|i'?ve|we'?ve|i\s+have|we\s+have|too|because|since|it'?s\s+too)\b`)
 )
 
@@ -299,7 +299,7 @@ var (
 
 // zoneQuestionRe: a question about the timezone times are read in
 // ("wait whats the time zone you use?", "which timezone is that in?").
-var zoneQuestionRe = regexp.MustCompile(`(?i)^(?:(?:wait|so|hey|um+|and|also|btw|quick\s+question)[,\s]+)*(?:what|which)(?:'?s|\s+is)?\s+(?:the\s+|your\s+|my\s+|that\s+)?(?:time\s*zone|tz)(?:\s+(?:you\s+use|do\s+you\s+use|are\s+you\s+(?:using|in|on)|is\s+(?:this|that|it)(?:\s+in)?|please|pls))?\s*\?*$|^(?:(?:wait|so)[,\s]+)?(?:what|which)\s+(?:time\s*zone|tz)\s+(?:is\s+(?:that|this|it)|are\s+(?:you|times)|do\s+you)\b[^.!]*\?*$`)
+var zoneQuestionRe = regexp.MustCompile(`(?i)^(?:(?:wait|so|hey|um+|and|also|btw|quick\s+question)[,\s]+)*(?:what|which)(?:'?s|\s+is)?\s+(?:the\s+|your\s+|my\s+|that\s+)?(?:time\s*zone|tz)(?:\s+(?:you\s+use|do\s+you\s+use|are\s+you\s+(?:using|in|on)|is\s+(?:this|that|it)(?:\s+in)?|please|pls))?\s*\?*$|^(?:(?:wait|so|hmm+|um+|oh)[,\s]+)?(?:what|which)\s+(?:time\s*zone|tz)\s+(?:is\s+(?:that|this|it)|are\s+(?:you|times)|do\s+you|will\s+(?:that|this|it)|would\s+(?:that|this|it)|does\s+(?:that|this|it))\b[^.!]*\?*$`)
 
 // accessRe: who may see or change schedules and their posts ("who can
 // see this?", "can others edit my reminders?", "is this private?").
