@@ -78,3 +78,24 @@ func mustZone(t *testing.T, name string) *time.Location {
 	}
 	return loc
 }
+
+// Follow-ups right after a job: a copy elsewhere or at another time, a
+// channel alone, minutes said again.
+func TestConversation_FollowUps(t *testing.T) {
+	e := newEnv(t)
+	now := time.Now()
+	c := conv(e, &now)
+	for _, s := range []struct{ text, want string }{
+		{`post "weekly numbers" in #sales every monday at 9am`, "OK"},
+		{"and another one for #marketing", "in #marketing every Monday"},
+		{"in #ops please", "Updated — I'll post “weekly numbers” in #ops"},
+		{"remind me to submit my timesheet every friday at 5pm", "OK"},
+		{"do the same for thursdays", "every Thursday and Friday at 5:00 PM"},
+		{"remind me to check the oven in 20 minutes", "OK"},
+		{"make that 25", now.Add(25 * time.Minute).In(mustZone(t, "America/New_York")).Format("3:04 PM")},
+	} {
+		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
+			t.Errorf("%q = %q, want %q", s.text, got, s.want)
+		}
+	}
+}

@@ -54,7 +54,14 @@ var (
 	sendMeACopyRe = regexp.MustCompile(`(?i)^(?:send|give|dm|message)\s+me\s+a\s+copy(?:\s+(?:too|as\s+well))?$`)
 	// andInRe: a channel added ("and #eng", "add #ops too", "and in #ops
 	// too"): a copy there.
-	andInRe = regexp.MustCompile(`(?i)^(?:and|add|plus)\s+(?:(?:in|to|on)\s+)?(#[a-z0-9][\w.-]*|<#[A-Z0-9]+(?:\|[^>]*)?>)(?:\s+(?:too|also|as\s+well))?$`)
+	andInRe = regexp.MustCompile(`(?i)^(?:(?:and|add|plus|also)\s+)+(?:(?:another|one\s+more)(?:\s+one)?\s+)?(?:(?:in|to|on|for)\s+)?(#[a-z0-9][\w.-]*|<#[A-Z0-9]+(?:\|[^>]*)?>)(?:\s+(?:too|also|as\s+well))?$`)
+	// inChannelRe: a channel alone, said of the job in context
+	inChannelRe = regexp.MustCompile(`(?i)^(?:in|to|into)\s+(#[a-z0-9][\w.-]*|<#[A-Z0-9]+(?:\|[^>]*)?>)(?:\s+(?:please|pls|instead|then))?$`)
+	// makeNumberRe: a bare number said as a change ("make that 25")
+	makeNumberRe = regexp.MustCompile(`(?i)^(?:make\s+(?:it|that)|change\s+(?:it|that)\s+to)\s+(\d{1,3})$`)
+	// sameButRe: the job once more at another when ("same but at 5pm",
+	// "do the same for thursdays"); group 1 is the when
+	sameButRe = regexp.MustCompile(`(?i)^(?:and\s+)?(?:(?:do|make)\s+)?(?:the\s+)?same(?:\s+(?:thing|one))?,?\s+(?:but\s+)?(?:(?:for|on)\s+)?(.+?)(?:\s+(?:too|as\s+well))?$`)
 	// dmMeTooRe: a copy to the sender ("dm me too", "also message me").
 	dmMeTooRe = regexp.MustCompile(`(?i)^(?:also\s+` + dmVerbs + `\s+me(?:\s+(?:too|also|as\s+well))?|` + dmVerbs + `\s+me\s+(?:too|also|as\s+well))[.!]?$`)
 	// insteadOfRe: what a correction replaces, said after it ("hi team
@@ -92,6 +99,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		return selector.Decision{}, false
 	}
 	text = strings.TrimSpace(text)
+	if n, ok := minutesInstead(in, text); ok {
+		return decide(in, "make it in "+n+" minutes"), true
+	}
 	if m := doInsteadRe.FindStringSubmatch(strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))); m != nil && in.ContextJobID != "" && (isWhenWords(in, m[1]) || isWhenWords(in, "at "+m[1])) {
 		return decide(in, "make it "+m[1]), true // "can you do 10 instead"
 	}
@@ -158,12 +168,10 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	// rest without what opens and closes a request politely: "can you post
 	// it in #eng too pls?"
 	bare := strings.TrimRight(strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")), "?!. ")
-	if j := jobRef(in, in.ContextJobID); j != nil && j.ScheduleType == store.ScheduleOnce && numberIn(bare, 1, 120) &&
-		j.Schedule.RunAt.After(in.Now) && j.Schedule.RunAt.Sub(in.Now) <= time.Hour {
-		// "in 12 minutes", then "actually 15": minutes, not 3pm
-		bare = "in " + bare + " minutes"
-		rest = bare
-	} else if numberIn(bare, 1, 24) && in.ContextJobID != "" {
+	if m := inChannelRe.FindStringSubmatch(bare); m != nil && in.ContextJobID != "" {
+		bare = "move it to " + m[1] // "in #eng please", right after a job: where it posts
+	}
+	if numberIn(bare, 1, 24) && in.ContextJobID != "" {
 		bare = "at " + bare // "actually 6": the hour, asked am or pm as "make it 6" is
 		rest = bare
 	}
@@ -184,6 +192,9 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	if m := makeItTooRe.FindStringSubmatch(bare); m != nil {
 		bare = "add " + m[1] + " too" // "make it tuesdays too": one more day
+	}
+	if m := sameButRe.FindStringSubmatch(bare); m != nil && isWhenWords(in, m[1]) && in.ContextJobID != "" {
+		bare = "also " + m[1] // "same but at 5pm", "do the same for thursdays": once more then
 	}
 	if d, ok := daysChanged(in, bare); ok {
 		return d, true
@@ -577,4 +588,19 @@ func isWhenWords(in selector.Input, s string) bool {
 func oneToken(s string) bool {
 	p := lex(strings.TrimSpace(s))
 	return len(p) == 1 && (p[0].kind == tChannel || p[0].kind == tNum)
+}
+
+// minutesInstead reads a bare number said of a one-time job due within
+// the hour ("in 12 minutes", then "actually 15", "make that 25") as
+// minutes from now, not a time of day.
+func minutesInstead(in selector.Input, text string) (string, bool) {
+	bare := strings.TrimRight(strings.TrimSpace(politeTailRe.ReplaceAllString(text[len(correctionLeadRe.FindString(text)):], "")), "?!. ")
+	if m := makeNumberRe.FindStringSubmatch(bare); m != nil {
+		bare = m[1]
+	}
+	j := jobRef(in, in.ContextJobID)
+	if j == nil || j.ScheduleType != store.ScheduleOnce || !numberIn(bare, 1, 120) || !j.Schedule.RunAt.After(in.Now) || j.Schedule.RunAt.Sub(in.Now) > time.Hour {
+		return "", false
+	}
+	return bare, true
 }
