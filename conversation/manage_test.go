@@ -99,3 +99,19 @@ func TestConversation_FollowUps(t *testing.T) {
 		}
 	}
 }
+
+// "Until when?" of a pause for the holidays takes a range of days.
+func TestConversation_PauseForTheHolidays(t *testing.T) {
+	e := newEnv(t)
+	now := time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC)
+	c := conv(e, &now)
+	for _, s := range []struct{ text, want string }{
+		{`post "standup" in #eng every weekday at 9:30am`, "OK"},
+		{"pause it for the holidays", "Until when?"},
+		{"dec 21 to jan 3", "except 10 runs between Mon 21 Dec and Fri 1 Jan"},
+	} {
+		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
+			t.Errorf("%q = %q, want %q", s.text, got, s.want)
+		}
+	}
+}

@@ -13,11 +13,14 @@ import (
 // on a day, when a job last ran, and who changed what (the audit log).
 
 var (
-	pausedRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|which(?:\s+(?:ones?|jobs?|schedules?|reminders?|posts?))?|any(?:thing)?|show(?:\s+me)?|list|are\s+there\s+any|is\s+anything|do\s+i\s+have\s+any|have\s+i)\s+(?:(?:of\s+)?(?:my|our|the)\s+)?(?:(?:jobs?|schedules?|reminders?|posts?|ones?)\s+)?(?:(?:are|is)\s+)?(?:currently\s+|still\s+)?(?:paused|on\s+hold|stopped|suspended)(?:\s+(?:jobs?|schedules?|reminders?|posts?|ones?))?(?:\s+right\s+now|\s+now)?$`)
-	agendaRe  = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|anything|is\s+(?:there\s+)?anything|which\s+(?:jobs?|schedules?|reminders?|posts?)|show(?:\s+me)?|list)\s+(?:(?:jobs?|schedules?|reminders?|posts?)\s+)?(?:(?:is|are)\s+)?(?:on|scheduled|happening|planned|running|coming(?:\s+up)?|due|going\s+out|going\s+on|up|runs?|fires?|posts?|goes\s+out|set)(?:\s+(?:for|on|in|during|over))?\s*(.*)$`)
-	lastRunRe = regexp.MustCompile(`^(?:when\s+(?:did|was|has)\s+(.+?)\s+(?:last\s+(?:run|ran|fire|fired|post|posted|go\s+out|sent|send)|(?:run|ran|fire|fired|post|posted|gone\s+out|go\s+out|sent|send)\s+last(?:\s+time)?|run|ran|fired?|posted?)|did\s+(.+?)\s+(?:run|fire|post|go\s+out|get\s+sent)(?:\s+(?:yet|today|yesterday|last\s+time))?|(?:the\s+)?last\s+(?:run|runs|fire|post)\s+of\s+(.+)|(?:(?:show|give|get)\s+(?:me\s+)?)?(?:the\s+)?(?:run\s+)?history\s+of\s+(?:the\s+)?runs?\s+of\s+(.+)|(?:show|list|give\s+me)\s+(?:the\s+)?(?:recent\s+|past\s+|last\s+)?runs\s+(?:of|for)\s+(.+)|how\s+(?:did|has)\s+(.+?)\s+(?:run|been\s+running|gone|done))$`)
-	whoRe     = regexp.MustCompile(`^(?:who|has\s+anyone|did\s+anyone|has\s+somebody|did\s+somebody|has\s+someone|did\s+someone)\s+(?:last\s+|just\s+|recently\s+)?(created|made|set\s+up|scheduled|added|paused|stopped|turned\s+off|switched\s+off|resumed|restarted|turned\s+on|changed|change|updated|update|edited|edit|modified|modify|moved|move|deleted|delete|removed|remove|cancel(?:l)?ed|ran|run|triggered|touched|touch)\s+(.+?)(?:\s+(?:recently|lately))?$`)
-	historyRe = regexp.MustCompile(`^(?:what(?:'s|s)?\s+(?:changed|happened|has\s+changed|was\s+changed|changes\s+were\s+made|been\s+changed)|what\s+did\s+(?:people|anyone|someone|somebody|they|we|i)\s+change|(?:show|list|give|get)(?:\s+me)?\s+(?:the\s+)?(?:recent\s+|latest\s+|last\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity)|(?:recent\s+|latest\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity))(?:\s+(?:to|of|for|on|in|with|about))?\s*(.*)$`)
+	pausedRe = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|which(?:\s+(?:ones?|jobs?|schedules?|reminders?|posts?))?|any(?:thing)?|show(?:\s+me)?|list|are\s+there\s+any|is\s+anything|do\s+i\s+have\s+any|have\s+i)\s+(?:(?:of\s+)?(?:my|our|the)\s+)?(?:(?:jobs?|schedules?|reminders?|posts?|ones?)\s+)?(?:(?:are|is)\s+)?(?:currently\s+|still\s+)?(?:paused|on\s+hold|stopped|suspended)(?:\s+(?:jobs?|schedules?|reminders?|posts?|ones?))?(?:\s+right\s+now|\s+now)?$`)
+	// didScheduleRe: "what did I schedule for friday", "what have we got
+	// on tomorrow": the agenda of that day
+	didScheduleRe = regexp.MustCompile(`^what\s+(?:did|have)\s+(?:i|we)\s+(?:got\s+)?(?:schedule[d]?|set(?:\s+up)?|plan(?:ned)?)?\s*(?:for|on)\s+(.+)$`)
+	agendaRe      = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|anything|is\s+(?:there\s+)?anything|which\s+(?:jobs?|schedules?|reminders?|posts?)|show(?:\s+me)?|list)\s+(?:(?:jobs?|schedules?|reminders?|posts?)\s+)?(?:(?:is|are)\s+)?(?:on|scheduled|happening|planned|running|coming(?:\s+up)?|due|going\s+out|going\s+on|up|runs?|fires?|posts?|goes\s+out|set)(?:\s+(?:for|on|in|during|over))?\s*(.*)$`)
+	lastRunRe     = regexp.MustCompile(`^(?:when\s+(?:did|was|has)\s+(.+?)\s+(?:last\s+(?:run|ran|fire|fired|post|posted|go\s+out|sent|send)|(?:run|ran|fire|fired|post|posted|gone\s+out|go\s+out|sent|send)\s+last(?:\s+time)?|run|ran|fired?|posted?)|did\s+(.+?)\s+(?:run|fire|post|go\s+out|get\s+sent)(?:\s+(?:yet|today|yesterday|last\s+time))?|(?:the\s+)?last\s+(?:run|runs|fire|post)\s+of\s+(.+)|(?:(?:show|give|get)\s+(?:me\s+)?)?(?:the\s+)?(?:run\s+)?history\s+of\s+(?:the\s+)?runs?\s+of\s+(.+)|(?:show|list|give\s+me)\s+(?:the\s+)?(?:recent\s+|past\s+|last\s+)?runs\s+(?:of|for)\s+(.+)|how\s+(?:did|has)\s+(.+?)\s+(?:run|been\s+running|gone|done))$`)
+	whoRe         = regexp.MustCompile(`^(?:who|has\s+anyone|did\s+anyone|has\s+somebody|did\s+somebody|has\s+someone|did\s+someone)\s+(?:last\s+|just\s+|recently\s+)?(created|made|set\s+up|scheduled|added|paused|stopped|turned\s+off|switched\s+off|resumed|restarted|turned\s+on|changed|change|updated|update|edited|edit|modified|modify|moved|move|deleted|delete|removed|remove|cancel(?:l)?ed|ran|run|triggered|touched|touch)\s+(.+?)(?:\s+(?:recently|lately))?$`)
+	historyRe     = regexp.MustCompile(`^(?:what(?:'s|s)?\s+(?:changed|happened|has\s+changed|was\s+changed|changes\s+were\s+made|been\s+changed)|what\s+did\s+(?:people|anyone|someone|somebody|they|we|i)\s+change|(?:show|list|give|get)(?:\s+me)?\s+(?:the\s+)?(?:recent\s+|latest\s+|last\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity)|(?:recent\s+|latest\s+)?(?:changes|history|audit(?:\s+(?:log|trail))?|activity))(?:\s+(?:to|of|for|on|in|with|about))?\s*(.*)$`)
 )
 
 var (
@@ -58,6 +61,9 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 	lower = strings.TrimSpace(strings.TrimRight(lower, "?.! "))
 	if first, _, _ := strings.Cut(lower, " "); !askFirst[first] {
 		return selector.Decision{}, false // most messages: spare the patterns below
+	}
+	if m := didScheduleRe.FindStringSubmatch(lower); m != nil && isWhenWords(in, m[1]) {
+		lower = "what's on " + m[1] // "what did I schedule for friday?": its agenda
 	}
 	if isHowTo(lower) {
 		return selector.Decision{Reply: helpFor(in)}, true
@@ -164,7 +170,7 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 // itNextRe: a question about the job just spoken of, or about what is
 // scheduled ("what's next", "when's the next one", "what time is it set
 // for", "where does it post").
-var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go)|(?:who|where)(?:'s|\s+is)\s+it\s+(?:going|posting|sent|sending)(?:\s+to)?|who\s+(?:does|will)\s+it\s+(?:go|post|remind|ping)(?:\s+to)?|who\s+gets\s+it)$`)
+var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+(?:up\s+)?next|which\s+(?:one\s+)?(?:is|comes|runs|goes)\s+(?:up\s+)?next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go)|(?:who|where)(?:'s|\s+is)\s+it\s+(?:going|posting|sent|sending)(?:\s+to)?|who\s+(?:does|will)\s+it\s+(?:go|post|remind|ping)(?:\s+to)?|who\s+gets\s+it)$`)
 
 // agendaMoreRe: "show me tomorrow's schedule", "agenda for monday", "what
 // do I have on monday", "list what's happening tomorrow".

@@ -392,12 +392,17 @@ func pauseWhile(in selector.Input, text, words string) (selector.Decision, bool)
 		}
 		return selector.Decision{}, false
 	}
-	if rest, start, end, ok := skipPeriod(in, words); ok {
-		return skipBetween(in, text, rest, start, end)
-	}
 	m := untilRe.FindStringSubmatchIndex(words)
+	if m == nil || !isMonthWord(words[m[4]:m[5]]) {
+		if rest, start, end, ok := skipPeriod(in, words); ok {
+			return skipBetween(in, text, rest, start, end) // not "until january", which asks
+		}
+	}
 	if m == nil {
 		return selector.Decision{}, false
+	}
+	if rest, start, end, ok := skipPeriod(in, words[:m[0]]+" from "+words[m[4]:m[5]]); ok && strings.Contains(words[m[4]:], " to ") {
+		return skipBetween(in, text, rest, start, end) // "Until when?" "dec 21 to jan 3"
 	}
 	day, _, _, ok := readInstant(in, words[m[4]:m[5]]+" at 12am")
 	if !ok || day.IsZero() {
@@ -532,4 +537,10 @@ func jobLabel(ref *selector.JobRef) string {
 		return "“" + ref.Text + "”"
 	}
 	return "Job " + ref.JobID
+}
+
+// isMonthWord says whether s is a month's name alone ("january").
+func isMonthWord(s string) bool {
+	_, ok := month(strings.TrimSpace(s))
+	return ok
 }
