@@ -90,3 +90,31 @@ func whenThenVerb(in selector.Input, rest string) bool {
 	m := askAfterWhenRe.FindStringSubmatch(rest)
 	return m != nil && isWhenWords(in, m[1])
 }
+
+// courtesyRe are the courteous ways of asking, anywhere before the verb,
+// that say no more than "can you": "I was wondering, if it is not too
+// much trouble, whether you could kindly", "I would be most grateful if
+// you could please", "when you have a moment".
+var (
+	courtesyRe = regexp.MustCompile(`(?i)\b(?:(?:i\s+was|i'?m|just)\s+)?wondering,?\s+(?:if|whether)\s+you\s+(?:could|would|can|might)(?:\s+(?:kindly|possibly|please|maybe))*\b|\bi\s+would\s+be\s+(?:most\s+|very\s+|so\s+|really\s+)?grateful\s+if\s+you\s+(?:could|would)(?:\s+(?:kindly|please|possibly))*\b`)
+	// asideCourtesyRe: courtesy said as an aside, which goes
+	asideCourtesyRe = regexp.MustCompile(`(?i),?\s*\b(?:when(?:ever)?\s+you\s+(?:have|get|find)\s+a\s+(?:moment|minute|sec(?:ond)?|chance)|if\s+it(?:'s|\s+is)\s+not\s+too\s+much\s+(?:trouble|bother))\b,?`)
+)
+
+// courteous writes the courteous ways of asking as "can you", and words
+// said for plainer ones ("arvo" for afternoon, "arrange a reminder for
+// me" for "remind me").
+func courteous(text string) string {
+	out := courtesyRe.ReplaceAllString(asideCourtesyRe.ReplaceAllString(text, " "), " can you ")
+	out = arvoRe.ReplaceAllString(out, "afternoon")
+	out = arrangeRe.ReplaceAllString(out, "remind me")
+	if out == text {
+		return text
+	}
+	return strings.Join(strings.Fields(out), " ")
+}
+
+var (
+	arvoRe    = regexp.MustCompile(`(?i)\barvo\b`)
+	arrangeRe = regexp.MustCompile(`(?i)\b(?:arrange|set\s+up|setup|make|create|schedule)\s+(?:a\s+)?(?:little\s+|quick\s+|small\s+)?reminder\s+for\s+me\b,?`)
+)

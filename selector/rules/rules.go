@@ -69,6 +69,7 @@ var (
 )
 
 func decide(in selector.Input, text string) selector.Decision {
+	text = courteous(text) // "when you have a moment", "whether you could kindly"
 	switch {
 	case text == "":
 		return aboutNew(clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am."))
@@ -76,12 +77,18 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("That message is too long (%d characters). Tell me in a sentence what to schedule, up to %d characters.", len(text), MaxText)
 	case !utf8.ValidString(text):
 		return unsupported("I could not read that message (it is not valid text).")
-	case languageRe.MatchString(strings.TrimSpace(text)):
+	case languageRe.MatchString(strings.TrimSpace(text)) || otherLanguageRe.MatchString(text) && !englishRequestRe.MatchString(text):
 		return selector.Decision{Reply: "I read English only. Tell me in English what to schedule, for example: remind me to call mom tomorrow at 6pm."}
 	case isHelp(text):
 		return selector.Decision{Reply: helpFor(in)}
 	case accessRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(strings.ToLower(text), ""))):
 		return selector.Decision{Reply: accessText}
+	case cannotRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: cannotText}
+	case keepRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: keepText}
+	case stopAllRe.MatchString(strings.TrimSpace(text)):
+		return selector.Decision{Reply: "I change one schedule a message, so that nothing stops by mistake: say “list my schedules”, then “pause the standup” (or “delete it”) for each one."}
 	case zoneQuestionRe.MatchString(strings.TrimSpace(text)):
 		return selector.Decision{Reply: fmt.Sprintf("I read times in your timezone, %s, unless you name another in the request (“9am London time”, “5pm PT”).", cmp.Or(in.Timezone, "UTC"))}
 	case thanksRe.MatchString(strings.TrimSpace(text)):
@@ -289,6 +296,28 @@ func isHelp(text string) bool {
 // spanish?", "can I write in french?").
 var languageRe = regexp.MustCompile(`(?i)^(?:do|can|could)\s+(?:you|u|i|we)\s+(?:understand|speak|read|write(?:\s+(?:to\s+you\s+)?in)?|use|talk\s+in)\s+(?:other\s+languages|another\s+language|any\s+other\s+language|languages|spanish|french|german|portuguese|italian|dutch|hindi|chinese|japanese|korean|arabic|russian|polish|turkish)(?:\s+(?:too|as\s+well|also|at\s+all))?\s*\??$`)
 
+// otherLanguageRe: a request in Portuguese, Spanish, French, German or
+// Italian, by its words for "remind me" and "tomorrow".
+var otherLanguageRe = regexp.MustCompile(`(?i)\b(?:me\s+lembr[ae]|me\s+avis[ae]|lembrete|amanhã|recuérdame|recordatorio|mañana|rappelle-moi|rappelle\s+moi|demain|erinnere\s+mich|erinnerung|morgen\s+um|ricordami|promemoria|domani\s+alle)\b`)
+
+// cannotRe, keepRe and stopAllRe: what it cannot do, what it keeps, how
+// to stop everything.
+var (
+	cannotRe  = regexp.MustCompile(`(?i)^(?:so\s+)?what\s+(?:can'?t|cannot|can\s+not|don'?t)\s+(?:you|u)\s+(?:do|handle|schedule)\s*\??$|^what\s+are\s+(?:your|the)\s+limit(?:s|ations)\s*\??$`)
+	keepRe    = regexp.MustCompile(`(?i)^(?:do|will|does)\s+(?:you|u|this|it|schedbot)\s+(?:store|keep|save|log|record|read|remember|track)\s+(?:my|our|the|all)?\s*(?:messages?|data|chats?|conversations?|info(?:rmation)?|history|stuff)\b.*\??$|^(?:what|which)\s+(?:data|info(?:rmation)?)\s+do\s+you\s+(?:store|keep|collect|save)\b.*$`)
+	stopAllRe = regexp.MustCompile(`(?i)^(?:how\s+(?:do|can)\s+i\s+(?:stop|pause|cancel|delete|turn\s+off|disable)\s+(?:everything|all\s+of\s+(?:it|them)|it\s+all|all\s+(?:my\s+|the\s+)?(?:schedules|reminders|jobs|posts)))\s*\??$`)
+	// englishRequestRe: words of a request in English
+	englishRequestRe = regexp.MustCompile(`(?i)\b(?:remind|post|send|schedule|every|tomorrow|today|please)\b`)
+)
+
+// cannotText says what schedbot cannot do.
+const cannotText = "I can't send email, texts or calls, post outside Slack, react to events (“when the build fails”), follow holidays that move from year to year, or run more often than once a minute. " +
+	"I schedule posts, reminders and workflows here; say “help” for examples."
+
+// keepText says what schedbot keeps.
+const keepText = "I keep what your schedules need: each one's message, where and when it posts, and its runs, and an audit log of who made or changed it. " +
+	"Say “list my schedules” to see them, and “delete …” to remove one."
+
 // thanksRe and okayRe: a thank-you or an acknowledgement, said as the
 // whole message ("thanks!", "great, thanks", "ok", "👍"): answered as
 // such, never read as a request.
@@ -303,7 +332,7 @@ var zoneQuestionRe = regexp.MustCompile(`(?i)^(?:(?:wait|so|hey|um+|and|also|btw
 
 // accessRe: who may see or change schedules and their posts ("who can
 // see this?", "can others edit my reminders?", "is this private?").
-var accessRe = regexp.MustCompile(`^(?:who\s+(?:else\s+)?(?:can|could|will|gets\s+to|is\s+able\s+to)\s+(?:see|view|read|change|edit|delete|cancel|pause|manage)|(?:can|could|will)\s+(?:anyone|others|other\s+people|everyone|people|my\s+team|my\s+(?:boss|manager)|the\s+(?:team|channel))(?:\s+else)?\s+(?:see|view|read|change|edit|delete|cancel)|is\s+(?:this|it|that|my\s+\w+)\s+(?:private|public|visible|secret))\b[^?]*\??$`)
+var accessRe = regexp.MustCompile(`^(?:who\s+(?:else\s+)?(?:can|could|will|gets\s+to|is\s+able\s+to)\s+(?:see|view|read|change|edit|delete|cancel|pause|manage)|(?:can|could|will)\s+(?:anyone|others|other\s+people|everyone|people|my\s+team|my\s+(?:boss|manager)|the\s+(?:team|channel))(?:\s+else)?\s+(?:see|view|read|change|edit|delete|cancel)|is\s+(?:this|it|that|my\s+\w+)\s+(?:private|public|visible|secret)|(?:can|could|will)\s+my\s+(?:coworkers|co-workers|colleagues|teammates|team\s*mates|friends)\s+(?:see|view|read|change|edit|delete))\b[^?]*\??$`)
 
 // accessText says who sees and who may change what (DESIGN.md: authority).
 const accessText = "A post goes only where its schedule says: everyone in that channel sees it, and a reminder to you is a DM only you see. " +
