@@ -85,9 +85,7 @@ func settle(p *selector.Pending, jobs []selector.JobRef, reply string) settlemen
 	if p.Message != "" && messageRe.MatchString(t) {
 		return settlement{text: p.Message}
 	}
-	if cancelRe.MatchString(t) || noRe.MatchString(t) || p.Create && p.Text != "" && deleteItRe.MatchString(t) {
-		// "delete it" drops a request asked about; with none ("What would
-		// you like me to schedule?") "it" is still the job last spoken of
+	if cancelRe.MatchString(t) || noRe.MatchString(t) || p.Create && deleteItRe.MatchString(t) {
 		return settlement{drop: "OK, dropped — " + nothing + "."}
 	}
 	if len(p.Candidates) > 0 {

@@ -14,6 +14,8 @@ import (
 
 var (
 	pausedRe = regexp.MustCompile(`^(?:what(?:'s|s|\s+is|\s+are)?|which(?:\s+(?:ones?|jobs?|schedules?|reminders?|posts?))?|any(?:thing)?|show(?:\s+me)?|list|are\s+there\s+any|is\s+anything|do\s+i\s+have\s+any|have\s+i)\s+(?:(?:of\s+)?(?:my|our|the)\s+)?(?:(?:jobs?|schedules?|reminders?|posts?|ones?)\s+)?(?:(?:are|is)\s+)?(?:currently\s+|still\s+)?(?:paused|on\s+hold|stopped|suspended)(?:\s+(?:jobs?|schedules?|reminders?|posts?|ones?))?(?:\s+right\s+now|\s+now)?$`)
+	// whichNextRe: which job runs next
+	whichNextRe = regexp.MustCompile(`^which\s+(?:one|job|reminder|post)?\s*(?:is|comes|runs|goes\s+out)\s+(?:up\s+)?next$`)
 	// didScheduleRe: "what did I schedule for friday", "what have we got
 	// on tomorrow": the agenda of that day
 	didScheduleRe = regexp.MustCompile(`^what\s+(?:did|have)\s+(?:i|we)\s+(?:got\s+)?(?:schedule[d]?|set(?:\s+up)?|plan(?:ned)?)?\s*(?:for|on)\s+(.+)$`)
@@ -62,8 +64,11 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 	if first, _, _ := strings.Cut(lower, " "); !askFirst[first] {
 		return selector.Decision{}, false // most messages: spare the patterns below
 	}
-	if m := didScheduleRe.FindStringSubmatch(lower); m != nil && isWhenWords(in, m[1]) {
+	if m := didScheduleRe.FindStringSubmatch(lower); m != nil && isDayWords(in, m[1]) {
 		lower = "what's on " + m[1] // "what did I schedule for friday?": its agenda
+	}
+	if whichNextRe.MatchString(lower) {
+		lower = "what's up next" // "which one is next?": the runs to come
 	}
 	if isHowTo(lower) {
 		return selector.Decision{Reply: helpFor(in)}, true
@@ -170,7 +175,7 @@ func askAbout(in selector.Input, text, lower string) (selector.Decision, bool) {
 // itNextRe: a question about the job just spoken of, or about what is
 // scheduled ("what's next", "when's the next one", "what time is it set
 // for", "where does it post").
-var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+(?:up\s+)?next|which\s+(?:one\s+)?(?:is|comes|runs|goes)\s+(?:up\s+)?next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go)|(?:who|where)(?:'s|\s+is)\s+it\s+(?:going|posting|sent|sending)(?:\s+to)?|who\s+(?:does|will)\s+it\s+(?:go|post|remind|ping)(?:\s+to)?|who\s+gets\s+it)$`)
+var itNextRe = regexp.MustCompile(`^(?:(?:show|tell|give)\s+me\s+(?:the\s+)?next\s+(?:few\s+|couple\s+(?:of\s+)?)?(?:dates|runs|times|ones|posts)|what\s+are\s+the\s+next\s+(?:few\s+)?(?:dates|runs|times)|what(?:'s|\s+is)\s+next|when(?:'s|\s+is)\s+(?:the\s+|it\s+)?next(?:\s+(?:one|run|post|time))?|what\s+time\s+(?:is\s+it\s+set(?:\s+for)?|does\s+it\s+(?:run|post|fire|go\s+out))|where\s+(?:does|will)\s+it\s+(?:post|go)|(?:who|where)(?:'s|\s+is)\s+it\s+(?:going|posting|sent|sending)(?:\s+to)?|who\s+(?:does|will)\s+it\s+(?:go|post|remind|ping)(?:\s+to)?|who\s+gets\s+it)$`)
 
 // agendaMoreRe: "show me tomorrow's schedule", "agenda for monday", "what
 // do I have on monday", "list what's happening tomorrow".
@@ -390,4 +395,10 @@ func window(in selector.Input, words string) (from, until time.Time, ok bool) {
 		return start, d.AddDate(0, 0, 1), true
 	}
 	return time.Time{}, time.Time{}, false
+}
+
+// isDayWords says whether s says a day and no time ("friday", "tomorrow").
+func isDayWords(in selector.Input, s string) bool {
+	w, ok, _ := parseBlock(lex(s), when{}, in.Now)
+	return ok && len(w.clocks) == 0 && (w.hasDay || len(w.dows) > 0 || w.date != nil)
 }

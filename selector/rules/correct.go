@@ -168,10 +168,22 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 	// rest without what opens and closes a request politely: "can you post
 	// it in #eng too pls?"
 	bare := strings.TrimRight(strings.TrimSpace(politeTailRe.ReplaceAllString(prefixRe.ReplaceAllString(rest, ""), "")), "?!. ")
-	if m := inChannelRe.FindStringSubmatch(bare); m != nil && in.ContextJobID != "" {
-		bare = "move it to " + m[1] // "in #eng please", right after a job: where it posts
+	if m := inChannelRe.FindStringSubmatch(bare); m != nil && jobRef(in, in.ContextJobID) != nil {
+		// "in #eng please": where the job last spoken of posts, asked, as
+		// the job may not be the one meant
+		j := jobRef(in, in.ContextJobID)
+		d := clarify(in, text, selector.MissingJob, "Move "+JobLabel(*j)+" to "+m[1]+"? (yes or no)")
+		d.Pending.Yes = "move " + j.JobID + " to " + m[1]
+		return d, true
 	}
-	if numberIn(bare, 1, 24) && in.ContextJobID != "" {
+	if j := jobRef(in, in.ContextJobID); j != nil && j.ScheduleType == store.ScheduleInterval && numberIn(bare, 1, 120) && j.Schedule.EverySeconds > 0 {
+		unit := "minutes" // "every 15 minutes", then "actually 20": the step
+		if j.Schedule.EverySeconds%3600 == 0 {
+			unit = "hours"
+		}
+		bare = "every " + bare + " " + unit
+		rest = bare
+	} else if numberIn(bare, 1, 24) && j != nil && atTimeOfDay(j) {
 		bare = "at " + bare // "actually 6": the hour, asked am or pm as "make it 6" is
 		rest = bare
 	}
@@ -599,8 +611,27 @@ func minutesInstead(in selector.Input, text string) (string, bool) {
 		bare = m[1]
 	}
 	j := jobRef(in, in.ContextJobID)
-	if j == nil || j.ScheduleType != store.ScheduleOnce || !numberIn(bare, 1, 120) || !j.Schedule.RunAt.After(in.Now) || j.Schedule.RunAt.Sub(in.Now) > time.Hour {
+	// a run said as a while ("in 12 minutes") keeps the seconds it was
+	// said at; one said as a time of day ("at 2am") has none
+	if j == nil || j.ScheduleType != store.ScheduleOnce || !numberIn(bare, 1, 120) || !j.Schedule.RunAt.After(in.Now) || j.Schedule.RunAt.Sub(in.Now) > time.Hour ||
+		j.Schedule.RunAt.Second() == 0 && j.Schedule.RunAt.Nanosecond() == 0 {
 		return "", false
 	}
 	return bare, true
+}
+
+// atTimeOfDay says whether j runs at a time of day on its days, which a
+// bare hour can change: once, or a cron or rrule with set hours and no
+// day of the month ("actually 6" of a job on the 5th may be the 6th).
+func atTimeOfDay(j *selector.JobRef) bool {
+	switch j.ScheduleType {
+	case store.ScheduleOnce:
+		return true
+	case store.ScheduleCron:
+		f := strings.Fields(j.Schedule.Cron)
+		return len(f) == 5 && f[2] == "*" && !strings.ContainsAny(f[0]+f[1], "*/")
+	case store.ScheduleRRule:
+		return strings.Contains(j.Schedule.RRule, "BYHOUR") && !strings.Contains(j.Schedule.RRule, "BYMONTHDAY") && !strings.Contains(j.Schedule.RRule, "BYSETPOS")
+	}
+	return false
 }

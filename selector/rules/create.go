@@ -121,7 +121,7 @@ var (
 	// remindPleaseRe: a reminder asked for, "please" closing the request
 	remindPleaseRe = regexp.MustCompile(`(?i)^(remind\s.+?)[\s,]+(?:please|pls|plz)[\s.!]*$`)
 	// sayWordRe: a word after which "please" is said, not asked
-	sayWordRe = regexp.MustCompile(`(?i)\b(?:say|saying|said|says|ask|asking)$`)
+	sayWordRe = regexp.MustCompile(`(?i)\b(?:say|saying|said|says|ask|asking|add|type|write|the|a|an|to|about|and|for|with)$`)
 	// needToRemindRe: what the sender must do, then "remind me"
 	needToRemindRe = regexp.MustCompile(`(?i)^(?:i\s+(?:need|have|want)\s+to|i\s+must|i\s+should|i\s+gotta|i've\s+got\s+to|gotta)\s+(.+?)[\s,;.]+(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?remind\s+me(?:\s+(?:please|pls|about\s+it|of\s+it))?[\s.!?]*$`)
 	// thanksTailRe: thanks said as a sentence of its own after the request

@@ -47,7 +47,7 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 			date = holidayDates[i].date
 		}
 	}
-	if date == "dec 31" && strings.Contains(strings.ToLower(text), "midnight") {
+	if date == "dec 31" && nyeMidnightRe.MatchString(text) {
 		date = "jan 1" // "at midnight on new year's eve": as the year turns
 	}
 	lead := "on "
@@ -61,6 +61,9 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	return selector.Decision{}, false
 }
+
+// nyeMidnightRe: midnight said of new year's eve, the turn of the year.
+var nyeMidnightRe = regexp.MustCompile(`(?i)\bmidnight\s+(?:on\s+)?(?:new\s+year'?s\s+eve|nye)\b|\b(?:new\s+year'?s\s+eve|nye)\s+at\s+midnight\b`)
 
 // holidayWordRes are holidayDates' words, each alone.
 var holidayWordRes = func() []*regexp.Regexp {

@@ -24,8 +24,8 @@ func namesJob(in selector.Input, words string) bool {
 	if len(lead) > 0 && slices.Contains(backReferences, lead[0]) && (len(lead) == 1 || len(lead) < 4) {
 		return true
 	}
-	if positionRe.MatchString(strings.TrimSpace(words)) && len(liveJobs(in.Jobs)) > 0 {
-		return true // "the second one": asked which, by number
+	if (positionRe.MatchString(strings.TrimSpace(words)) || lastMadeRe.MatchString(strings.TrimSpace(words))) && len(liveJobs(in.Jobs)) > 0 {
+		return true // "the second one": asked which, by number; "the last one I made"
 	}
 	_, _, ok := matchJobs(in.Jobs, words)
 	return ok && strings.TrimSpace(fillerRe.ReplaceAllString(words, " ")) != ""
@@ -38,6 +38,18 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 			return "", clarify(in, text, selector.MissingJob, "I don't know a job "+id+". Which schedule? (Say “list my schedules” to see them.)"), false
 		}
 		return id, selector.Decision{}, true
+	}
+	if lastMadeRe.MatchString(strings.TrimSpace(words)) {
+		// "the last one I made": ids are made in time order (ULIDs)
+		var last string
+		for _, j := range in.Jobs {
+			if j.State != "deleted" && (j.CreatedBy == in.SenderID || in.SenderID == "") && j.JobID > last {
+				last = j.JobID
+			}
+		}
+		if last != "" {
+			return last, selector.Decision{}, true
+		}
 	}
 	if positionRe.MatchString(strings.TrimSpace(words)) {
 		// "the second one", "#1": of which list is not known (the jobs as
@@ -66,6 +78,10 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 	}
 	return ids[0], selector.Decision{}, true
 }
+
+// lastMadeRe: the job the sender made last ("the last one I made", "the
+// one I just made", "my latest reminder").
+var lastMadeRe = regexp.MustCompile(`(?i)^(?:the\s+|my\s+)?(?:last\s+(?:one|job|reminder|schedule|post)\s+(?:i|we)\s+(?:made|created|set(?:\s+up)?|added|scheduled)|(?:latest|newest|most\s+recent)\s+(?:one|job|reminder|schedule|post)(?:\s+(?:i|we)\s+(?:made|created|set(?:\s+up)?|added|scheduled))?|(?:one|job|reminder|schedule|post)\s+(?:i|we)\s+just\s+(?:made|created|set(?:\s+up)?|added|scheduled))$`)
 
 // positionRe: a job named by its place in a list ("the second one",
 // "#1", "number 2", "the last one").

@@ -393,6 +393,16 @@ func pauseWhile(in selector.Input, text, words string) (selector.Decision, bool)
 		return selector.Decision{}, false
 	}
 	m := untilRe.FindStringSubmatchIndex(words)
+	if m != nil && isMonthWord(words[m[4]:m[5]]) {
+		head := strings.TrimSpace(words[:m[0]])
+		if namesJob(in, head) || strings.TrimSpace(fillerRe.ReplaceAllString(head, " ")) == "" {
+			// "pause it until january": which day of it?
+			mo := strings.TrimSpace(words[m[4]:m[5]])
+			d := clarify(in, text, selector.MissingTime, "Until which day? I'll skip its runs until then, and it comes back by itself: for example “until "+capitalize(mo)+" 4”.")
+			d.Pending.Replace = strings.ToLower(mo)
+			return d, true
+		}
+	}
 	if m == nil || !isMonthWord(words[m[4]:m[5]]) {
 		if rest, start, end, ok := skipPeriod(in, words); ok {
 			return skipBetween(in, text, rest, start, end) // not "until january", which asks

@@ -406,7 +406,7 @@ func manageSynonyms(in selector.Input, lower string) string {
 
 // leadAndRe: a change opened by a word that joins it to what came before
 // ("now delete that one", "and pause it too").
-var leadAndRe = regexp.MustCompile(`^(?:now|then|and|also|so)\s+((?:delete|remove|pause|resume|show|skip|cancel|stop|move|change|rename|run)\b.*)$`)
+var leadAndRe = regexp.MustCompile(`^(?:now|then|and|so)\s+((?:delete|remove|pause|resume|show|skip|cancel|move|change|rename)\b.*)$`)
 
 // showMeRe: "show me it", "show me that one".
 var showMeRe = regexp.MustCompile(`^show\s+me\s+(it|that|this|that\s+one|this\s+one)$`)

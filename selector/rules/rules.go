@@ -203,6 +203,10 @@ var (
 
 // asideRe: where a reason or a comment joins a change ("stop it, too
 // noisy", "pause it because I'm traveling", "run it now to test it").
+// limitWordRe: an aside that limits the change ("just for tomorrow",
+// "the next one only", "only this once"): more than why.
+var limitWordRe = regexp.MustCompile(`(?i)\b(?:only|just|once|this\s+time|for\s+now|temporar(?:y|ily)|I\s+mean|i\s+meant)\b`)
+
 var asideRe = regexp.MustCompile(`(?i)(?:\s*[,;(]\s*|\s+[—–-]+\s+|\s+(?:because|since|cause|cuz|bc|as)\s+|\s+to\s+(?:test|check|try|see)\b|\s+so\s+(?:that\s+)?(?:i|we|you|they)\s+can\b)`)
 
 // listSepRe splits a list of jobs ("the weekly report and the daily
@@ -227,10 +231,10 @@ func asideCut(in selector.Input, text string) (selector.Decision, bool) {
 	head, aside := text[:from+m[0]], text[from+m[1]:]
 	at := lex(aside)
 	if strings.ContainsAny(aside, "\"“”") || from == 0 && slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tQuote }) ||
-		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || from == 0 && slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) ||
+		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) || limitWordRe.MatchString(aside) ||
 			slices.Contains([]string{"then", "no", "and", "or", "also", "plus", "actually", "instead", "not"}, at[0].s)) ||
 		slices.ContainsFunc(at, func(t tok) bool {
-			return t.kind == tChannel || t.kind == tQuote || t.kind == tNum || timeBearing(t) && t.s != "one" || strongTime(t) // "as of monday" says when; "the old one" does not
+			return t.kind == tChannel || t.kind == tUser || t.kind == tQuote || t.kind == tNum || timeBearing(t) && t.s != "one" || strongTime(t) // "as of monday" says when; "the old one" does not
 		}) {
 		// a quote may hold commas; "then pause it", "no 11", "the weekly
 		// report and …" say more than why
