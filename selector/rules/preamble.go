@@ -107,6 +107,7 @@ var (
 func courteous(text string) string {
 	out := courtesyRe.ReplaceAllString(asideCourtesyRe.ReplaceAllString(text, " "), " can you ")
 	out = arvoRe.ReplaceAllString(out, "afternoon")
+	out = everyDashRe.ReplaceAllString(out, "every $1") // "every-day"
 	out = arrangeRe.ReplaceAllString(out, "remind me")
 	if out == text {
 		return text
@@ -115,6 +116,7 @@ func courteous(text string) string {
 }
 
 var (
-	arvoRe    = regexp.MustCompile(`(?i)\barvo\b`)
-	arrangeRe = regexp.MustCompile(`(?i)\b(?:arrange|set\s+up|setup|make|create|schedule)\s+(?:a\s+)?(?:little\s+|quick\s+|small\s+)?reminder\s+for\s+me\b,?`)
+	arvoRe      = regexp.MustCompile(`(?i)\barvo\b`)
+	everyDashRe = regexp.MustCompile(`(?i)\bevery-(day|week|month|year|hour|morning|evening|night|weekday|other)\b`)
+	arrangeRe   = regexp.MustCompile(`(?i)\b(?:arrange|set\s+up|setup|make|create|schedule)\s+(?:a\s+)?(?:little\s+|quick\s+|small\s+)?reminder\s+for\s+me\b,?`)
 )
