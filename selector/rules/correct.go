@@ -176,12 +176,8 @@ func correction(in selector.Input, text string) (selector.Decision, bool) {
 		d.Pending.Yes = "move " + j.JobID + " to " + m[1]
 		return d, true
 	}
-	if j := jobRef(in, in.ContextJobID); j != nil && j.ScheduleType == store.ScheduleInterval && numberIn(bare, 1, 120) && j.Schedule.EverySeconds > 0 {
-		unit := "minutes" // "every 15 minutes", then "actually 20": the step
-		if j.Schedule.EverySeconds%3600 == 0 {
-			unit = "hours"
-		}
-		bare = "every " + bare + " " + unit
+	if j := jobRef(in, in.ContextJobID); j != nil && j.ScheduleType == store.ScheduleInterval && stepUnit(j.Schedule.EverySeconds, bare) != "" {
+		bare = "every " + bare + " " + stepUnit(j.Schedule.EverySeconds, bare) // "every 15 minutes", then "actually 20": the step
 		rest = bare
 	} else if numberIn(bare, 1, 24) && j != nil && atTimeOfDay(j) {
 		bare = "at " + bare // "actually 6": the hour, asked am or pm as "make it 6" is
@@ -634,4 +630,17 @@ func atTimeOfDay(j *selector.JobRef) bool {
 		return strings.Contains(j.Schedule.RRule, "BYHOUR") && !strings.Contains(j.Schedule.RRule, "BYMONTHDAY") && !strings.Contains(j.Schedule.RRule, "BYSETPOS")
 	}
 	return false
+}
+
+// stepUnit is the unit a bare number changes an interval's step in:
+// minutes of a step under an hour, hours (up to 23) of one in hours; ""
+// for days and weeks ("every 2 weeks", "actually 3": weeks? asked).
+func stepUnit(every int64, bare string) string {
+	switch {
+	case every > 0 && every < 3600 && numberIn(bare, 1, 59):
+		return "minutes"
+	case every >= 3600 && every < 86400 && every%3600 == 0 && numberIn(bare, 1, 23):
+		return "hours"
+	}
+	return ""
 }

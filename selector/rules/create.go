@@ -118,6 +118,10 @@ var (
 	askedTailRe = regexp.MustCompile(`(?i)\?+(?:\s*(?:thanks|thank\s+you|thx|ty|pls|please|cheers)?[\s!.]*)$`)
 	// noEndTailRe: a request closed by words that name no end.
 	rightAtRe = regexp.MustCompile(`(?i)^right\s+at\s`)
+	// audienceRe: thanks said to a channel's people ("Thanks everyone!")
+	audienceRe = regexp.MustCompile(`(?i)\b(?:everyone|everybody|all|team|folks|guys|y'all|people)\b`)
+	// remindMeRe: a reminder to the sender
+	remindMeRe = regexp.MustCompile(`(?i)\bremind\s+(?:me|us)\b`)
 	// remindPleaseRe: a reminder asked for, "please" closing the request
 	remindPleaseRe = regexp.MustCompile(`(?i)^(remind\s.+?)[\s,]+(?:please|pls|plz)[\s.!]*$`)
 	// sayWordRe: a word after which "please" is said, not asked
@@ -125,7 +129,7 @@ var (
 	// needToRemindRe: what the sender must do, then "remind me"
 	needToRemindRe = regexp.MustCompile(`(?i)^(?:i\s+(?:need|have|want)\s+to|i\s+must|i\s+should|i\s+gotta|i've\s+got\s+to|gotta)\s+(.+?)[\s,;.]+(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?remind\s+me(?:\s+(?:please|pls|about\s+it|of\s+it))?[\s.!?]*$`)
 	// thanksTailRe: thanks said as a sentence of its own after the request
-	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:(?:ever\s+)?so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+(?:kind\s+)?(?:help|assistance)|heaps|mate|man|bot|all|everyone))*(?:[,!.]*\s*(?:you'?re|you\s+are)\s+(?:a\s+|the\s+)?(?:lifesaver|star|legend|best|awesome|amazing|great))?[\s!.🙏😊]*$`)
+	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:(?:many\s+)?thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:(?:ever\s+)?so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+(?:kind\s+)?(?:help|assistance)|heaps|mate|man|bot|all|everyone))*(?:[,!.]*\s*(?:you'?re|you\s+are)\s+(?:a\s+|the\s+)?(?:lifesaver|star|legend|best|awesome|amazing|great))?[\s!.🙏😊]*$`)
 	noEndTailRe  = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )
 
@@ -136,7 +140,9 @@ var (
 // said again ("actually, remind me to call dad instead").
 func requestBody(text string) string {
 	body := strings.TrimSpace(prefixRe.ReplaceAllString(text, ""))
-	body = thanksTailRe.ReplaceAllString(body, "$1") // `… "Don't forget!" Thanks so much in advance!!`
+	if m := thanksTailRe.FindStringSubmatch(body); m != nil && (strings.ContainsAny(m[1], "\"”?") || remindMeRe.MatchString(body) || !audienceRe.MatchString(m[0])) {
+		body = thanksTailRe.ReplaceAllString(body, "$1") // `… "Don't forget!" Thanks so much in advance!!`; a post's own thanks stay
+	}
 	if m := remindPleaseRe.FindStringSubmatch(body); m != nil && !sayWordRe.MatchString(m[1]) {
 		body = m[1] // "remind me in 45 mins to stretch pls": asked of the bot
 	}

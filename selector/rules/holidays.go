@@ -47,7 +47,7 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 			date = holidayDates[i].date
 		}
 	}
-	if date == "dec 31" && nyeMidnightRe.MatchString(text) {
+	if date == "dec 31" && nyeMidnightRe.MatchString(text) && !clockSaidRe.MatchString(text) {
 		date = "jan 1" // "at midnight on new year's eve": as the year turns
 	}
 	lead := "on "
@@ -63,7 +63,10 @@ func holidayDated(in selector.Input, text string) (selector.Decision, bool) {
 }
 
 // nyeMidnightRe: midnight said of new year's eve, the turn of the year.
-var nyeMidnightRe = regexp.MustCompile(`(?i)\bmidnight\s+(?:on\s+)?(?:new\s+year'?s\s+eve|nye)\b|\b(?:new\s+year'?s\s+eve|nye)\s+at\s+midnight\b`)
+var nyeMidnightRe = regexp.MustCompile(`(?i)\bmidnight\b[^.!?]{0,25}\b(?:new\s+year'?s\s+eve|nye)\b|\b(?:new\s+year'?s\s+eve|nye)\b[^.!?]{0,25}\bmidnight\b`)
+
+// clockSaidRe: a time of day in digits ("8pm", "20:00").
+var clockSaidRe = regexp.MustCompile(`(?i)\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{1,2}:\d\d\b`)
 
 // holidayWordRes are holidayDates' words, each alone.
 var holidayWordRes = func() []*regexp.Regexp {

@@ -80,8 +80,9 @@ func pickJob(in selector.Input, text, words string) (string, selector.Decision, 
 }
 
 // lastMadeRe: the job the sender made last ("the last one I made", "the
-// one I just made", "my latest reminder").
-var lastMadeRe = regexp.MustCompile(`(?i)^(?:the\s+|my\s+)?(?:last\s+(?:one|job|reminder|schedule|post)\s+(?:i|we)\s+(?:made|created|set(?:\s+up)?|added|scheduled)|(?:latest|newest|most\s+recent)\s+(?:one|job|reminder|schedule|post)(?:\s+(?:i|we)\s+(?:made|created|set(?:\s+up)?|added|scheduled))?|(?:one|job|reminder|schedule|post)\s+(?:i|we)\s+just\s+(?:made|created|set(?:\s+up)?|added|scheduled))$`)
+// one I just made"); "my latest reminder" names a kind of job, and is
+// matched by its words as any other.
+var lastMadeRe = regexp.MustCompile(`(?i)^(?:the\s+|my\s+)?(?:last\s+(?:one|job|schedule)\s+(?:i|we)\s+(?:made|created|set(?:\s+up)?|added|scheduled)|(?:latest|newest|most\s+recent)\s+(?:one|job|schedule)(?:\s+(?:i|we)\s+(?:made|created|set(?:\s+up)?|added|scheduled))?|(?:one|job|schedule)\s+(?:i|we)\s+just\s+(?:made|created|set(?:\s+up)?|added|scheduled))$`)
 
 // positionRe: a job named by its place in a list ("the second one",
 // "#1", "number 2", "the last one").

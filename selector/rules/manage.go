@@ -117,8 +117,8 @@ func manage(in selector.Input, text string) (selector.Decision, bool) {
 	// pause and delete do anyway
 	lower = strings.TrimSpace(openEndedRe.ReplaceAllString(lower, ""))
 	lower = manageSynonyms(in, lower)
-	if m := leadAndRe.FindStringSubmatch(lower); m != nil {
-		lower = m[1] // "now delete that one", "and pause it"
+	if m := leadAndRe.FindStringSubmatch(lower); m != nil && namesJob(in, m[2]) {
+		lower = m[1] // "now delete that one", "and pause it"; "also stop by the bakery" names no job
 	}
 	lower = showMeRe.ReplaceAllString(lower, "show $1") // "show me it"
 	if dontRemindRe.MatchString(lower) {
@@ -406,7 +406,7 @@ func manageSynonyms(in selector.Input, lower string) string {
 
 // leadAndRe: a change opened by a word that joins it to what came before
 // ("now delete that one", "and pause it too").
-var leadAndRe = regexp.MustCompile(`^(?:now|then|and|so)\s+((?:delete|remove|pause|resume|show|skip|cancel|move|change|rename)\b.*)$`)
+var leadAndRe = regexp.MustCompile(`^(?:now|then|and|also|so)\s+((?:delete|remove|pause|resume|show|skip|cancel|stop|run|move|change|rename)\s+(.+))$`)
 
 // showMeRe: "show me it", "show me that one".
 var showMeRe = regexp.MustCompile(`^show\s+me\s+(it|that|this|that\s+one|this\s+one)$`)

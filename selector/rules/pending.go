@@ -516,6 +516,10 @@ func hoursLead(text, replace string) string {
 // untilAnswer is the end of a pause for a while ("over the holidays",
 // asked "Until when?") said as one: "jan 4" is "until jan 4".
 func untilAnswer(replace, answer string) string {
+	if isMonthWord(replace) && dayOnlyRe.MatchString(strings.TrimSpace(answer)) {
+		// "Until which day?" of "until january": "the 8th" is January's
+		return replace + " " + strings.TrimPrefix(strings.TrimSpace(strings.ToLower(answer)), "the ")
+	}
 	if workHoursRe.MatchString(replace) {
 		// "during business hours": "9 to 6" is from 9 to 6
 		if first := strings.ToLower(firstWord(strings.TrimSpace(answer))); first != "from" && first != "between" {
@@ -598,3 +602,6 @@ func replaced(text, replace, answer string) string {
 	}
 	return ""
 }
+
+// dayOnlyRe: a day of the month said alone ("the 8th", "8", "2nd").
+var dayOnlyRe = regexp.MustCompile(`(?i)^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?$`)

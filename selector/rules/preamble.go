@@ -105,18 +105,44 @@ var (
 // said for plainer ones ("arvo" for afternoon, "arrange a reminder for
 // me" for "remind me").
 func courteous(text string) string {
-	out := courtesyRe.ReplaceAllString(asideCourtesyRe.ReplaceAllString(text, " "), " can you ")
-	out = arvoRe.ReplaceAllString(out, "afternoon")
-	out = everyDashRe.ReplaceAllString(out, "every $1") // "every-day"
-	out = arrangeRe.ReplaceAllString(out, "remind me")
+	// only the asking, before the message: "post “I was wondering if you
+	// could help”" keeps its words
+	head, tail := text, ""
+	if m := requestVerbRe.FindStringIndex(text); m != nil {
+		head, tail = text[:m[0]], text[m[0]:]
+	}
+	if q := strings.IndexAny(head, "\"“‘"); q >= 0 {
+		head, tail = text[:q], text[q:]
+	}
+	out := courtesyRe.ReplaceAllString(asideCourtesyRe.ReplaceAllString(head, " "), " can you ")
+	if q := strings.IndexAny(tail, "\"“‘"); q < 0 || arrangeAt(tail) < q {
+		tail = arrangeRe.ReplaceAllString(tail, "remind me")
+	}
+	out = everyDashRe.ReplaceAllStringFunc(out+tail, func(m string) string {
+		if strings.Contains(m, " ") {
+			return m // "the every-day checklist": a word of the message
+		}
+		return strings.Replace(m, "-", " ", 1) // "every-day"
+	})
+	out = arvoRe.ReplaceAllString(out, "$1 afternoon") // "thursday arvo"
 	if out == text {
 		return text
 	}
 	return strings.Join(strings.Fields(out), " ")
 }
 
+// arrangeAt is where arrangeRe first matches in s, or len(s).
+func arrangeAt(s string) int {
+	if m := arrangeRe.FindStringIndex(s); m != nil {
+		return m[0]
+	}
+	return len(s)
+}
+
 var (
-	arvoRe      = regexp.MustCompile(`(?i)\barvo\b`)
-	everyDashRe = regexp.MustCompile(`(?i)\bevery-(day|week|month|year|hour|morning|evening|night|weekday|other)\b`)
-	arrangeRe   = regexp.MustCompile(`(?i)\b(?:arrange|set\s+up|setup|make|create|schedule)\s+(?:a\s+)?(?:little\s+|quick\s+|small\s+)?reminder\s+for\s+me\b,?`)
+	arvoRe = regexp.MustCompile(`(?i)\b((?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|today|this|every)\s+arvo\b`)
+	// requestVerbRe: where a request's verb starts
+	requestVerbRe = regexp.MustCompile(`(?i)\b(?:remind|post|send|ping|message|dm|announce|schedule|set\s+up|setup|arrange|make|create)\b`)
+	everyDashRe   = regexp.MustCompile(`(?i)\b(?:(?:the|a|an|my|our|your|this|that|his|her|their)\s+)?every-(?:day|week|month|year|hour|morning|evening|night|weekday|other)\b`)
+	arrangeRe     = regexp.MustCompile(`(?i)\b(?:arrange|set\s+up|setup|make|create|schedule)\s+(?:a\s+)?(?:little\s+|quick\s+|small\s+)?reminder\s+for\s+me\b,?`)
 )

@@ -77,12 +77,14 @@ func decide(in selector.Input, text string) selector.Decision {
 		return unsupported("That message is too long (%d characters). Tell me in a sentence what to schedule, up to %d characters.", len(text), MaxText)
 	case !utf8.ValidString(text):
 		return unsupported("I could not read that message (it is not valid text).")
-	case languageRe.MatchString(strings.TrimSpace(text)) || otherLanguageRe.MatchString(text) && !englishRequestRe.MatchString(text):
+	case languageRe.MatchString(strings.TrimSpace(text)) || in.Pending == nil && otherLanguageRe.MatchString(outsideQuotes(text)) && !englishRequestRe.MatchString(text):
 		return selector.Decision{Reply: "I read English only. Tell me in English what to schedule, for example: remind me to call mom tomorrow at 6pm."}
 	case isHelp(text):
 		return selector.Decision{Reply: helpFor(in)}
 	case accessRe.MatchString(strings.TrimSpace(prefixRe.ReplaceAllString(strings.ToLower(text), ""))):
 		return selector.Decision{Reply: accessText}
+	case remindWhenRe.MatchString(strings.TrimSpace(text)):
+		return unsupported("I can't react to events (“%s”); I run things on a schedule (a time, a day, an interval). Tell me when to remind you instead.", remindWhenRe.FindStringSubmatch(strings.TrimSpace(text))[1])
 	case cannotRe.MatchString(strings.TrimSpace(text)):
 		return selector.Decision{Reply: cannotText}
 	case keepRe.MatchString(strings.TrimSpace(text)):
@@ -231,7 +233,7 @@ func asideCut(in selector.Input, text string) (selector.Decision, bool) {
 	head, aside := text[:from+m[0]], text[from+m[1]:]
 	at := lex(aside)
 	if strings.ContainsAny(aside, "\"“”") || from == 0 && slices.ContainsFunc(lex(text), func(t tok) bool { return t.kind == tQuote }) ||
-		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) || limitWordRe.MatchString(aside) ||
+		len(at) > 0 && (isWhenWords(in, aside) || hasAction(in, aside) || slices.ContainsFunc(listSepRe.Split(aside, -1), func(part string) bool { return namesJob(in, part) }) || from > 0 && limitWordRe.MatchString(aside) ||
 			slices.Contains([]string{"then", "no", "and", "or", "also", "plus", "actually", "instead", "not"}, at[0].s)) ||
 		slices.ContainsFunc(at, func(t tok) bool {
 			return t.kind == tChannel || t.kind == tUser || t.kind == tQuote || t.kind == tNum || timeBearing(t) && t.s != "one" || strongTime(t) // "as of monday" says when; "the old one" does not
@@ -304,6 +306,10 @@ var languageRe = regexp.MustCompile(`(?i)^(?:do|can|could)\s+(?:you|u|i|we)\s+(?
 // Italian, by its words for "remind me" and "tomorrow".
 var otherLanguageRe = regexp.MustCompile(`(?i)\b(?:me\s+lembr[ae]|me\s+avis[ae]|lembrete|amanhã|recuérdame|recordatorio|mañana|rappelle-moi|rappelle\s+moi|demain|erinnere\s+mich|erinnerung|morgen\s+um|ricordami|promemoria|domani\s+alle)\b`)
 
+// remindWhenRe: a reminder asked for when something happens ("can you
+// remind me when my package arrives?"), with no time.
+var remindWhenRe = regexp.MustCompile(`(?i)^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?(?:remind|ping|tell|notify|alert)\s+(?:me|us)\s+(when\s+(?:my|our|the|his|her|their)\s+[^0-9]+?)[?.!]*$`)
+
 // cannotRe, keepRe and stopAllRe: what it cannot do, what it keeps, how
 // to stop everything.
 var (
@@ -311,7 +317,7 @@ var (
 	keepRe    = regexp.MustCompile(`(?i)^(?:do|will|does)\s+(?:you|u|this|it|schedbot)\s+(?:store|keep|save|log|record|read|remember|track)\s+(?:my|our|the|all)?\s*(?:messages?|data|chats?|conversations?|info(?:rmation)?|history|stuff)\b.*\??$|^(?:what|which)\s+(?:data|info(?:rmation)?)\s+do\s+you\s+(?:store|keep|collect|save)\b.*$`)
 	stopAllRe = regexp.MustCompile(`(?i)^(?:how\s+(?:do|can)\s+i\s+(?:stop|pause|cancel|delete|turn\s+off|disable)\s+(?:everything|all\s+of\s+(?:it|them)|it\s+all|all\s+(?:my\s+|the\s+)?(?:schedules|reminders|jobs|posts)))\s*\??$`)
 	// englishRequestRe: words of a request in English
-	englishRequestRe = regexp.MustCompile(`(?i)\b(?:remind|post|send|schedule|every|tomorrow|today|please)\b`)
+	englishRequestRe = regexp.MustCompile(`(?i)\b(?:remind|post|send|schedule|every|tomorrow|today|please|ping|the|to|at|in|on|my|and|for|it|one|pause|rename|delete|message)\b`)
 )
 
 // cannotText says what schedbot cannot do.
