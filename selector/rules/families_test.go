@@ -76,7 +76,8 @@ func TestAnswersAndCorrectionsWhileAsked(t *testing.T) {
 		{"post in #team every friday at 4pm", "about time!", `"text":"about time!"`},
 		{"remind me tomorrow at 9am", "to call mom", `"text":"call mom"`},
 		{"post in #team every friday at 4pm", "ok", `"clarify"`},
-		{"post in #team every friday at 4pm", "good morning!", `"text":"good morning!"`}, // a greeting is help only when nothing is asked
+		{"remind #ops to check the backups every tuesday", "tuesday at 3pm, in #ops", `"cron":"0 15 * * 2"`}, // the when, then the channel
+		{"post in #team every friday at 4pm", "good morning!", `"text":"good morning!"`},                     // a greeting is help only when nothing is asked
 		{"post in #team every friday at 4pm", "hello", `"text":"hello"`},
 		{"can you remind me about stuff", "yeah pay the electric bill on the 3rd of every month at 10am", `"text":"pay the electric bill"`},
 		{"set up a reminder for my team", "its for #sales, every monday at 9am, 'update the CRM pls'", `"channelId":"#sales"`},

@@ -549,7 +549,7 @@ func channelAndWhen(answer string) (ch, rest string, ok bool) {
 		if k > 0 && slices.Contains(targetPreps, toks[k-1].s) {
 			from = k - 1
 		}
-		rest = strings.TrimSpace(answer[:toks[from].i] + " " + answer[t.j:])
+		rest = strings.Trim(answer[:toks[from].i]+" "+answer[t.j:], " ,;") // "tuesday at 3pm, in #ops"
 		return answer[t.i:t.j], rest, rest != ""
 	}
 	return "", "", false
