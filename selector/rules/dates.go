@@ -325,6 +325,19 @@ func (p *parser) pDateSaid() bool {
 	case p.is(0, "the") && slices.Contains(dayParts, p.s(1)) && p.is(2, "of"):
 		part = p.s(1)
 		p.i += 3
+	case p.is(0, "a") && p.is(1, "week") && p.is(2, "from") && isWeekdayWord(p.s(3)),
+		p.is(0, "the") && isWeekdayWord(p.s(1)) && p.is(2, "after") && p.is(3, "next") && !p.is(4, "week", "month", "year"):
+		// "a week from tuesday", "the monday after next": the coming one,
+		// a week on
+		name := p.s(3)
+		if p.is(0, "the") {
+			name = p.s(1)
+		}
+		dow, _, _ := weekday(name)
+		p.i += 4
+		t := time.Date(p.now.Year(), p.now.Month(), p.now.Day(), 12, 0, 0, 0, p.now.Location())
+		t = t.AddDate(0, 0, (dow-int(t.Weekday())+6)%7+1+7)
+		d = ymd{y: t.Year(), m: int(t.Month()), d: t.Day()}
 	case p.is(0, "the") && p.is(1, "day") && p.is(2, "before", "after"):
 		shift = 1 - 2*btoi(p.is(2, "before")) // "the day after dec 3"
 		p.i += 3
@@ -479,4 +492,10 @@ func farYear(y int, now time.Time) string {
 		return fmt.Sprintf("That date is in %d, which has passed. Say a date to come.", y)
 	}
 	return "That date is not within the next 10 years."
+}
+
+// isWeekdayWord says whether s names one weekday ("tuesday", "tue").
+func isWeekdayWord(s string) bool {
+	_, plural, ok := weekday(s)
+	return ok && !plural
 }
