@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedbot/schedbot/conversation"
 )
 
 // Changes said the ways people say them reach the job in context: "don't
@@ -17,7 +19,7 @@ func TestConversation_ChangesSaidLoosely(t *testing.T) {
 	if got := say(c, "UANA", "run it now"); !strings.Contains(got, "There are no schedules here yet") {
 		t.Errorf("run it now, with no schedule: %q", got)
 	}
-	steps := []struct{ text, want string }{
+	converse(t, c, []step{
 		{`post "standup" in #eng every weekday at 9:30am`, "OK"},
 		{"skip it on christmas eve", "except Thu 24 Dec"},
 		{"skip it from dec 28 to jan 1", "except 6 runs between Thu 24 Dec and Fri 1 Jan"},
@@ -25,12 +27,7 @@ func TestConversation_ChangesSaidLoosely(t *testing.T) {
 		{"don't post the standup anymore", "Paused"},
 		{`post "retro" in #eng every other friday at 2pm`, "OK"},
 		{"delete both", "I can't change many schedules at once"},
-	}
-	for _, s := range steps {
-		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
-			t.Errorf("%q = %q, want %q", s.text, got, s.want)
-		}
-	}
+	})
 }
 
 // A call asked for is offered as a reminder with its what and when, the
@@ -54,18 +51,14 @@ func TestConversation_UndoThenDeleteIt(t *testing.T) {
 	e := newEnv(t)
 	now := secondsIn()
 	c := conv(e, &now)
-	for _, s := range []struct{ text, want string }{
+	converse(t, c, []step{
 		{`post "lunch!" in #office every day at noon`, "OK"},
 		{"undo", "is still set"},
 		{"delete it", "Deleted job"},
 		{"list my schedules", "No schedules yet"},
 		{"remind me to take the pizza out in 12 minutes", "OK"},
 		{"actually 15", now.Add(15 * time.Minute).In(mustZone(t, "America/New_York")).Format("3:04 PM")},
-	} {
-		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
-			t.Errorf("%q = %q, want %q", s.text, got, s.want)
-		}
-	}
+	})
 }
 
 func mustZone(t *testing.T, name string) *time.Location {
@@ -83,7 +76,7 @@ func TestConversation_FollowUps(t *testing.T) {
 	e := newEnv(t)
 	now := secondsIn()
 	c := conv(e, &now)
-	for _, s := range []struct{ text, want string }{
+	converse(t, c, []step{
 		{`post "weekly numbers" in #sales every monday at 9am`, "OK"},
 		{"and another one for #marketing", "in #marketing every Monday"},
 		{"in #ops please", "to #ops? (yes or no)"},
@@ -92,11 +85,7 @@ func TestConversation_FollowUps(t *testing.T) {
 		{"do the same for thursdays", "every Thursday and Friday at 5:00 PM"},
 		{"remind me to check the oven in 20 minutes", "OK"},
 		{"make that 25", now.Add(25 * time.Minute).In(mustZone(t, "America/New_York")).Format("3:04 PM")},
-	} {
-		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
-			t.Errorf("%q = %q, want %q", s.text, got, s.want)
-		}
-	}
+	})
 }
 
 // "Until when?" of a pause for the holidays takes a range of days.
@@ -104,15 +93,11 @@ func TestConversation_PauseForTheHolidays(t *testing.T) {
 	e := newEnv(t)
 	now := time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC)
 	c := conv(e, &now)
-	for _, s := range []struct{ text, want string }{
+	converse(t, c, []step{
 		{`post "standup" in #eng every weekday at 9:30am`, "OK"},
 		{"pause it for the holidays", "Until when?"},
 		{"dec 21 to jan 3", "except 10 runs between Mon 21 Dec and Fri 1 Jan"},
-	} {
-		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
-			t.Errorf("%q = %q, want %q", s.text, got, s.want)
-		}
-	}
+	})
 }
 
 // secondsIn is about now, on the real clock the functions check runs
@@ -120,4 +105,17 @@ func TestConversation_PauseForTheHolidays(t *testing.T) {
 // its seconds, and one at a time of day has none.
 func secondsIn() time.Time {
 	return time.Now().Truncate(time.Minute).Add(37 * time.Second)
+}
+
+// step is one thing Ana says and what the reply must contain.
+type step struct{ text, want string }
+
+// converse says each step in turn and checks each reply.
+func converse(t *testing.T, c *conversation.Conversations, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		if got := say(c, "UANA", s.text); !strings.Contains(got, s.want) {
+			t.Errorf("%q = %q, want %q", s.text, got, s.want)
+		}
+	}
 }
