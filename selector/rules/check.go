@@ -38,10 +38,7 @@ func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
 	}
 	text := strings.TrimSpace(in.Text)
 	var p struct {
-		ScheduleType string         `json:"scheduleType"`
-		Schedule     store.Schedule `json:"schedule"`
-		StartAt      time.Time      `json:"startAt"`
-		EndAt        time.Time      `json:"endAt"`
+		callWhen
 		TargetAction struct {
 			FunctionID   string `json:"functionId"`
 			FunctionArgs struct {
@@ -90,12 +87,7 @@ func CheckProposal(in selector.Input, d selector.Decision) selector.Decision {
 		}
 		return mine
 	}
-	var r struct {
-		ScheduleType string         `json:"scheduleType"`
-		Schedule     store.Schedule `json:"schedule"`
-		StartAt      time.Time      `json:"startAt"`
-		EndAt        time.Time      `json:"endAt"`
-	}
+	var r callWhen
 	json.Unmarshal(mine.Args, &r)
 	got, err1 := fireList(p.ScheduleType, p.Schedule, p.StartAt, p.EndAt, in.Now)
 	want, err2 := fireList(r.ScheduleType, r.Schedule, r.StartAt, r.EndAt, in.Now)
@@ -118,6 +110,15 @@ func fireList(typ string, s store.Schedule, startAt, endAt, now time.Time) ([]ti
 		out[i] = out[i].Truncate(time.Minute)
 	}
 	return out, nil
+}
+
+// callWhen is the schedule a create or update call carries, as its
+// arguments spell it.
+type callWhen struct {
+	ScheduleType string         `json:"scheduleType"`
+	Schedule     store.Schedule `json:"schedule"`
+	StartAt      time.Time      `json:"startAt"`
+	EndAt        time.Time      `json:"endAt"`
 }
 
 // newJobSpec is the spec of a schedule as a new job's would be: an interval
@@ -172,11 +173,8 @@ func checkUpdate(in selector.Input, d selector.Decision) selector.Decision {
 		return mine
 	}
 	type patch struct {
-		JobID        string         `json:"jobId"`
-		ScheduleType string         `json:"scheduleType"`
-		Schedule     store.Schedule `json:"schedule"`
-		StartAt      time.Time      `json:"startAt"`
-		EndAt        time.Time      `json:"endAt"`
+		JobID string `json:"jobId"`
+		callWhen
 	}
 	var p, r patch
 	again := clarify(in, text, selector.MissingTime, "I'm not sure I read that change right. Could you say it again, naming the job and its new schedule (“move the standup to 10am”)?")

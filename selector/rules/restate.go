@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/schedbot/schedbot/selector"
-	"github.com/schedbot/schedbot/store"
 )
 
 // Restatements: a when said twice, the second time in other words — "at
@@ -111,12 +110,7 @@ func restatedWhen(in selector.Input, inner string) (when, bool) {
 // else the job's or the sender's; first names the first runs, for a
 // question.
 func agrees(in selector.Input, d selector.Decision, w when, here bool) (first string, ok bool) {
-	var p struct {
-		ScheduleType string         `json:"scheduleType"`
-		Schedule     store.Schedule `json:"schedule"`
-		StartAt      time.Time      `json:"startAt"`
-		EndAt        time.Time      `json:"endAt"`
-	}
+	var p callWhen
 	if json.Unmarshal(d.Args, &p) != nil {
 		return "", false
 	}
