@@ -33,7 +33,9 @@
 // (which job), update.go (a new schedule), ask.go (questions about jobs),
 // life.go (skip, snooze, done). Verification: leftover.go, verify.go,
 // check.go (another reader's proposal held to the same standard).
-// Replies to a question: pending.go. The text of a message: text.go.
+// Replies to a question: pending.go, splice.go (an answer into the
+// words it replaces). Corrections: correct.go, moved.go (to another
+// channel). The text of a message: text.go.
 // Shared word lists: words.go.
 //
 // To add a phrasing family, write its productions in a new file, add

@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"bytes"
 	"go/ast"
 	goparser "go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -119,4 +121,23 @@ func listedWords(e ast.Expr) []string {
 		return true
 	})
 	return slices.Compact(out)
+}
+
+// TestFamilyFilesAtMost600Lines keeps a phrasing family a file a reader
+// takes in whole: a file past 600 lines is two families (split it, and
+// name the new file in doc.go). Test files are exempt.
+func TestFamilyFilesAtMost600Lines(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n > 600 {
+			t.Errorf("%s has %d lines; at most 600", f, n)
+		}
+	}
 }

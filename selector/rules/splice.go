@@ -1,0 +1,121 @@
+package rules
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// How an answer to a question goes into the words it asked about: the
+// words it replaces, and the ones around them it replaces too.
+
+// workHoursRe: the hours of a working day, said so ("business hours").
+var workHoursRe = regexp.MustCompile(`(?i)^(?:(?:during|in|within)\s+)?(?:(?:business|working|work|office)\s+hours|(?:my|our|his|her|their|the)\s+(?:[\w-]+\s+){0,3}(?:shifts?|rota|hours))$`)
+
+// hoursLead is replace with the word before it when that opens hours
+// ("during business hours"), which the answer ("from 9 to 6") replaces
+// too.
+func hoursLead(text, replace string) string {
+	if workHoursRe.MatchString(replace) {
+		for _, lead := range []string{"during ", "in ", "within "} {
+			if replaced(text, lead+replace, "x") != "" {
+				return lead + replace
+			}
+		}
+	}
+	return replace
+}
+
+// untilAnswer is the end of a pause for a while ("over the holidays",
+// asked "Until when?") said as one: "jan 4" is "until jan 4".
+func untilAnswer(replace, answer string) string {
+	if isMonthWord(replace) && dayOnlyRe.MatchString(strings.TrimSpace(answer)) {
+		// "Until which day?" of "until january": "the 8th" is January's
+		return replace + " " + strings.TrimPrefix(strings.TrimSpace(strings.ToLower(answer)), "the ")
+	}
+	if workHoursRe.MatchString(replace) {
+		// "during business hours": "9 to 6" is from 9 to 6
+		if first := strings.ToLower(firstWord(strings.TrimSpace(answer))); first != "from" && first != "between" {
+			return "from " + strings.TrimSpace(answer)
+		}
+		return answer
+	}
+	if first := firstWord(replace); first != "for" && first != "over" && first != "during" && first != "while" && first != "until" && first != "till" && first != "til" {
+		return answer
+	}
+	switch strings.ToLower(firstWord(strings.TrimSpace(answer))) {
+	case "until", "till", "til", "through", "thru":
+		return answer
+	}
+	return "until " + strings.TrimSpace(answer)
+}
+
+// channelAndWhen splits an answer that names a channel beside a when
+// ("in #eng-team at 3pm") into the channel and the rest.
+func channelAndWhen(answer string) (ch, rest string, ok bool) {
+	toks := lex(answer)
+	for k, t := range toks {
+		if t.kind != tChannel {
+			continue
+		}
+		from := k
+		if k > 0 && slices.Contains(targetPreps, toks[k-1].s) {
+			from = k - 1
+		}
+		rest = strings.Trim(answer[:toks[from].i]+" "+answer[t.j:], " ,;") // "tuesday at 3pm, in #ops"
+		return answer[t.i:t.j], rest, rest != ""
+	}
+	return "", "", false
+}
+
+// replaced is text with the last place its words replace stand in (as
+// lexed: any case, any space between them) taken by answer; "" when
+// there is none. "at" said twice ("at 25:00" answered "at 9am") is said
+// once.
+func replaced(text, replace, answer string) string {
+	words := strings.Fields(replace)
+	if len(words) == 0 {
+		return ""
+	}
+	toks := lex(text)
+	for k := len(toks) - len(words); k >= 0; k-- {
+		match := true
+		for n, w := range words {
+			if toks[k+n].s != w {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		answer = strings.TrimSpace(answer)
+		if k > 0 && toks[k-1].s == "at" {
+			if a := lex(answer); len(a) > 1 && a[0].s == "at" {
+				answer = strings.TrimSpace(answer[a[0].j:])
+			}
+		}
+		if last := words[len(words)-1]; strings.HasSuffix(last, "ish") && (strings.EqualFold(answer, "am") || strings.EqualFold(answer, "pm")) {
+			answer = strings.TrimSuffix(strings.TrimSuffix(last, "ish"), "-") + answer // "About 3?" "pm"
+		}
+		if _, isNumber := number(words[len(words)-1]); isNumber && unit(strings.ToLower(answer)) != "" {
+			answer = words[len(words)-1] + " " + answer // "In 2 minutes or 2 hours?" "hours"
+		}
+		if a := lex(answer); len(words) == 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
+			answer = "in " + answer // "in 2" asked, "2 hours" answered
+		}
+		from := toks[k].i
+		if k > 0 && strings.HasSuffix(words[len(words)-1], "ish") && slices.Contains([]string{"around", "about", "approx", "approximately", "roughly"}, toks[k-1].s) {
+			from = toks[k-1].i // "around 9ish": the exact time answered takes both
+			if a := lex(answer); len(a) > 0 && a[0].s != "at" {
+				answer = "at " + answer
+			}
+		}
+		return text[:from] + answer + text[toks[k+len(words)-1].j:]
+	}
+	return ""
+}
+
+// dayOnlyRe: a day of the month said alone ("the 8th", "8", "2nd").
+var dayOnlyRe = regexp.MustCompile(`(?i)^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?$`)
