@@ -37,7 +37,9 @@ func (t *tx) flush() error {
 	return t.bucket(bucketMeta).Put(keyAuditHead, append(seqKey(t.headSeq), t.headHash...))
 }
 
-// AuditAppend numbers, chains and writes ev at once.
+// AuditAppend numbers, chains and writes ev. In JobsDue's callback the
+// chaining is behind (behind.go): ev has its seq and time at once, its
+// hashes when JobsDue returns.
 func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	defer guard(&err)
 	if err := t.writable(); err != nil {
@@ -45,31 +47,47 @@ func (t *tx) AuditAppend(ev *store.AuditEvent) (err error) {
 	}
 	seq, prev := t.auditHead()
 	c := *ev
-	if t.headHex == "" && len(prev) > 0 {
-		t.headHex = hex.EncodeToString(prev)
-	}
-	c.Seq, c.PrevHash, c.Hash, c.MAC = seq+1, t.headHex, "", ""
+	c.Seq = seq + 1
 	if c.At.IsZero() {
 		c.At = time.Now().UTC()
 	}
-	body, err := encode(&c)
+	if t.auditBehind(ev, &c) {
+		return nil
+	}
+	if t.headHex == "" && len(prev) > 0 {
+		t.headHex = hex.EncodeToString(prev)
+	}
+	v, hash, err := sealEvent(&c, prev, t.headHex, t.s.auditKey)
 	if err != nil {
-		return fmt.Errorf("encode audit event: %w", err)
+		return err
 	}
-	if t.s.auditKey != nil {
-		body, c.MAC = store.AuditSeal(t.s.auditKey, prev, body)
-	}
-	// The stored value is the hash, then the body: one allocation.
-	v := make([]byte, 32+len(body))
-	copy(v[32:], body)
-	hash := store.AppendAuditHash(v[:0], prev, body)
 	if err := t.bucket(bucketAudit).Put(seqKey(c.Seq), v); err != nil {
 		return err
 	}
-	var hx [64]byte
-	ev.Seq, ev.At, ev.PrevHash, ev.Hash, ev.MAC = c.Seq, c.At, c.PrevHash, string(hex.AppendEncode(hx[:0], hash)), c.MAC
-	t.headSeq, t.headHash, t.headHex, t.headDirty = c.Seq, hash, ev.Hash, true
+	ev.Seq, ev.At, ev.PrevHash, ev.Hash, ev.MAC = c.Seq, c.At, c.PrevHash, c.Hash, c.MAC
+	t.headSeq, t.headHash, t.headHex, t.headDirty = c.Seq, hash, c.Hash, true
 	return nil
+}
+
+// sealEvent chains c (its seq and time set) after the event whose hash
+// is prev (prevHex in hex; both empty for the first): it sets c's
+// prevHash, hash and MAC (with key), and returns the stored value (the
+// hash, then the body, in one allocation) and the hash, v[:32].
+func sealEvent(c *store.AuditEvent, prev []byte, prevHex string, key []byte) (v, hash []byte, err error) {
+	c.PrevHash, c.Hash, c.MAC = prevHex, "", ""
+	body, err := encode(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode audit event: %w", err)
+	}
+	if key != nil {
+		body, c.MAC = store.AuditSeal(key, prev, body)
+	}
+	v = make([]byte, 32+len(body))
+	copy(v[32:], body)
+	hash = store.AppendAuditHash(v[:0], prev, body)
+	var hx [64]byte
+	c.Hash = string(hex.AppendEncode(hx[:0], hash))
+	return v, hash, nil
 }
 
 // auditEntry splits a stored event into its seq, hash and body. A malformed

@@ -408,6 +408,9 @@ func (s *Store) run(ctx context.Context, write bool, fn func(store.Tx) error) (e
 	if err := fn(t); err != nil || !write {
 		return err
 	}
+	if t.behindErr != nil {
+		return t.behindErr // JobsDue's caller went on after it failed
+	}
 	defer guard(&err)
 	if err := t.flush(); err != nil {
 		return err

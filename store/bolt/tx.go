@@ -43,6 +43,13 @@ type tx struct {
 	// unreadable holds the next-run index keys of the due jobs JobsDue
 	// could not read, for JobQuarantine.
 	unreadable map[string][]byte
+
+	// firing is set while JobsDue's fn runs; behind holds the records it
+	// wrote that are not yet put (behind.go), and behindErr the first
+	// failure to put them, which fails the transaction.
+	firing    bool
+	behind    *writeBehind
+	behindErr error
 }
 
 // jobIndex is what a job's index entries are made of.
@@ -89,6 +96,9 @@ func guard(err *error) {
 }
 
 func (t *tx) bucket(name []byte) *bolt.Bucket {
+	if t.behind != nil && behindAt(name) >= 0 {
+		t.drainOrFail()
+	}
 	b := t.b.Bucket(name)
 	if b != nil {
 		b.FillPercent = fillPercent(name)
@@ -113,9 +123,12 @@ func fillPercent(name []byte) float64 {
 // transaction's life: a burst reads three records a job, and a fresh
 // cursor allocates its path anew each time.
 func (t *tx) get(name, key []byte) []byte {
+	if t.isBehind(name, key) {
+		t.drainOrFail()
+	}
 	c := t.cursors[string(name)]
 	if c == nil {
-		b := t.bucket(name)
+		b := t.b.Bucket(name)
 		if b == nil {
 			return nil
 		}
@@ -140,6 +153,9 @@ func (t *tx) writable() error {
 }
 
 func (t *tx) put(bucket []byte, key string, v any) error {
+	if t.putBehind(bucket, key, v) {
+		return nil
+	}
 	b, err := encode(v)
 	if err != nil {
 		return fmt.Errorf("encode %s %q: %w", bucket, key, err)
@@ -496,11 +512,18 @@ func (t *tx) JobCount(states ...store.JobState) (n int, err error) {
 // while fn fires the ones before: reading them was a fifth of a burst's
 // CPU, and the transaction's goroutine is the only one that may write. A
 // job this transaction wrote is read again when its turn comes.
-func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) error {
+func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) (err error) {
 	keys, err := t.dueKeys(at, limit)
 	if err != nil {
 		return err
 	}
+	t.firing = true
+	defer func() {
+		t.firing = false
+		if derr := t.drainOrFail(); err == nil {
+			err = derr
+		}
+	}()
 	// Each due job is remembered and, once fired, noted as written: sized
 	// once, the two maps do not grow ten times in a burst.
 	if t.indexed == nil {
