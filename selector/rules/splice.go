@@ -71,50 +71,81 @@ func channelAndWhen(answer string) (ch, rest string, ok bool) {
 
 // replaced is text with the last place its words replace stand in (as
 // lexed: any case, any space between them) taken by answer; "" when
-// there is none. "at" said twice ("at 25:00" answered "at 9am") is said
-// once.
+// there is none. A quotation is the message, never words asked about
+// ("every biweekly monday … post “biweekly sync”"). "at" said twice
+// ("at 25:00" answered "at 9am") is said once, and so are "every" and
+// the day around a recurrence answered ("every biweekly monday"
+// answered "every other monday").
 func replaced(text, replace, answer string) string {
 	words := strings.Fields(replace)
 	if len(words) == 0 {
 		return ""
 	}
 	toks := lex(text)
+	if k := lastAt(toks, words, false); k >= 0 {
+		return replacedAt(text, toks, k, words, answer)
+	}
+	if k := lastAt(toks, words, true); k >= 0 {
+		return replacedAt(text, toks, k, words, answer) // words asked about that hold a quotation (code)
+	}
+	return ""
+}
+
+// lastAt is where words last stand in toks, a quotation among them only
+// when quotes is set; -1 when nowhere.
+func lastAt(toks []tok, words []string, quotes bool) int {
 	for k := len(toks) - len(words); k >= 0; k-- {
 		match := true
 		for n, w := range words {
-			if toks[k+n].s != w {
+			if toks[k+n].s != w || toks[k+n].kind == tQuote && !quotes {
 				match = false
 				break
 			}
 		}
-		if !match {
-			continue
+		if match {
+			return k
 		}
-		answer = strings.TrimSpace(answer)
-		if k > 0 && toks[k-1].s == "at" {
-			if a := lex(answer); len(a) > 1 && a[0].s == "at" {
-				answer = strings.TrimSpace(answer[a[0].j:])
-			}
-		}
-		if last := words[len(words)-1]; strings.HasSuffix(last, "ish") && (strings.EqualFold(answer, "am") || strings.EqualFold(answer, "pm")) {
-			answer = strings.TrimSuffix(strings.TrimSuffix(last, "ish"), "-") + answer // "About 3?" "pm"
-		}
-		if _, isNumber := number(words[len(words)-1]); isNumber && unit(strings.ToLower(answer)) != "" {
-			answer = words[len(words)-1] + " " + answer // "In 2 minutes or 2 hours?" "hours"
-		}
-		if a := lex(answer); len(words) == 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
-			answer = "in " + answer // "in 2" asked, "2 hours" answered
-		}
-		from := toks[k].i
-		if k > 0 && strings.HasSuffix(words[len(words)-1], "ish") && slices.Contains([]string{"around", "about", "approx", "approximately", "roughly"}, toks[k-1].s) {
-			from = toks[k-1].i // "around 9ish": the exact time answered takes both
-			if a := lex(answer); len(a) > 0 && a[0].s != "at" {
-				answer = "at " + answer
-			}
-		}
-		return text[:from] + answer + text[toks[k+len(words)-1].j:]
 	}
-	return ""
+	return -1
+}
+
+// replacedAt is text with toks[k:k+len(words)] taken by answer, as
+// replaced says.
+func replacedAt(text string, toks []tok, k int, words []string, answer string) string {
+	answer = strings.TrimSpace(answer)
+	if k > 0 && toks[k-1].s == "at" {
+		if a := lex(answer); len(a) > 1 && a[0].s == "at" {
+			answer = strings.TrimSpace(answer[a[0].j:])
+		}
+	}
+	if last := words[len(words)-1]; strings.HasSuffix(last, "ish") && (strings.EqualFold(answer, "am") || strings.EqualFold(answer, "pm")) {
+		answer = strings.TrimSuffix(strings.TrimSuffix(last, "ish"), "-") + answer // "About 3?" "pm"
+	}
+	if _, isNumber := number(words[len(words)-1]); isNumber && unit(strings.ToLower(answer)) != "" {
+		answer = words[len(words)-1] + " " + answer // "In 2 minutes or 2 hours?" "hours"
+	}
+	if a := lex(answer); len(words) == 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
+		answer = "in " + answer // "in 2" asked, "2 hours" answered
+	}
+	from, to := toks[k].i, toks[k+len(words)-1].j
+	if a := lex(answer); len(a) > 1 && (a[0].s == "every" || a[0].s == "each") {
+		if k > 0 && (toks[k-1].s == "every" || toks[k-1].s == "each") {
+			from = toks[k-1].i // "every biweekly": "every other monday" says "every" once
+		}
+		last := len(a) - 1
+		if d, _, ok := weekday(a[last].s); ok && k+len(words) < len(toks) {
+			if e, _, ok := weekday(toks[k+len(words)].s); ok && e == d && toks[k+len(words)].kind == tWord {
+				to = toks[k+len(words)].j // "biweekly monday": the day answered is that day
+			}
+		}
+	}
+	if k > 0 && strings.HasSuffix(words[len(words)-1], "ish") && slices.Contains([]string{"around", "about", "approx", "approximately", "roughly"}, toks[k-1].s) {
+		from = toks[k-1].i // "around 9ish": the exact time answered takes both
+		if a := lex(answer); len(a) > 0 && a[0].s != "at" {
+			answer = "at " + answer
+		}
+	}
+	return text[:from] + answer + text[to:]
 }
 
 // dayOnlyRe: a day of the month said alone ("the 8th", "8", "2nd").
