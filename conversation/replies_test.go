@@ -19,3 +19,15 @@ func TestConversation_BiweeklyAnsweredInPlace(t *testing.T) {
 		{"every monday and thursday", "post “biweekly” in #ops every Monday and Thursday at 9:00 AM"},
 	})
 }
+
+// "in a bit" is asked about, out of the message, and the while answered
+// takes its place.
+func TestConversation_InABitAskedAbout(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn() // the functions check runAt against the real clock
+	c := conv(e, &now)
+	converse(t, c, []step{
+		{"Remind me to water the plants in a bit please", "When should I post “water the plants”? “in a bit” could be any time"},
+		{"20 minutes", "post “water the plants” in a direct message to <@UANA> once on " + now.Add(20*time.Minute).In(mustZone(t, "America/New_York")).Format("Mon 2 Jan 2006 at 3:04 PM")},
+	})
+}

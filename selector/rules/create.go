@@ -529,6 +529,14 @@ func (r *reading) compileCall() selector.Decision {
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")
 		}
+		if msg, while, ok := whileSaid(s.act.text); ok && !s.quoted {
+			// "water the plants in a bit": the while is asked about, and
+			// the answer takes its place
+			a := s.act
+			a.text = msg
+			return askQuestion(in, text, &question{missing: selector.MissingTime, replace: strings.Fields(while),
+				text: fmt.Sprintf("When should I %s? “%s” could be any time: say a time or a while, such as “at 3pm” or “in 20 minutes”.", a.verb(), while)})
+		}
 		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When should I %s? For example “every Friday at 9am” or “tomorrow at 3pm”.", s.act.verb()))
 	}
 	c := out.c

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -201,4 +202,24 @@ func monthsAhead(now time.Time, n int) int {
 		to = time.Date(to.Year(), to.Month(), 0, 12, 0, 0, 0, time.UTC) // Jan 31 + 1 month: Feb 28
 	}
 	return int(to.Sub(from).Hours() / 24)
+}
+
+// whileRe: a while that could be any time ("in a bit", "in a little
+// while"), said first or last in a message with no other when.
+var whileRe = regexp.MustCompile(`(?i)^(?:(in\s+a\s+(?:little\s+)?(?:bit|while))\s+(?:to\s+)?(\S.*)|(\S.*?)\s+(in\s+a\s+(?:little\s+)?(?:bit|while)))$`)
+
+// whileSaid splits a message that says only such a while about when
+// into its words and the while (lowercase, as lexed); ok false when it
+// says none.
+func whileSaid(text string) (msg, while string, ok bool) {
+	m := whileRe.FindStringSubmatch(strings.TrimSpace(text))
+	switch {
+	case m == nil:
+		return "", "", false
+	case m[1] != "":
+		msg, while = m[2], m[1]
+	default:
+		msg, while = m[3], m[4]
+	}
+	return msg, strings.Join(strings.Fields(strings.ToLower(while)), " "), true
 }

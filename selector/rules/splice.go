@@ -124,8 +124,8 @@ func replacedAt(text string, toks []tok, k int, words []string, answer string) s
 	if _, isNumber := number(words[len(words)-1]); isNumber && unit(strings.ToLower(answer)) != "" {
 		answer = words[len(words)-1] + " " + answer // "In 2 minutes or 2 hours?" "hours"
 	}
-	if a := lex(answer); len(words) == 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
-		answer = "in " + answer // "in 2" asked, "2 hours" answered
+	if a := lex(answer); len(words) >= 2 && words[0] == "in" && (len(a) == 2 && numberIn(a[0].s, 1, math.MaxInt) && unit(a[1].s) != "" || len(a) == 1 && compactDuration(a[0].s) > 0) {
+		answer = "in " + answer // "in 2" ("in a bit") asked, "2 hours" answered
 	}
 	from, to := toks[k].i, toks[k+len(words)-1].j
 	if a := lex(answer); len(a) > 1 && (a[0].s == "every" || a[0].s == "each") {
