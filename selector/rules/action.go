@@ -264,6 +264,10 @@ func postVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
 		(r[j+2].s == "saying" || r[j+2].s == ":" || r[j+2].s == "-" || r[j+2].kind == tQuote || r[j+2].s == "that" || r[j+2].s == "to" && r[j+1].s == "reminder") {
 		// "post a message saying X"; "post the reminder" is the text
 		j += 2
+	} else if j+2 < len(r) && r[j].s == "a" && slices.Contains([]string{"message", "msg", "note", "post", "announcement"}, r[j+1].s) && colonAfter(r, j+2) {
+		// "send a message to #cs-team at 4pm: X": the words after the
+		// colon are the message, what stands before it where and when
+		j += 2
 	} else if j < len(r) && slices.Contains([]string{"message", "messages", "reminder"}, r[j].s) && j+1 < len(r) && (r[j+1].s == "saying" || r[j+1].s == ":" || r[j+1].kind == tQuote) {
 		j++
 	}
@@ -271,6 +275,20 @@ func postVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
 		j++
 	}
 	return k, j, action{}, true
+}
+
+// colonAfter: a colon follows r[from:] before any quotation, so the
+// words after it are the message.
+func colonAfter(r []tok, from int) bool {
+	for _, t := range r[from:] {
+		switch {
+		case t.kind == tQuote:
+			return false
+		case t.s == ":":
+			return true
+		}
+	}
+	return false
 }
 
 // tellVerb reads "tell", "ping", "notify" with whom.
