@@ -31,3 +31,16 @@ func TestConversation_InABitAskedAbout(t *testing.T) {
 		{"20 minutes", "post “water the plants” in a direct message to <@UANA> once on " + now.Add(20*time.Minute).In(mustZone(t, "America/New_York")).Format("Mon 2 Jan 2006 at 3:04 PM")},
 	})
 }
+
+// A reminder of something due "by 4pm" asks when to remind, and the time
+// answered takes the place of "by 4pm", the day kept.
+func TestConversation_DueByAsksWhenToRemind(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	day := now.In(mustZone(t, "America/New_York")).AddDate(0, 0, 1).Format("Mon 2 Jan 2006")
+	converse(t, c, []step{
+		{"remind me to submit the report by 4pm tomorrow", "When should I post “submit the report”? It is due “by 4pm tomorrow”"},
+		{"at 3pm", "“submit the report” in a direct message to <@UANA> once on " + day + " at 3:00 PM"},
+	})
+}

@@ -203,6 +203,9 @@ func (r *reading) dayWord(t []tok) bool {
 // "some Tuesday at 10am", "Black Friday".
 func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int) (selector.Decision, bool) {
 	prev, first := region[tail-1], region[tail]
+	if d, ok := dueBy(in, text, body, region, tail); ok {
+		return d, true
+	}
 	_, _, bareDay := weekday(first.s)
 	_, bareMonth := month(first.s)
 	bare := bareDay || bareMonth || first.kind == tNum || first.s == "week" || first.s == "month" || first.s == "tomorrow" || first.s == "today" || first.s == "tonight"
@@ -216,6 +219,30 @@ func qualifiedWhen(in selector.Input, text, body string, region []tok, tail int)
 		return clarify(in, text, selector.MissingTime, fmt.Sprintf("When exactly? I can't schedule “%s”: give a day and a time, such as “on Tuesday at 10am”.", body[prev.i:first.j])), true
 	}
 	return selector.Decision{}, false
+}
+
+// dueBy asks when to remind of something due "by" a time ("remind me to
+// submit the report by 4pm today"): a deadline is no time to post at, and
+// a reminder at it may come too late. The answer ("at 3pm") takes the place of "by
+// 4pm", the day kept.
+func dueBy(in selector.Input, text, body string, region []tok, tail int) (selector.Decision, bool) {
+	prev, first := region[tail-1], region[tail]
+	from := 0
+	if region[0].s == "to" {
+		from = 1
+	}
+	if prev.s != "by" || first.kind != tNum || tail-1 <= from || !strings.HasPrefix(strings.ToLower(body), "remind") {
+		// a post's deadline ("timesheets due by 5pm") is its words'
+		return selector.Decision{}, false
+	}
+	w, ok, _ := parseBlock(region[tail:], when{}, in.Now)
+	if !ok || len(w.clocks) != 1 || w.rec {
+		return selector.Decision{}, false
+	}
+	msg := strings.TrimSpace(body[region[from].i:prev.i])
+	due := body[prev.i:region[len(region)-1].j]
+	return askQuestion(in, text, &question{missing: selector.MissingTime, replace: []string{prev.s, first.s},
+		text: fmt.Sprintf("When should I post “%s”? It is due “%s”: say the time to post it, such as “at %s” or earlier.", msg, due, body[first.i:first.j])}), true
 }
 
 // runTogether asks about a request that opens with "remind" run into who
