@@ -44,3 +44,17 @@ func TestConversation_DueByAsksWhenToRemind(t *testing.T) {
 		{"at 3pm", "“submit the report” in a direct message to <@UANA> once on " + day + " at 3:00 PM"},
 	})
 }
+
+// "rmd me" is asked about, spelled out, and yes makes it; "2 call" is
+// "to call" and "2moro mornin" tomorrow morning, which asks what time.
+func TestConversation_TextSpeak(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	converse(t, c, []step{
+		{"rmd me tmrw 10am dentist", "Did you mean “remind me tmrw 10am dentist”? (yes or no)"},
+		{"yes", "“dentist” in a direct message to <@UANA> once on"},
+		{"pls remind me 2 call dr 2moro mornin", "What time exactly"},
+		{"9am", "“call dr” in a direct message to <@UANA> once on"},
+	})
+}

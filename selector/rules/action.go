@@ -236,6 +236,9 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 		who = "team"
 		j++
 	}
+	if who != "" && j+1 < len(r) && r[j].s == "2" && textSpeakTo(r[j+1]) {
+		j++ // "remind me 2 call dr": text speak for "to"
+	}
 	// "remind me and bob", "remind bob and alice", "remind bob to":
 	// one person or channel per reminder, named so Slack knows them
 	if j < len(r) && (r[j].s == "and" || r[j].s == "&" || r[j].s == "," && !startsBlockWord(tokAt(r, j+1)) || r[j].s == "or" || r[j].s == "+") && j+1 < len(r) && r[j+1].s != "to" {
@@ -245,6 +248,15 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 		return at, j, action{unclearWho: true}, true
 	}
 	return at, j, action{remindWho: who}, true
+}
+
+// textSpeakTo: t after a "2" is a verb, so the "2" says "to" ("2 call"),
+// not a number of days, hours or times ("2 days before", "2 pm").
+func textSpeakTo(t tok) bool {
+	_, _, day := weekday(t.s)
+	_, mon := month(t.s)
+	return t.kind == tWord && unit(t.s) == "" && !day && !mon && !timeBearing(t) &&
+		!slices.Contains([]string{"am", "pm", "a", "p", "and", "or", "to", "times", "x", "o'clock", "oclock", "more", "of", "in", "at", "on", "every", "each", "from", "before", "after", "weeks", "hrs", "mins", "secs"}, t.s)
 }
 
 // namedAlone: r[j] is a person named without "@" ("remind bob to …",

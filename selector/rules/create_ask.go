@@ -246,11 +246,22 @@ func dueBy(in selector.Input, text, body string, region []tok, tail int) (select
 }
 
 // runTogether asks about a request that opens with "remind" run into who
-// ("remindme to send the invoice on monday"): yes makes it as spelled
-// apart. Read as it stands, its verb would be the action and its text cut.
+// ("remindme to send the invoice on monday") or shortened ("rmd me …"):
+// yes makes it as spelled out. Read as it stands, its verb would be the action and its text cut.
 func (r *reading) runTogether(rest []tok) (selector.Decision, bool) {
 	if len(rest) > 1 && rest[0].s == "/" {
 		rest = rest[1:] // "/remindme …"
+	}
+	if len(rest) > 1 && (rest[0].s == "rmd" || rest[0].s == "rmnd") && (rest[1].s == "me" || rest[1].s == "us") && rest[0].j <= len(r.body) {
+		// "rmd me tmrw 10am dentist": more than one edit from "remind"
+		// (NL_SPEC 28), so asked, spelled out
+		fixed := r.body[:rest[0].i] + "remind" + r.body[rest[0].j:]
+		if d := decide(r.in, fixed); d.IsCall() && d.Function == "schedule.create" {
+			d := clarify(r.in, r.text, selector.MissingAction, "Did you mean “"+fixed+"”? (yes or no)")
+			d.Pending.Yes, d.Pending.Create = fixed, true
+			return d, true
+		}
+		return selector.Decision{}, false
 	}
 	if len(rest) == 0 || rest[0].kind != tWord || rest[0].s != "remindme" && rest[0].s != "remindus" || rest[0].j > len(r.body) {
 		return selector.Decision{}, false

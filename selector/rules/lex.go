@@ -295,7 +295,7 @@ func isASCIIAlnum(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9'
 // spellingFixes are text speak that starts with a letter, read as the
 // word it spells. Misspelt days are not here: two edits from a day ask
 // (NL_SPEC 20).
-var spellingFixes = map[string]string{"b4": "before"}
+var spellingFixes = map[string]string{"b4": "before", "mornin": "morning", "evenin": "evening"}
 
 // textSpeakWords are days said in text speak, read as the word.
 var textSpeakWords = map[string]string{"2morrow": "tomorrow", "2moro": "tomorrow", "2morow": "tomorrow", "2mrw": "tomorrow",
