@@ -141,7 +141,7 @@ var rememberMeRe = regexp.MustCompile(`(?i)^remember\s+(me|us)\b`)
 // to …"); the words before the reminder go, and being reminded is
 // "remind me".
 var (
-	reminderAskRe = regexp.MustCompile(`(?i)^(?:(?:can|could|may)\s+(?:i|we)\s+(?:get|have)|(?:would|will)\s+it\s+be\s+possible\s+to\s+(?:get|have|set\s+up)|(?:so\s+)?(?:basically\s+)?what\s+(?:i|we)\s+(?:need|want)\s+is|(?:i|we)\s+(?:need|want|would\s+like)|(?:i'?d|we'?d)\s+like|need|want|give\s+me|get\s+me|gimme|set\s+me(?:\s+up)?)\s+((?:a|an|another|one\s+more|some)\s+(?:\S+\s+){0,2}?reminders?\b|reminders?\b)` +
+	reminderAskRe = regexp.MustCompile(`(?i)^(?:(?:can|could|may)\s+(?:i|we)\s+(?:get|have)|(?:would|will)\s+it\s+be\s+possible\s+to\s+(?:get|have|set\s+up)|(?:so\s+)?(?:basically\s+)?what\s+(?:i|we)\s+(?:need|want)\s+is|(?:i|we)\s+(?:need|want|would\s+like)|(?:i\s+am|i'?m|we\s+are|we'?re)\s+(?:wanting|needing)|(?:i'?d|we'?d)\s+like|need|want|give\s+me|get\s+me|gimme|set\s+me(?:\s+up)?)\s+((?:a|an|another|one\s+more|some)\s+(?:\S+\s+){0,2}?reminders?\b|reminders?\b)` +
 		// "set a daily reminder …": the verb goes, the schedule word stays
 		`|^(?:(?:can|could|may)\s+(?:i|we)\s+)?(?:set(?:\s+up)?|setup|schedule|create|add|make)(?:\s+me)?\s+((?:a|an)\s+(?:new\s+)?(?:` + strings.Join(frequencyWords, "|") + `)\s+(?:\S+\s+)?reminders?\b)`)
 	// reminderForMeRe: "make a reminder for me, every day …": remind me

@@ -13,8 +13,8 @@ import (
 // "third"), the readings below are tried in order; the first that
 // recognises what follows decides, whether it reads it or refuses it.
 func (p *parser) pEvery() bool {
-	if p.is(0, "on", "at") && p.is(1, "every", "each") {
-		p.i++ // "on every Monday"
+	if p.is(0, "on", "at") && p.is(1, "every", "each") || p.is(0, "in") && p.is(1, "every") && p.tk(2).kind == tNum {
+		p.i++ // "on every Monday", "in every 2 hours"
 	}
 	if !p.is(0, "every", "each", "evry", "everyday", "every-day", "everyweek") {
 		return false
