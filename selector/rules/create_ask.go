@@ -63,6 +63,11 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 			}
 		}
 		if lw, ok, _ := parseBlock(other, when{}, in.Now); ok && len(other) > 0 && (lw.rec || lw.hasDay || lw.date != nil || joined && len(lw.dows) > 0 && len(lw.clocks) > 0) && (w.rec || w.hasDay || w.date != nil) {
+			if also := alsoOnDays(s.body); also != "" {
+				if d := create(in, also); d.IsCall() {
+					return d // "every friday at 6pm, and also on mondays": one job
+				}
+			}
 			return unsupported("That is two schedules, “%s” and “%s”; I make one per message. Ask for each separately.", what[other[0].i:other[len(other)-1].j], blockText(s.body, s.blocks))
 		}
 	}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -376,4 +377,30 @@ func (p *parser) addDows(days []int, recurring bool) bool {
 		p.w.rec, p.w.dowsEv = true, true
 	}
 	return true
+}
+
+// alsoOnRe: days added after a weekly when ("…, and also on mondays").
+var alsoOnRe = regexp.MustCompile(`(?i)[,;]?\s+(?:and\s+)?(?:also\s+)?on\s+([a-z]+(?:(?:\s*,\s*|\s+and\s+)[a-z]+)*)(?:\s+too|\s+as\s+well)?\s*$`)
+
+// alsoOnDays is body with days said after its when ("every friday at 6pm,
+// and also on mondays") put beside the days it names ("every friday and
+// mondays at 6pm"): one job on all of them. "" when it says none.
+func alsoOnDays(body string) string {
+	m := alsoOnRe.FindStringSubmatchIndex(body)
+	if m == nil {
+		return ""
+	}
+	for _, t := range lex(body[m[2]:m[3]]) {
+		if _, _, ok := weekday(t.s); !ok && t.s != "and" && t.s != "," {
+			return ""
+		}
+	}
+	head := body[:m[0]]
+	toks := lex(head)
+	for k := len(toks) - 1; k > 0; k-- {
+		if _, _, ok := weekday(toks[k].s); ok && (toks[k-1].s == "every" || toks[k-1].s == "on") {
+			return head[:toks[k].j] + " and " + body[m[2]:m[3]] + head[toks[k].j:]
+		}
+	}
+	return ""
 }
