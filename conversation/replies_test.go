@@ -17,6 +17,8 @@ func TestConversation_BiweeklyAnsweredInPlace(t *testing.T) {
 		{"every other monday", "post “weekly” in #team every 2 weeks on Monday at 9:00 AM"},
 		{`post "biweekly" in #ops every biweekly monday at 9am`, "“biweekly” can mean"},
 		{"every monday and thursday", "post “biweekly” in #ops every Monday and Thursday at 9:00 AM"},
+		{`post "sync" in #eng every biweekly monday at 9am`, "“biweekly” can mean"},
+		{"every other tuesday", "post “sync” in #eng every 2 weeks on Tuesday at 9:00 AM"}, // the day answered takes the asked one's place
 	})
 }
 
@@ -56,5 +58,55 @@ func TestConversation_TextSpeak(t *testing.T) {
 		{"yes", "“dentist” in a direct message to <@UANA> once on"},
 		{"pls remind me 2 call dr 2moro mornin", "What time exactly"},
 		{"9am", "“call dr” in a direct message to <@UANA> once on"},
+	})
+}
+
+// An answer with more words than the answer is taken: the question said
+// back first, an apology, a reason after a comma, "oh wait, it's
+// actually …".
+func TestConversation_AnswersWithMoreWords(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	converse(t, c, []step{
+		{"remind me at 5 to leave", "Is that 5 in the morning or in the afternoon?"},
+		{"am or pm? pm obviously", "at 5:00 PM"},
+		{"remind me to call mom tomorrow at 2", "Say 2am or 2pm"},
+		{"2pm sorry", "at 2:00 PM"},
+		{"remind me at 3 to pick up kids", "Say 3am or 3pm"},
+		{"3pm please, they get out at 3:15", "at 3:00 PM"},
+		{"remind me at 3 to pick up kids", "Say 3am or 3pm"},
+		{"oh wait, it's actually at 4pm", "at 4:00 PM"},
+		{"remind me about the meeting", "When should I post “the meeting”?"},
+		{"tomorrow at 10, it's the budget meeting with finance", "“the meeting” in a direct message to <@UANA> once on"},
+	})
+}
+
+// A question asked back is no message to post; a new request after
+// "never mind" drops the question and its closing "instead".
+func TestConversation_QuestionBackAndNeverMind(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	converse(t, c, []step{
+		{"remind me tomorrow", "What should I post?"},
+		{"why do you need that?", "I'm still asking"},
+		{"remind me to call the dentist", "When should I post “call the dentist”?"},
+		{"ugh never mind, remind me at 4pm to call the school instead", "“call the school” in a direct message"},
+	})
+}
+
+// An answer to "It is due by 4pm tomorrow" that names a day takes the due
+// day's place; a bare time before the deadline is on its side of noon.
+func TestConversation_DueByAnsweredWithADay(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	day := now.In(mustZone(t, "America/New_York")).AddDate(0, 0, 1).Format("Mon 2 Jan 2006")
+	converse(t, c, []step{
+		{"remind me to submit the report by 4pm tomorrow", "It is due “by 4pm tomorrow”"},
+		{"tomorrow at 9am", "once on " + day + " at 9:00 AM"},
+		{"remind me to submit the report by 4pm tomorrow", "It is due “by 4pm tomorrow”"},
+		{"3:30", "once on " + day + " at 3:30 PM"},
 	})
 }

@@ -250,14 +250,18 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 	return at, j, action{remindWho: who}, true
 }
 
-// textSpeakTo: t after a "2" is a verb, so the "2" says "to" ("2 call"),
-// not a number of days, hours or times ("2 days before", "2 pm").
+// textSpeakTo: t after a "2" is one of the verbs people remind
+// themselves to do, so the "2" says "to" ("2 call"); any other word may be
+// counted ("2 pills", "2 tickets left") and stays a number.
 func textSpeakTo(t tok) bool {
-	_, _, day := weekday(t.s)
-	_, mon := month(t.s)
-	return t.kind == tWord && unit(t.s) == "" && !day && !mon && !timeBearing(t) &&
-		!slices.Contains([]string{"am", "pm", "a", "p", "and", "or", "to", "times", "x", "o'clock", "oclock", "more", "of", "in", "at", "on", "every", "each", "from", "before", "after", "weeks", "hrs", "mins", "secs"}, t.s)
+	return t.kind == tWord && (slices.Contains(textSpeakVerbs, t.s) || slices.Contains(postVerbs, t.s))
 }
+
+// textSpeakVerbs are the verbs "2" may stand before as "to".
+var textSpeakVerbs = strings.Fields(`call ring phone text email pick take buy get grab order pay book cancel renew
+	check feed walk water clean wash finish submit file study read drink eat stretch meet bring return visit go do
+	make fix reply respond follow sign ask tell start stop prep prepare review update print charge put leave
+	collect deposit transfer wake sleep exercise run lock unlock move`)
 
 // namedAlone: r[j] is a person named without "@" ("remind bob to …",
 // "tell sarah tomorrow at 10 …"): someone Slack cannot know, so asked.
@@ -289,15 +293,24 @@ func postVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
 	return k, j, action{}, true
 }
 
-// colonAfter: a colon follows r[from:] before any quotation, so the
-// words after it are the message.
+// colonAfter: a colon follows r[from:] before any quotation, right
+// after a where or a when ("to #cs-team at 4pm:", "on friday:"), so the
+// words after it are the message. After other words ("with the text:",
+// "reminding people:") those words lead into the message, and the
+// request is asked about as before.
 func colonAfter(r []tok, from int) bool {
-	for _, t := range r[from:] {
-		switch {
+	for k := from; k < len(r); k++ {
+		switch t := r[k]; {
 		case t.kind == tQuote:
 			return false
 		case t.s == ":":
-			return true
+			if k == from {
+				return false
+			}
+			p := r[k-1]
+			_, _, day := weekday(p.s)
+			return p.kind == tNum || p.kind == tChannel || p.kind == tUser || day ||
+				slices.Contains(relativeDays, p.s) || p.s == "noon" || p.s == "midnight" || p.s == "am" || p.s == "pm"
 		}
 	}
 	return false

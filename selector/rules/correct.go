@@ -20,7 +20,7 @@ import (
 var (
 	// correctionLeadRe: the words that open a correction, as many as are
 	// written ("no sorry, I meant …", "ugh typo, …", "not friday, …").
-	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|hold\s+on|hang\s+on|one\s+sec(?:ond)?|i\s+said|i\s+wanted|that'?s\s+not\s+what\s+i\s+(?:meant|said|wanted|asked\s+for)|you\s+(?:put|got|made|set)\s+(?:it|that|the\s+\w+)\s+(?:in\s+|on\s+|at\s+)?(?:the\s+)?wrong(?:\s+(?:channel|time|day|date|text|message|one))?|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|date|text|message)|that'?s\s+(?:wrong|not\s+right|incorrect)|(?:it'?s\s+)?wrong|not\s+[^,]+,)(?:\s*[—–-]+\s*|[\s,.!:;]+))+`)
+	correctionLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|oh|oops|whoops|sorry|wait|hmm+|um+|uh+|ah+|ugh|typo|actually|never\s*mind|nvm|forget\s+(?:it|that)|scratch\s+that|hold\s+on|hang\s+on|one\s+sec(?:ond)?|i\s+said|i\s+wanted|that'?s\s+not\s+what\s+i\s+(?:meant|said|wanted|asked\s+for)|you\s+(?:put|got|made|set)\s+(?:it|that|the\s+\w+)\s+(?:in\s+|on\s+|at\s+)?(?:the\s+)?wrong(?:\s+(?:channel|time|day|date|text|message|one))?|i\s+meant(?:\s+to\s+say)?|i\s+mean|meant|correction|my\s+bad|rather|on\s+second\s+thought|wrong\s+(?:channel|time|day|date|text|message)|that'?s\s+(?:wrong|not\s+right|incorrect)|(?:it'?s\s+)?wrong|not\s+[^,]+,)(?:\s*[—–-]+\s*|[\s,.!:;]+))+`)
 	// correctionTailRe: the words that close one ("… instead"), and
 	// after opening words "…, not 9am".
 	correctionTailRe = regexp.MustCompile(`(?i)(?:[\s,.!]+(?:instead|rather))+[\s.!?]*$`)

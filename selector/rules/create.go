@@ -292,8 +292,8 @@ func (r *reading) takeTail(region []tok, v int) (textToks []tok, d selector.Deci
 		if k >= 2 && region[k-1].s == "-" && region[k-1].j == region[k].i && region[k-2].j == region[k-1].i && region[k-2].kind == tWord {
 			continue // "semi-monthly", "check-in": one word
 		}
-		if k > 0 && region[k].s == "in" && slices.Contains([]string{"check", "log", "sign", "clock", "call", "dial", "fill", "hand", "turn", "plug", "punch", "tune", "drop", "opt", "chime", "weigh", "pitch"}, region[k-1].s) {
-			continue // "check in every 2 weeks": the verb's "in", not "in every 2 hours"
+		if k > 0 && region[k].s == "in" && tokAt(region, k+1).s == "every" && particleIn(region[max(0, k-4):k]) && !learnersEvery(region[k+1:]) {
+			continue // "check in every 2 weeks", "let the dog in every 3 hours": the message's "in"
 		}
 		if k+1 < len(region) && region[k+1].kind == tPunct && region[k].kind == tWord && slices.Contains([]string{"!", ".", "?"}, region[k+1].s) {
 			continue // "Happy Friday! every Friday at 9am": the day ends the text

@@ -226,8 +226,8 @@ var scheduleAnswerRe = regexp.MustCompile(`(?i)^(?:(?:it'?s|its|it is)\s+)?(?:pa
 var (
 	// answerLeadRe, answerTailRe: the words people put around an answer
 	// to "What time?" or "Which channel?" that are not part of it.
-	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever(?:\s+works)?|any\s+time|anytime|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
-	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|actually|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|please|pls|thanks|thx|ty|sir|ma'?am|madam|bro|dude|mate|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
+	answerFillerLeadRe = regexp.MustCompile(`(?i)^(?:(?:[a-z]+(?:\s+[a-z]+)?\s+or\s+[a-z]+(?:\s+[a-z]+)?\s*\?|oh|oops|whoops|sorry|my\s+bad|wait|actually|ok(?:ay)?|k|so|well|fine|alright|all\s+right|right|great|cool|um+|uh+|hmm+|like|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|i\s+guess|i\s+think|let'?s\s+(?:say|do|go\s+with)|say|how\s+about|what\s+about|idk|dunno|whenever(?:\s+works)?|any\s+time|anytime|then|yeah|yes|sure|(?:wait\s+)?(?:that|it)\s+should\s+be|should\s+be|it'?s|i\s+mean)(?:[\s,.!:;]+|\s*[—–-]\s*))+`)
+	answerFillerTailRe = regexp.MustCompile(`(?i)(?:[\s,]+(?:then|actually|i\s+guess|i\s+think|maybe|probably|obv(?:iously|s)?|of\s+course|ofc|duh|lol|lmao|haha|sorry|my\s+bad|oops|please|pls|thanks|thx|ty|sir|ma'?am|madam|bro|dude|mate|i\s+mean|or\s+so|or\s+something|is\s+fine|works|would\s+be\s+(?:good|great|fine)|ideally|if\s+possible))+[\s.!?]*$`)
 	// ishRe: "9ish", "around 9": a time given loosely, read as said.
 	ishRe = regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?(?:\s*[ap]m)?)-?ish\b`)
 )
@@ -295,6 +295,11 @@ func answerCore(missing, text string) string {
 	}
 	core := strings.TrimRight(strings.TrimSpace(ishRe.ReplaceAllString(text, "$1")), "!.")
 	core = strings.TrimSpace(answerFillerTailRe.ReplaceAllString(answerFillerLeadRe.ReplaceAllString(core, ""), ""))
+	if m := answerAsideRe.FindStringSubmatchIndex(core); m != nil {
+		if first := strings.TrimSpace(answerFillerTailRe.ReplaceAllString(core[:m[0]], "")); answerShaped(missing, first) {
+			core = first // "3pm please, they get out at 3:15": why, after the answer
+		}
+	}
 	if core == "" || !answerShaped(missing, core) {
 		return text
 	}
@@ -322,14 +327,23 @@ func channelNamed(in selector.Input, text string) (string, bool) {
 	return m[2], known || m[1] != "" || m[3] != ""
 }
 
-// confusedRe: a reply that asks back instead of answering.
-var confusedRe = regexp.MustCompile(`(?i)^(?:what|huh|why|how|eh|sorry|pardon|come\s+again|what\s+do\s+you\s+mean|i\s+don'?t\s+(?:know|understand)|idk|dunno|\?+)\W*$`)
+// confusedRe: a reply that asks back instead of answering; askedBackRe
+// one that asks the bot something ("why do you need that?", "can you
+// just pick a time?"), which is no message to post either.
+var (
+	confusedRe  = regexp.MustCompile(`(?i)^(?:what|huh|why|how|eh|sorry|pardon|come\s+again|what\s+do\s+you\s+mean|i\s+don'?t\s+(?:know|understand)|idk|dunno|\?+)\W*$`)
+	askedBackRe = regexp.MustCompile(`(?i)^(?:why\b.*|what\s+time\s+is\s+it\b.*|(?:what|which|how|can|could|do|does|will|would|should|is|are)\b.*\b(?:you|your)\b.*)\?\s*$`)
+	// answerAsideRe: a reason said after an answer, from a comma on ("3pm
+	// please, they get out at 3:15"; "tomorrow at 10, it's the budget
+	// meeting").
+	answerAsideRe = regexp.MustCompile(`(?i)\s*[,;]\s*(?:it'?s|it\s+is|that'?s|they|they'?re|he|she|we|i'?m|i|because|since|cause|cuz|as|my|our|the\s+\w+\s+(?:is|starts|ends))\b`)
+)
 
 // answerShaped says whether a reply can answer a question about missing:
 // a time names one, a target a channel, a message is any text that is not
 // a puzzled question back.
 func answerShaped(missing, text string) bool {
-	if confusedRe.MatchString(strings.TrimSpace(text)) {
+	if confusedRe.MatchString(strings.TrimSpace(text)) || askedBackRe.MatchString(strings.TrimSpace(text)) {
 		return false
 	}
 	toks := lex(text)
@@ -457,7 +471,11 @@ func answered(in selector.Input, p *selector.Pending, answer string) []string {
 			// "at 5: am or pm?" answered "6": another hour, read first
 			out = append([]string{p.Text[:t.i] + answer + p.Text[t.j:]}, out...)
 		} else if vague {
-			out = append(out, p.Text[:t.i]+answer+p.Text[t.j:])
+			a := answer
+			if len(at) > 1 && at[0].s == "at" && k > 0 && toks[k-1].s == "at" {
+				a = strings.TrimSpace(answer[at[0].j:]) // "at 3" answered "at 4pm": "at" once
+			}
+			out = append(out, p.Text[:t.i]+a+p.Text[t.j:])
 			if t.kind != tNum && k > 0 && (toks[k-1].s == "this" || toks[k-1].s == "the" || toks[k-1].s == "in") {
 				// "friday afternoon" -> "friday at 3pm"
 				out = append(out, p.Text[:t.i]+"at "+answer+p.Text[t.j:])

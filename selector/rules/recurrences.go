@@ -3,6 +3,7 @@ package rules
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -454,4 +455,28 @@ func (p *parser) pTimesPer() bool {
 	}
 	p.w.timesPer = n
 	return true
+}
+
+// particleIn reports whether the words before an "in" hold a verb that
+// takes it ("check in", "let the dog in", "hand it in"): that "in" is the
+// message's, where after other words "in every 2 hours" is a learner's
+// "every 2 hours".
+func particleIn(before []tok) bool {
+	return slices.ContainsFunc(before, func(t tok) bool {
+		return slices.Contains(strings.Fields(`check log sign clock call dial fill hand turn plug punch tune drop opt chime
+			weigh pitch breathe let put send bring type swipe badge join zoom listen sit move key pop come go jump fit
+			settle tuck lock phone ring`), t.s)
+	})
+}
+
+// learnersEvery reports whether r, after "in", is "every 2 hour": a
+// learner's "in every 2 hours", whose "in" is the when's, as its unit
+// after a count says; an "in" before a well-formed "every 2 hours" may
+// be the message's ("breathe in", "hand it in") and stays in it.
+func learnersEvery(r []tok) bool {
+	if len(r) < 3 || r[0].s != "every" || r[1].kind != tNum {
+		return false
+	}
+	n, err := strconv.Atoi(r[1].s)
+	return err == nil && n > 1 && unit(r[2].s) != "" && !strings.HasSuffix(r[2].s, "s")
 }

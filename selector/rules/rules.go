@@ -105,8 +105,13 @@ func decide(in selector.Input, text string) selector.Decision {
 		return d
 	}
 	if m := retractLeadRe.FindStringIndex(text); m != nil && m[1] < len(text) {
-		// "never mind, remind me at 4pm to call alice": the request after it
-		if d := decide(in, text[m[1]:]); d.IsCall() || d.Reply != "" || d.Clarify != "" && hasAction(in, text[m[1]:]) {
+		// "never mind, remind me at 4pm to call alice": the request after
+		// it, without an "instead" that closes it (requestBody's rule)
+		rest := text[m[1]:]
+		if startsAction(strings.ToLower(rest)) {
+			rest = strings.TrimSpace(correctionTailRe.ReplaceAllString(rest, ""))
+		}
+		if d := decide(in, rest); d.IsCall() || d.Reply != "" || d.Clarify != "" && hasAction(in, rest) {
 			return d
 		}
 	}

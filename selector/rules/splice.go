@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -128,14 +129,17 @@ func replacedAt(text string, toks []tok, k int, words []string, answer string) s
 		answer = "in " + answer // "in 2" ("in a bit") asked, "2 hours" answered
 	}
 	from, to := toks[k].i, toks[k+len(words)-1].j
+	if words[0] == "by" && len(words) == 2 {
+		answer, to = dueAnswer(toks, k+2, to, words[1], answer)
+	}
 	if a := lex(answer); len(a) > 1 && (a[0].s == "every" || a[0].s == "each") {
 		if k > 0 && (toks[k-1].s == "every" || toks[k-1].s == "each") {
 			from = toks[k-1].i // "every biweekly": "every other monday" says "every" once
 		}
 		last := len(a) - 1
-		if d, _, ok := weekday(a[last].s); ok && k+len(words) < len(toks) {
-			if e, _, ok := weekday(toks[k+len(words)].s); ok && e == d && toks[k+len(words)].kind == tWord {
-				to = toks[k+len(words)].j // "biweekly monday": the day answered is that day
+		if _, _, ok := weekday(a[last].s); ok && k+len(words) < len(toks) {
+			if _, _, ok := weekday(toks[k+len(words)].s); ok && toks[k+len(words)].kind == tWord {
+				to = toks[k+len(words)].j // "biweekly monday": the day answered takes its place
 			}
 		}
 	}
@@ -150,3 +154,37 @@ func replacedAt(text string, toks []tok, k int, words []string, answer string) s
 
 // dayOnlyRe: a day of the month said alone ("the 8th", "8", "2nd").
 var dayOnlyRe = regexp.MustCompile(`(?i)^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?$`)
+
+// dueAnswer fits the answer to "When should I post …? It is due “by 4pm
+// tomorrow”" in place of "by 4pm": a day it names takes the place of the
+// due day after (toks[next:], ending at to), and a bare time before the
+// deadline ("3:30" of "by 4pm") is on its side of noon.
+func dueAnswer(toks []tok, next, to int, due, answer string) (string, int) {
+	a := lex(answer)
+	if slices.ContainsFunc(a, func(t tok) bool {
+		_, _, day := weekday(t.s)
+		return day || slices.Contains(relativeDays, t.s)
+	}) {
+		for ; next < len(toks); next++ {
+			t := toks[next]
+			if _, _, day := weekday(t.s); !day && !slices.Contains(relativeDays, t.s) && t.s != "on" && t.s != "this" && t.s != "next" {
+				break
+			}
+			to = t.j
+		}
+	}
+	meridiem := ""
+	for _, m := range []string{"am", "pm"} {
+		if strings.HasSuffix(strings.ToLower(due), m) {
+			meridiem = m
+		}
+	}
+	if len(a) == 1 && a[0].kind == tNum && meridiem != "" && !strings.ContainsAny(a[0].s, "apAP") {
+		if h, err := strconv.Atoi(strings.SplitN(a[0].s, ":", 2)[0]); err == nil {
+			if d, err := strconv.Atoi(strings.TrimRight(strings.SplitN(due, ":", 2)[0], "apmAPM")); err == nil && h >= 1 && h <= d && d <= 12 {
+				answer += meridiem // "3:30" before "by 4pm": 3:30pm
+			}
+		}
+	}
+	return answer, to
+}
