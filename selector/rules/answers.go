@@ -152,7 +152,7 @@ func withChannel(request, ch string) string {
 
 // greetingRe: a greeting, which alone is help but answers "What should
 // I post?" as the words to post ("good morning!").
-var greetingRe = regexp.MustCompile(`(?i)^(?:good\s+(?:morning|afternoon|evening|day)|hello|hi|hey)[\s!.]*$`)
+var greetingRe = regexp.MustCompile(`(?i)^(?:good\s+(?:morning|afternoon|evening|day)|(?:hello|hi|hey|hiya|howdy)(?:\s+(?:there|all|everyone|folks))?)[\s!.\p{So}]*$`)
 
 // halfDayLeadRe: an answer to "in the morning or in the afternoon?" that
 // opens with it and goes on about why.

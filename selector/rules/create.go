@@ -130,7 +130,11 @@ var (
 	needToRemindRe = regexp.MustCompile(`(?i)^(?:i\s+(?:need|have|want)\s+to|i\s+must|i\s+should|i\s+gotta|i've\s+got\s+to|gotta)\s+(.+?)[\s,;.]+(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?remind\s+me(?:\s+(?:please|pls|about\s+it|of\s+it))?[\s.!?]*$`)
 	// thanksTailRe: thanks said as a sentence of its own after the request
 	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:(?:many\s+)?thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:(?:ever\s+)?so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+(?:kind\s+)?(?:help|assistance)|heaps|mate|man|bot|all|everyone))*(?:[,!.]*\s*(?:you'?re|you\s+are)\s+(?:a\s+|the\s+)?(?:lifesaver|star|legend|best|awesome|amazing|great))?[\s!.🙏😊]*$`)
-	noEndTailRe  = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
+	// timerRe and alarmRe: a timer or an alarm asked for, which is a
+	// reminder in a while or at a time, with what to post still to ask.
+	timerRe     = regexp.MustCompile(`(?i)^(?:(?:set|start|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?(?:timer|countdown|reminder)\s+(?:for|in)\s+((?:\d+|an?|one|two|three|five|ten|fifteen|twenty|thirty|half\s+an?)\s*-?\s*(?:seconds?|secs?|minutes?|mins?|m|hours?|hrs?|h)\b.*)$`)
+	alarmRe     = regexp.MustCompile(`(?i)^(?:(?:set|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?alarm\s+(?:for|at)\s+(.+)$`)
+	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )
 
 // requestBody is a request without the words around it that are not its
@@ -148,6 +152,14 @@ func requestBody(text string) string {
 	}
 	if m := needToRemindRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
 		body = "remind me to " + m[1] // "I need to run the test suite at 3pm, remind me"
+	}
+	if m := timerRe.FindStringSubmatch(body); m != nil {
+		body = "remind me in " + m[1] // "set a timer for 10 minutes": a reminder then
+	} else if m := alarmRe.FindStringSubmatch(body); m != nil {
+		body = "remind me " + m[1] // "alarm for 7am tomorrow"
+		if m[1][0] >= '0' && m[1][0] <= '9' {
+			body = "remind me at " + m[1]
+		}
 	}
 	if rightAtRe.MatchString(body) {
 		body = body[len("right "):] // "right at 9am tomorrow remind #ops …"

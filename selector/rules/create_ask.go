@@ -27,6 +27,9 @@ func (s *sentence) askAction(in selector.Input, text, q string) selector.Decisio
 	return d
 }
 
+// bareWhileRe: "in 20" with no unit, closing a request.
+var bareWhileRe = regexp.MustCompile(`(?i)^in\s+([1-9]\d?)$`)
+
 // notUnderstood asks, saying what was understood and quoting what was not.
 func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {
 	if why.ask != nil && !(why.ask.soft && len(s.blocks) > 0 && (len(w.clocks) > 0 || w.hasRel)) {
@@ -50,6 +53,12 @@ func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []t
 	}
 	if reason := unsupportedIn(text, s, true); reason != "" {
 		return unsupported("%s", reason)
+	}
+	if m := bareWhileRe.FindStringSubmatch(what); m != nil && strings.HasSuffix(strings.TrimRight(strings.ToLower(s.body), " .!?"), strings.ToLower(what)) {
+		// "… to check the oven in 20": minutes or hours, asked as "in 20
+		// to …" is (offsets.go); the answer takes the place of "in 20"
+		return askQuestion(in, text, &question{missing: selector.MissingTime, replace: []string{"in", m[1]},
+			text: fmt.Sprintf("In %s minutes or %s hours? Say “in %s minutes” or “in %s hours”.", m[1], m[1], m[1], m[1])})
 	}
 	q := fmt.Sprintf("I didn't understand “%s” as part of the schedule. Could you say when another way? For example “every Monday and Wednesday at 2pm”.", what)
 	if len(s.blocks) > 0 && what != "" {

@@ -13,7 +13,7 @@ import (
 
 var (
 	listRe = regexp.MustCompile(`^(?:/?remind\s+list|(?:list|show|display|view|see|get|check)(?:\s+me)?(?:\s+(?:all|every))?(?:\s+(?:of\s+)?(?:my|our|the|your|current|active|upcoming|existing|scheduled|paused))*\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+|automations?|posts?|crons?|tasks?|messages?)|(?:show|tell)(?:\s+me)?\s+what(?:'s|\s+is|\s+i\s+have)?\s+scheduled|what(?:'s|\s+is|\s+are)\s+(?:(?:currently|already)\s+)?(?:scheduled|on\s+the\s+schedule|(?:my|our|the|all\s+the|all)\s+(?:schedules?|jobs?|reminders?|scheduled\s+\w+))|(?:my|our|all)\s+(?:schedules?|jobs?|reminders?)|what\s+(?:schedules?|jobs?|reminders?|posts?|automations?)\s+(?:do|have|are|did|exist)\b|which\s+(?:schedules?|jobs?|reminders?)|(?:do\s+i|have\s+i)\s+(?:have|got|set)\s+any\s+(?:schedules?|jobs?|reminders?)|any(?:thing)?\s+scheduled|what(?:'s|s|\s+is)\s+on\s+(?:my|our|the)\s+(?:schedule|calendar|list)|(?:schedules?|jobs?|reminders?|list)\s*$)\b(.*)$`)
-	bulkRe = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b|\ball\s+of\s+them\b|^both(?:\s+of\s+them)?$|\bboth\s+(?:of\s+)?(?:my|our|the|these|those)?\s*(?:schedules|jobs|reminders|posts)\b`)
+	bulkRe = regexp.MustCompile(`\b(all|every|each)\s+(?:of\s+)?(?:my|our|the)?\s*(?:schedules?|jobs?|reminders?|posts?)\b|\beverything\b|\ball\s+of\s+them\b|^both(?:\s+of\s+them)?$|^(?:them\s+)?all(?:\s+(?:of\s+)?(?:them|those|these))?$|\bboth\s+(?:of\s+)?(?:my|our|the|these|those)?\s*(?:schedules|jobs|reminders|posts)\b`)
 	verbs  = []struct {
 		re *regexp.Regexp
 		fn string
