@@ -214,6 +214,11 @@ func (t *tx) AuditPrune(through uint64) (n int, err error) {
 
 func (t *tx) AuditHead() (seq uint64, hash string, err error) {
 	defer guard(&err)
+	if t.behind != nil && t.behind.chained {
+		if err := t.drainOrFail(); err != nil { // the head's hash is behind
+			return 0, "", err
+		}
+	}
 	seq, h := t.auditHead()
 	return seq, hex.EncodeToString(h), nil
 }

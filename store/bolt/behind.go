@@ -51,7 +51,22 @@ type writeBehind struct {
 		results  []store.Result
 		items    []store.QueueItem
 		events   []store.AuditEvent
+		bytes    []byte
 	}
+}
+
+// keep copies b (a raw JSON value of a record) into the slab's bytes,
+// nil for nil: the caller may change its own after the write.
+func (w *writeBehind) keep(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if len(w.slab.bytes)+len(b) > cap(w.slab.bytes) {
+		w.slab.bytes = make([]byte, 0, max(64<<10, len(b)))
+	}
+	at := len(w.slab.bytes)
+	w.slab.bytes = append(w.slab.bytes, b...)
+	return w.slab.bytes[at:len(w.slab.bytes):len(w.slab.bytes)]
 }
 
 // take returns the next element of *block, allocating a new block of 256
@@ -116,6 +131,7 @@ func (t *tx) putBehind(bucket []byte, key string, v any) bool {
 	case *store.QueueItem:
 		c := take(&w.slab.items)
 		*c = *r
+		c.Payload = w.keep(r.Payload)
 		v = c
 	default:
 		return false
@@ -137,18 +153,30 @@ func (t *tx) writeBehind() *writeBehind {
 	w.wg.Go(func() {
 		for batch := range w.todo {
 			for _, p := range batch {
-				c, ok := p.v.(*store.AuditEvent)
-				if !ok {
-					p.b, p.err = encode(p.v)
-					continue
-				}
-				p.b, w.prev, p.err = sealEvent(c, w.prev, w.prevHex, w.key)
-				w.prevHex = c.Hash
+				w.encode(p)
 			}
 		}
 	})
 	t.behind = w
 	return w
+}
+
+// encode encodes p on the encoding goroutine, an audit event chained
+// after the last; a panic in an encoder is p's error, as guard makes it
+// when the transaction's goroutine encodes.
+func (w *writeBehind) encode(p *pendingPut) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.err = fmt.Errorf("%v", r)
+		}
+	}()
+	c, ok := p.v.(*store.AuditEvent)
+	if !ok {
+		p.b, p.err = encode(p.v)
+		return
+	}
+	p.b, w.prev, p.err = sealEvent(c, w.prev, w.prevHex, w.key)
+	w.prevHex = c.Hash
 }
 
 // add queues v, a copy of a record (of the audit event ev), for bucket
@@ -180,6 +208,7 @@ func (t *tx) auditBehind(ev, c *store.AuditEvent) bool {
 	}
 	cp := take(&w.slab.events)
 	*cp = *c
+	cp.Before, cp.After = w.keep(c.Before), w.keep(c.After)
 	w.add(auditBehind, string(seqKey(c.Seq)), cp, ev)
 	ev.Seq, ev.At = c.Seq, c.At
 	t.headSeq = c.Seq

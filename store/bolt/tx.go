@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -521,7 +522,7 @@ func (t *tx) JobsDue(at time.Time, limit int, fn func(*store.Job) error) (err er
 	defer func() {
 		t.firing = false
 		if derr := t.drainOrFail(); err == nil {
-			err = derr
+			err = cmp.Or(t.behindErr, derr) // a drain in fn's reads failed: fn's first error
 		}
 	}()
 	// Each due job is remembered and, once fired, noted as written: sized
