@@ -607,12 +607,14 @@ func DescribeFor(fn string, res any, zone string) string {
 				named = " “" + j.Name + "”" // a rename says the new name
 			}
 			return "Updated" + named + " — I'll " + jobSentence(j) + nextRuns(j, r.NextRuns) + clockNote(j, r.NextRuns) + shortMonths(j) + yourTime(r, zone) + " Job " + j.JobID + "."
+		// The job is named by what it does, not its id alone: "Deleted job
+		// 01M… (Once on Sun 29 Nov …)" did not say which reminder went.
 		case "schedule.pause":
-			return fmt.Sprintf("Paused job %s (%s). Say “resume it” to start it again.", j.JobID, j.Description)
+			return fmt.Sprintf("Paused job %s — %s Say “resume it” to start it again.", j.JobID, jobSentence(j))
 		case "schedule.resume":
-			return fmt.Sprintf("Resumed job %s (%s).%s", j.JobID, j.Description, nextRuns(j, r.NextRuns))
+			return fmt.Sprintf("Resumed job %s — %s%s", j.JobID, jobSentence(j), nextRuns(j, r.NextRuns))
 		case "schedule.delete":
-			return fmt.Sprintf("Deleted job %s (%s). Its history stays in the audit log.", j.JobID, j.Description)
+			return fmt.Sprintf("Deleted job %s — %s Its history stays in the audit log.", j.JobID, jobSentence(j))
 		}
 		if fn == "schedule.show" {
 			return describeShow(r)

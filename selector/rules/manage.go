@@ -415,9 +415,10 @@ var showMeRe = regexp.MustCompile(`^show\s+me\s+(it|that|this|that\s+one|this\s+
 // ("i don't need the dentist reminder anymore, please delete it").
 var deleteItTailRe = regexp.MustCompile(`^(.+?)[,;.]?\s+(?:so\s+)?(?:please\s+|pls\s+|just\s+|you\s+can\s+)?(?:delete|remove|get\s+rid\s+of|scrap|drop|cancel)\s+it(?:\s+(?:please|pls|thanks))?$`)
 
-// noLongerNeededRe: "i don't need it anymore", "we no longer need the
+// noLongerNeededRe: "i don't need it anymore", "we don't do standups
+// anymore", "we no longer need the
 // standup", "the standup is no longer needed", "not needed anymore".
-var noLongerNeededRe = regexp.MustCompile(`^(?:(?:i|we)\s+(?:don'?t|do\s+not|no\s+longer)\s+need\s+(.+?)|(.+?)\s+(?:is|isn'?t|are|aren'?t)\s+(?:no\s+longer\s+)?(?:needed|necessary|required)|((?:it'?s\s+)?)(?:no\s+longer|not)\s+needed)(?:\s+(?:any\s*more|now))?$`)
+var noLongerNeededRe = regexp.MustCompile(`^(?:(?:i|we)\s+(?:don'?t|do\s+not|no\s+longer)\s+(?:need|do|have|hold|run)\s+(.+?)|(.+?)\s+(?:is|isn'?t|are|aren'?t)\s+(?:no\s+longer\s+)?(?:needed|necessary|required)|((?:it'?s\s+)?)(?:no\s+longer|not)\s+needed)(?:\s+(?:any\s*more|now))?$`)
 
 // noLongerNeeded reads a job said to be needed no more as a delete, which
 // it asks to confirm: the words say it without saying "delete".
