@@ -110,3 +110,17 @@ func TestConversation_DueByAnsweredWithADay(t *testing.T) {
 		{"3:30", "once on " + day + " at 3:30 PM"},
 	})
 }
+
+// A change of jobs asked for while a question waits is answered, why not
+// included, and the question still waits for its answer.
+func TestConversation_ManageAskedWhileAsking(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	converse(t, c, []step{
+		{"remind me to call the landlord", "When should I post “call the landlord”?"},
+		{"delete all my reminders", "I can't change many schedules at once"},
+		{"pause the standup", "I'm still asking about “remind me to call the landlord”"},
+		{"tomorrow at 5pm", "“call the landlord” in a direct message to <@UANA> once on"},
+	})
+}

@@ -103,6 +103,12 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Reply, alone.Pending = alone.Reply+"\n"+again.Clarify, again.Pending
 		return alone
 	}
+	if alone.Unsupported != "" && manageAskedRe.MatchString(strings.TrimSpace(text)) && len(strings.Fields(text)) > 1 {
+		// "delete all my reminders", "pause the standup" (none): no
+		// answer; why not is said, and the question still waits
+		again := stillAsking(in)
+		return selector.Decision{Reply: alone.Unsupported + "\n" + again.Clarify, Pending: again.Pending}
+	}
 	if alone.IsCall() || alone.Unsupported != "" && !looksLikeAnswer(text) {
 		alone.Dropped = p.Asked()
 		return alone
@@ -326,6 +332,9 @@ func channelNamed(in selector.Input, text string) (string, bool) {
 	known := slices.ContainsFunc(in.Jobs, func(j selector.JobRef) bool { return strings.EqualFold(j.ChannelID, "#"+m[2]) })
 	return m[2], known || m[1] != "" || m[3] != ""
 }
+
+// manageAskedRe: a change of jobs asked for, which answers no question.
+var manageAskedRe = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:delete|remove|cancel|pause|resume|unpause|run|list|show|skip|snooze)\s`)
 
 // confusedRe: a reply that asks back instead of answering; askedBackRe
 // one that asks the bot something ("why do you need that?", "can you
