@@ -27,12 +27,24 @@ var shiftRe = regexp.MustCompile(`(?:^|\s)(?:(back|forward|ahead|up|out)\s+)?(by
 // as moves.
 var shiftVerbRe = regexp.MustCompile(`^(delay|postpone|push\s+back|push|bring\s+forward|bring)\s+(.+?)(?:\s+(forward|back))?$`)
 
+// dayAfterRe: "make it the day after", "move it to the next day", "the
+// day before": a day later or earlier. Groups: the verb, the job, the
+// side.
+var dayAfterRe = regexp.MustCompile(`^(make|move|change|push|switch|put)\s+(it|that|this|that\s+one|this\s+one|the\s+\S+(?:\s+\S+)?)\s+(?:to\s+|on\s+)?the\s+(?:day\s+(after|before)|(next|following|previous)\s+day)(?:\s+instead)?$`)
+
 // putOffRe: "put the standup off by a day" is its postponement.
 var putOffRe = regexp.MustCompile(`^put\s+(.+?)\s+off\b`)
 
 // shiftWords rewrites "delay X by 15 minutes" as "move X 15 minutes
 // later" and "bring X forward an hour" as "move X an hour earlier".
 func shiftWords(in selector.Input, lower string) (string, bool) {
+	if m := dayAfterRe.FindStringSubmatch(lower); m != nil {
+		dir := "later" // "make it the day after": a day later
+		if m[3] == "before" || m[3] == "previous" {
+			dir = "earlier"
+		}
+		return "move " + m[2] + " a day " + dir, true
+	}
 	lower = putOffRe.ReplaceAllString(lower, "postpone $1")
 	m := shiftVerbRe.FindStringSubmatch(lower)
 	if m == nil {
