@@ -124,3 +124,25 @@ func TestConversation_ManageAskedWhileAsking(t *testing.T) {
 		{"tomorrow at 5pm", "“call the landlord” in a direct message to <@UANA> once on"},
 	})
 }
+
+// What the answer rules must leave alone: a correction after the comma
+// is no reason to drop, a message may ask its readers or open with a
+// verb of managing jobs, and a bare time before a noon deadline is in
+// the morning.
+func TestConversation_AnswersLeftAlone(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	day := now.In(mustZone(t, "America/New_York")).AddDate(0, 0, 1).Format("Mon 2 Jan 2006")
+	converse(t, c, []step{
+		{"remind me to pick up the kids", "When should I post “pick up the kids”?"},
+		{"3pm, i mean 4pm", "I'm still asking"},
+		{"cancel", "dropped"},
+		{"post in #team tomorrow at 9am", "What should I post"},
+		{"are you coming to lunch today?", "post “are you coming to lunch today?” in #team once on"},
+		{"post in #team tomorrow at 9am", "What should I post"},
+		{"delete the old branches please", "post “delete the old branches please” in #team once on"},
+		{"remind me to submit the report by 12pm tomorrow", "It is due “by 12pm tomorrow”"},
+		{"11", "once on " + day + " at 11:00 AM"},
+	})
+}

@@ -250,18 +250,29 @@ func remindVerb(r []tok, k int, w string) (at, textAt int, a action, found bool)
 	return at, j, action{remindWho: who}, true
 }
 
-// textSpeakTo: t after a "2" is one of the verbs people remind
-// themselves to do, so the "2" says "to" ("2 call"); any other word may be
-// counted ("2 pills", "2 tickets left") and stays a number.
+// textSpeakTo: t after a "2" is a verb, so the "2" says "to" ("2 call",
+// "2 wish mom happy birthday"): one of the verbs people remind themselves
+// to do, or a word that is no count of things ("2 pills", "2 tickets
+// left", "2 mornings a week" keep the number).
 func textSpeakTo(t tok) bool {
-	return t.kind == tWord && (slices.Contains(textSpeakVerbs, t.s) || slices.Contains(postVerbs, t.s))
+	if t.kind != tWord {
+		return false
+	}
+	if slices.Contains(textSpeakVerbs, t.s) || slices.Contains(postVerbs, t.s) {
+		return true
+	}
+	_, _, day := weekday(t.s)
+	_, mon := month(t.s)
+	return !strings.HasSuffix(t.s, "s") && unit(t.s) == "" && !day && !mon && !timeBearing(t) &&
+		!slices.Contains(strings.Fields(`am pm a p and or to x o'clock oclock more of in at on every each from before after
+			dozen hundred thousand half couple few per`), t.s)
 }
 
-// textSpeakVerbs are the verbs "2" may stand before as "to".
-var textSpeakVerbs = strings.Fields(`call ring phone text email pick take buy get grab order pay book cancel renew
-	check feed walk water clean wash finish submit file study read drink eat stretch meet bring return visit go do
-	make fix reply respond follow sign ask tell start stop prep prepare review update print charge put leave
-	collect deposit transfer wake sleep exercise run lock unlock move`)
+// textSpeakVerbs are verbs "2" stands before as "to" though they end in
+// "s" or are read as something else.
+var textSpeakVerbs = strings.Fields(`call pick take pay check feed walk water clean wash finish submit file study read
+	drink eat stretch meet bring return visit go do make fix reply sign ask start stop review update charge put leave
+	press pass dress discuss process address access cross toss`)
 
 // namedAlone: r[j] is a person named without "@" ("remind bob to …",
 // "tell sarah tomorrow at 10 …"): someone Slack cannot know, so asked.
@@ -293,28 +304,27 @@ func postVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {
 	return k, j, action{}, true
 }
 
-// colonAfter: a colon follows r[from:] before any quotation, right
-// after a where or a when ("to #cs-team at 4pm:", "on friday:"), so the
-// words after it are the message. After other words ("with the text:",
-// "reminding people:") those words lead into the message, and the
-// request is asked about as before.
+// colonAfter: a colon follows r[from:] before any quotation, after a
+// where or a when ("to #cs-team at 4pm:", "every 2 hours:"), so the words
+// after it are the message. After words that lead into a message ("with
+// the text:", "saying:", "reminding people:") the request is asked about
+// as before.
 func colonAfter(r []tok, from int) bool {
 	for k := from; k < len(r); k++ {
 		switch t := r[k]; {
 		case t.kind == tQuote:
 			return false
 		case t.s == ":":
-			if k == from {
-				return false
-			}
-			p := r[k-1]
-			_, _, day := weekday(p.s)
-			return p.kind == tNum || p.kind == tChannel || p.kind == tUser || day ||
-				slices.Contains(relativeDays, p.s) || p.s == "noon" || p.s == "midnight" || p.s == "am" || p.s == "pm"
+			return k > from && !slices.Contains(messageLeads, r[k-1].s) && !slices.Contains(postVerbs, r[k-1].s)
 		}
 	}
 	return false
 }
+
+// messageLeads are the words that end a lead into a message before a
+// colon (with postVerbs: "say:", "message:").
+var messageLeads = strings.Fields(`text saying says said with reading reads read that this people them everyone everybody
+	all reminding remind note following like as content contents body words team`)
 
 // tellVerb reads "tell", "ping", "notify" with whom.
 func tellVerb(r []tok, k int, w string) (at, textAt int, a action, found bool) {

@@ -132,7 +132,7 @@ var (
 	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:(?:many\s+)?thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:(?:ever\s+)?so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+(?:kind\s+)?(?:help|assistance)|heaps|mate|man|bot|all|everyone))*(?:[,!.]*\s*(?:you'?re|you\s+are)\s+(?:a\s+|the\s+)?(?:lifesaver|star|legend|best|awesome|amazing|great))?[\s!.🙏😊]*$`)
 	// timerRe and alarmRe: a timer or an alarm asked for, which is a
 	// reminder in a while or at a time, with what to post still to ask.
-	timerRe     = regexp.MustCompile(`(?i)^(?:(?:set|start|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?(?:timer|countdown|reminder)\s+(?:for|in)\s+((?:\d+|an?|one|two|three|five|ten|fifteen|twenty|thirty|half\s+an?)\s*-?\s*(?:seconds?|secs?|minutes?|mins?|m|hours?|hrs?|h)\b.*)$`)
+	timerRe     = regexp.MustCompile(`(?i)^(?:(?:set|start|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?(?:timer|countdown|reminder|alarm)\s+(?:for|in)\s+((?:\d+|an?|one|two|three|five|ten|fifteen|twenty|thirty|half\s+an?)\s*-?\s*(?:seconds|secs?|minutes|mins?|m|hours|hrs?|h|minute|hour|second)(?:\s*$|\s+(?:to|that)\s.*|\s*,.*))$`)
 	alarmRe     = regexp.MustCompile(`(?i)^(?:(?:set|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?alarm\s+(?:for|at)\s+(.+)$`)
 	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )

@@ -28,7 +28,7 @@ func (s *sentence) askAction(in selector.Input, text, q string) selector.Decisio
 }
 
 // bareWhileRe: "in 20" with no unit, closing a request.
-var bareWhileRe = regexp.MustCompile(`(?i)^in\s+([1-9]\d?)$`)
+var bareWhileRe = regexp.MustCompile(`(?i)^in\s+([2-9]|[1-9]\d)$`)
 
 // notUnderstood asks, saying what was understood and quoting what was not.
 func (s *sentence) notUnderstood(in selector.Input, text string, w when, bad []tok, why problem, quoted ...string) selector.Decision {

@@ -103,7 +103,8 @@ func decidePending(in selector.Input, text string) selector.Decision {
 		alone.Reply, alone.Pending = alone.Reply+"\n"+again.Clarify, again.Pending
 		return alone
 	}
-	if alone.Unsupported != "" && manageAskedRe.MatchString(strings.TrimSpace(text)) && len(strings.Fields(text)) > 1 {
+	if alone.Unsupported != "" && manageAskedRe.MatchString(strings.TrimSpace(text)) && len(strings.Fields(text)) > 1 &&
+		p.Missing != selector.MissingAction && p.Missing != selector.MissingMessage {
 		// "delete all my reminders", "pause the standup" (none): no
 		// answer; why not is said, and the question still waits
 		again := stillAsking(in)
@@ -301,7 +302,7 @@ func answerCore(missing, text string) string {
 	}
 	core := strings.TrimRight(strings.TrimSpace(ishRe.ReplaceAllString(text, "$1")), "!.")
 	core = strings.TrimSpace(answerFillerTailRe.ReplaceAllString(answerFillerLeadRe.ReplaceAllString(core, ""), ""))
-	if m := answerAsideRe.FindStringSubmatchIndex(core); m != nil {
+	if m := answerAsideRe.FindStringSubmatchIndex(core); m != nil && !asideCorrectsRe.MatchString(core[m[0]:]) {
 		if first := strings.TrimSpace(answerFillerTailRe.ReplaceAllString(core[:m[0]], "")); answerShaped(missing, first) {
 			core = first // "3pm please, they get out at 3:15": why, after the answer
 		}
@@ -341,19 +342,28 @@ var manageAskedRe = regexp.MustCompile(`(?i)^(?:please\s+|pls\s+)?(?:delete|remo
 // just pick a time?"), which is no message to post either.
 var (
 	confusedRe  = regexp.MustCompile(`(?i)^(?:what|huh|why|how|eh|sorry|pardon|come\s+again|what\s+do\s+you\s+mean|i\s+don'?t\s+(?:know|understand)|idk|dunno|\?+)\W*$`)
+	askedBotRe  = regexp.MustCompile(`(?i)^(?:why\s+do\s+(?:you|u)\s+need|why\s+(?:are\s+you\s+)?ask|what\s+time\s+is\s+it|(?:can|could)\s+(?:you|u)\s+(?:just\s+)?(?:pick|choose|decide)|what\s+do\s+(?:you|u)\s+need)\b.*\?\s*$`)
 	askedBackRe = regexp.MustCompile(`(?i)^(?:why\b.*|what\s+time\s+is\s+it\b.*|(?:what|which|how|can|could|do|does|will|would|should|is|are)\b.*\b(?:you|your)\b.*)\?\s*$`)
 	// answerAsideRe: a reason said after an answer, from a comma on ("3pm
 	// please, they get out at 3:15"; "tomorrow at 10, it's the budget
 	// meeting").
-	answerAsideRe = regexp.MustCompile(`(?i)\s*[,;]\s*(?:it'?s|it\s+is|that'?s|they|they'?re|he|she|we|i'?m|i|because|since|cause|cuz|as|my|our|the\s+\w+\s+(?:is|starts|ends))\b`)
+	// asideCorrectsRe: words after the comma that change the answer
+	// ("3pm, i mean 4pm", "they changed it to 4pm") or name its zone
+	// ("it's pacific time"): not a reason to drop.
+	asideCorrectsRe = regexp.MustCompile(`(?i)\b(?:mean|meant|actually|chang\w*|mov\w*|instead|rather|not|no|wait|sorry|make\s+it|time|zone|utc|gmt|[a-z][sd]t|et|pt|ct|mt|cet|ist)\b`)
+	answerAsideRe   = regexp.MustCompile(`(?i)\s*[,;]\s*(?:it'?s|it\s+is|that'?s|they|they'?re|he|she|we|i'?m|i|because|since|cause|cuz|as|my|our|the\s+\w+\s+(?:is|starts|ends))\b`)
 )
 
 // answerShaped says whether a reply can answer a question about missing:
 // a time names one, a target a channel, a message is any text that is not
 // a puzzled question back.
 func answerShaped(missing, text string) bool {
-	if confusedRe.MatchString(strings.TrimSpace(text)) || askedBackRe.MatchString(strings.TrimSpace(text)) {
+	if confusedRe.MatchString(strings.TrimSpace(text)) {
 		return false
+	}
+	if back := askedBackRe.MatchString(strings.TrimSpace(text)); back && missing != selector.MissingMessage && missing != selector.MissingAction ||
+		askedBotRe.MatchString(strings.TrimSpace(text)) {
+		return false // a message may ask its readers ("are you coming to lunch?"), not the bot
 	}
 	toks := lex(text)
 	switch missing {

@@ -457,16 +457,26 @@ func (p *parser) pTimesPer() bool {
 	return true
 }
 
-// particleIn reports whether the words before an "in" hold a verb that
-// takes it ("check in", "let the dog in", "hand it in"): that "in" is the
-// message's, where after other words "in every 2 hours" is a learner's
-// "every 2 hours".
+// particleIn reports whether the words before an "in" end in a verb
+// that takes it: right before it ("check in", "breathe in", "log in"), or
+// before a short object ("let the dog in", "hand it in", "put the
+// laundry in"). That "in" is the message's, where after other words ("call
+// mom in every 3 days") "in every 3 days" is a learner's "every 3 days".
 func particleIn(before []tok) bool {
-	return slices.ContainsFunc(before, func(t tok) bool {
-		return slices.Contains(strings.Fields(`check log sign clock call dial fill hand turn plug punch tune drop opt chime
-			weigh pitch breathe let put send bring type swipe badge join zoom listen sit move key pop come go jump fit
-			settle tuck lock phone ring`), t.s)
-	})
+	n := len(before)
+	if n == 0 {
+		return false
+	}
+	if slices.Contains(strings.Fields(`check log sign clock punch breathe dial chime weigh tune opt zoom swipe badge
+		listen sit join plug hand turn fill phone call`), before[n-1].s) {
+		return true
+	}
+	for k := n - 2; k >= max(0, n-3); k-- {
+		if slices.Contains(strings.Fields(`let put bring hand plug type key tuck lock pop`), before[k].s) {
+			return true
+		}
+	}
+	return false
 }
 
 // learnersEvery reports whether r, after "in", is "every 2 hour": a

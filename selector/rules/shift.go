@@ -32,13 +32,26 @@ var shiftVerbRe = regexp.MustCompile(`^(delay|postpone|push\s+back|push|bring\s+
 // side.
 var dayAfterRe = regexp.MustCompile(`^(make|move|change|push|switch|put)\s+(it|that|this|that\s+one|this\s+one|the\s+\S+(?:\s+\S+)?)\s+(?:to\s+|on\s+)?the\s+(?:day\s+(after|before)|(next|following|previous)\s+day)(?:\s+instead)?$`)
 
+// everyDay reports whether j runs every day (or more often): no day of it
+// moves a day later.
+func everyDay(j *selector.JobRef) bool {
+	if j == nil {
+		return false
+	}
+	if j.ScheduleType == store.ScheduleInterval {
+		return true
+	}
+	f := strings.Fields(j.Schedule.Cron)
+	return j.ScheduleType == store.ScheduleCron && len(f) == 5 && f[2] == "*" && f[3] == "*" && f[4] == "*"
+}
+
 // putOffRe: "put the standup off by a day" is its postponement.
 var putOffRe = regexp.MustCompile(`^put\s+(.+?)\s+off\b`)
 
 // shiftWords rewrites "delay X by 15 minutes" as "move X 15 minutes
 // later" and "bring X forward an hour" as "move X an hour earlier".
 func shiftWords(in selector.Input, lower string) (string, bool) {
-	if m := dayAfterRe.FindStringSubmatch(lower); m != nil {
+	if m := dayAfterRe.FindStringSubmatch(lower); m != nil && !everyDay(jobRef(in, in.ContextJobID)) {
 		dir := "later" // "make it the day after": a day later
 		if m[3] == "before" || m[3] == "previous" {
 			dir = "earlier"

@@ -173,16 +173,22 @@ func dueAnswer(toks []tok, next, to int, due, answer string) (string, int) {
 			to = t.j
 		}
 	}
-	meridiem := ""
-	for _, m := range []string{"am", "pm"} {
-		if strings.HasSuffix(strings.ToLower(due), m) {
-			meridiem = m
-		}
-	}
-	if len(a) == 1 && a[0].kind == tNum && meridiem != "" && !strings.ContainsAny(a[0].s, "apAP") {
-		if h, err := strconv.Atoi(strings.SplitN(a[0].s, ":", 2)[0]); err == nil {
-			if d, err := strconv.Atoi(strings.TrimRight(strings.SplitN(due, ":", 2)[0], "apmAPM")); err == nil && h >= 1 && h <= d && d <= 12 {
-				answer += meridiem // "3:30" before "by 4pm": 3:30pm
+	if len(a) == 1 && a[0].kind == tNum && !strings.ContainsAny(a[0].s, "apAP") {
+		// a bare time before the deadline: the latest of its am and pm
+		// that is not after it ("3:30" of "by 4pm" is 3:30pm, "11" of
+		// "by 12pm" 11am)
+		h, err := strconv.Atoi(strings.SplitN(a[0].s, ":", 2)[0])
+		lower := strings.ToLower(due)
+		d, err2 := strconv.Atoi(strings.TrimRight(strings.SplitN(lower, ":", 2)[0], "apm"))
+		if err == nil && err2 == nil && h >= 1 && h <= 12 && d >= 1 && d <= 12 && (strings.HasSuffix(lower, "am") || strings.HasSuffix(lower, "pm")) {
+			d24 := d % 12
+			if strings.HasSuffix(lower, "pm") {
+				d24 += 12
+			}
+			if pm := h%12 + 12; pm <= d24 {
+				answer += "pm"
+			} else if h%12 <= d24 {
+				answer += "am"
 			}
 		}
 	}
