@@ -146,3 +146,23 @@ func TestConversation_AnswersLeftAlone(t *testing.T) {
 		{"11", "once on " + day + " at 11:00 AM"},
 	})
 }
+
+// A calendar line is read at its start: pasted with its title, what to
+// post then is asked; pasted as the answer to what or when to post, it is
+// the when (NL_SPEC 32).
+func TestConversation_CalendarLine(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	dentist := time.Date(now.Year()+1, 12, 3, 0, 0, 0, 0, time.UTC)
+	sync := time.Date(now.Year()+1, 12, 8, 0, 0, 0, 0, time.UTC)
+	line := sync.Format("Monday, January 2, 2006") + " · 10:00 – 10:30am"
+	converse(t, c, []step{
+		{"Dentist appointment " + dentist.Format("Mon, Jan 2, 2006") + " 2:30 PM – 3:00 PM GMT", "What should I post on " + dentist.Format("Mon 2 Jan 2006") + " at 2:30 PM?"},
+		{"Dentist appointment", "post “Dentist appointment” in <#C0TEAM> once on " + dentist.Format("Mon 2 Jan 2006") + " at 2:30 PM (UTC)"},
+		{"post Team Sync", "When should I post “Team Sync”?"},
+		{line, "“Team Sync” in <#C0TEAM> once on " + sync.Format("Mon 2 Jan 2006") + " at 10:00 AM"},
+		{"Team Sync", "What would you like me to schedule?"},
+		{line, "What should I post on " + sync.Format("Mon 2 Jan 2006") + " at 10:00 AM?"},
+	})
+}

@@ -90,6 +90,9 @@ func whenForAction(in selector.Input, p *selector.Pending, text string) (selecto
 		return selector.Decision{}, false
 	}
 	core := answerCore(selector.MissingTime, text)
+	if d, ok := eventStart(in, strings.TrimSpace(requestBody(p.Text)+" "+core)); ok {
+		return d, true // a calendar line ("Tuesday, December 8, 2026 · 10:00 – 10:30am"): its start
+	}
 	if !isWhenWords(in, core) && !isWhenWords(in, "at "+core) && !monthOfRe.MatchString(core) {
 		return selector.Decision{}, false
 	}

@@ -12,7 +12,8 @@ import (
 // 2:00 PM – 3:00 PM EST", "Thursday, January 14, 2027 ⋅ 9:00 –
 // 10:30am"): a reminder of it is at its start. Read only where the
 // request reads as nothing else, names a month as a calendar does, and
-// makes a one-time reminder.
+// makes a one-time reminder, or asks what to post at its start (the line
+// alone, or after a title: "Dentist appointment Thu, Dec 3, …").
 
 // eventSpanRe: a time span written with a dash: the first time's hour
 // group 1, its minutes group 2, its half of the day group 3; the second
@@ -44,8 +45,16 @@ func eventStart(in selector.Input, text string) (selector.Decision, bool) {
 	}
 	at := strings.TrimRight(text[:m[0]], " ,⋅·•") + " at " + group(1) + group(2) + half + text[m[1]:]
 	d := decide(in, at)
-	if d.Function == "schedule.create" && strings.Contains(string(d.Args), `"scheduleType":"once"`) {
+	if makesOnce(d) {
 		return d, true
 	}
+	if d.Missing == selector.MissingAction && strings.HasPrefix(d.Clarify, "What should I post on ") {
+		return d, true // the event alone: what to post at its start
+	}
 	return selector.Decision{}, false
+}
+
+// makesOnce says whether d makes a one-time job.
+func makesOnce(d selector.Decision) bool {
+	return d.Function == "schedule.create" && strings.Contains(string(d.Args), `"scheduleType":"once"`)
 }
