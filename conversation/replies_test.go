@@ -166,3 +166,14 @@ func TestConversation_CalendarLine(t *testing.T) {
 		{line, "What should I post on " + sync.Format("Mon 2 Jan 2006") + " at 10:00 AM?"},
 	})
 }
+
+// "post in #eng" keeps the channel for the answers that follow.
+func TestConversation_PostInChannelKept(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn()
+	c := conv(e, &now)
+	converse(t, c, []step{
+		{"post in #eng", "What should I post in #eng, and when?"},
+		{"hello every friday at 9am", "“hello” in #eng every Friday at 9:00 AM"},
+	})
+}

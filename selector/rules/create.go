@@ -130,11 +130,7 @@ var (
 	needToRemindRe = regexp.MustCompile(`(?i)^(?:i\s+(?:need|have|want)\s+to|i\s+must|i\s+should|i\s+gotta|i've\s+got\s+to|gotta)\s+(.+?)[\s,;.]+(?:so\s+)?(?:please\s+|pls\s+|can\s+you\s+)?remind\s+me(?:\s+(?:please|pls|about\s+it|of\s+it))?[\s.!?]*$`)
 	// thanksTailRe: thanks said as a sentence of its own after the request
 	thanksTailRe = regexp.MustCompile(`(?i)(["”.!?])\s+(?:(?:many\s+)?thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)(?:\s+(?:(?:ever\s+)?so\s+much|a\s+lot|a\s+ton|very\s+much|again|in\s+advance|for\s+(?:your|the)\s+(?:kind\s+)?(?:help|assistance)|heaps|mate|man|bot|all|everyone))*(?:[,!.]*\s*(?:you'?re|you\s+are)\s+(?:a\s+|the\s+)?(?:lifesaver|star|legend|best|awesome|amazing|great))?[\s!.🙏😊]*$`)
-	// timerRe and alarmRe: a timer or an alarm asked for, which is a
-	// reminder in a while or at a time, with what to post still to ask.
-	timerRe     = regexp.MustCompile(`(?i)^(?:(?:set|start|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?(?:timer|countdown|reminder|alarm)\s+(?:for|in)\s+((?:\d+|an?|one|two|three|five|ten|fifteen|twenty|thirty|half\s+an?)\s*-?\s*(?:seconds|secs?|minutes|mins?|m|hours|hrs?|h|minute|hour|second)(?:\s*$|\s+(?:to|that)\s.*|\s*,.*))$`)
-	alarmRe     = regexp.MustCompile(`(?i)^(?:(?:set|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?alarm\s+(?:for|at)\s+(.+)$`)
-	noEndTailRe = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
+	noEndTailRe  = regexp.MustCompile(`(?i)[\s,;—–-]+(?:until|till|til|'til)\s+(?:further\s+notice|cancell?ed|stopped)[\s.!]*$`)
 )
 
 // requestBody is a request without the words around it that are not its
@@ -540,6 +536,11 @@ func (r *reading) compileCall() selector.Decision {
 				who = s.act.remindWho
 			}
 			return clarify(in, r.body, selector.MissingAction, "What should I remind "+who+" of, and when? For example “to submit timesheets every Friday at 4pm”.")
+		}
+		if ch := s.tgt.channelID; !hasAction && len(s.blocks) == 0 && strings.HasPrefix(ch, "#") && s.act.remindWho == "" && !strings.HasPrefix(strings.ToLower(r.body), "remind") {
+			// "post in #eng": where, so far, kept for the answers (as
+			// pending.go keeps "#eng" said alone)
+			return clarify(in, "post in "+ch, selector.MissingAction, "What should I post in "+ch+", and when? For example “standup in 15 every weekday at 9:45am”.")
 		}
 		if !hasAction {
 			return clarify(in, "", selector.MissingAction, "What would you like me to schedule? For example: post “standup in 5” in #team every weekday at 9:25am.")

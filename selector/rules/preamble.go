@@ -146,3 +146,10 @@ var (
 	everyDashRe   = regexp.MustCompile(`(?i)\b(?:(?:the|a|an|my|our|your|this|that|his|her|their)\s+)?every-(?:day|week|month|year|hour|morning|evening|night|weekday|other)\b`)
 	arrangeRe     = regexp.MustCompile(`(?i)\b(?:arrange|set\s+up|setup|make|create|schedule)\s+(?:a\s+)?(?:little\s+|quick\s+|small\s+)?reminder\s+for\s+me\b,?`)
 )
+
+var (
+	// timerRe and alarmRe: a timer or an alarm asked for, which is a
+	// reminder in a while or at a time, with what to post still to ask.
+	timerRe = regexp.MustCompile(`(?i)^(?:(?:set|start|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?(?:timer|countdown|reminder|alarm)\s+(?:for|in)\s+((?:\d+|an?|one|two|three|five|ten|fifteen|twenty|thirty|half\s+an?)\s*-?\s*(?:seconds|secs?|minutes|mins?|m|hours|hrs?|h|minute|hour|second)(?:\s*$|\s+(?:to|that)\s.*|\s*,.*))$`)
+	alarmRe = regexp.MustCompile(`(?i)^(?:(?:set|make|create|add)\s+(?:me\s+)?)?(?:an?\s+)?alarm\s+(?:for|at)\s+(.+)$`)
+)
