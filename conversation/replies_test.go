@@ -177,3 +177,18 @@ func TestConversation_PostInChannelKept(t *testing.T) {
 		{"hello every friday at 9am", "“hello” in #eng every Friday at 9:00 AM"},
 	})
 }
+
+// Why, said before a skip of the job in context, is no word of the skip.
+func TestConversation_ReasonBeforeSkip(t *testing.T) {
+	e := newEnv(t)
+	now := secondsIn() // a skip's run must be to come
+	c := conv(e, &now)
+	steps := []step{
+		{"remind me to take my vitamins every day at 9pm", "every day at 9:00 PM"},
+		{"I already took them, skip tomorrow", "Skipped"},
+	}
+	if now.In(mustZone(t, "America/New_York")).Hour() < 20 {
+		steps = append(steps, step{"I took them already, skip tonight", "Skipped"})
+	}
+	converse(t, c, steps)
+}

@@ -205,7 +205,7 @@ func decide(in selector.Input, text string) selector.Decision {
 // lates next week, skip it").
 var (
 	retractOnlyRe = regexp.MustCompile(`(?i)^\W*(?:(?:oh|ok|okay|actually|no|ugh|hmm+)[\s,.!]+)*(?:never\s?mind|nvm|forget\s+(?:it|that|about\s+it)|cancel\s+that|ignore\s+that|scratch\s+that|undo(?:\s+(?:it|that|this))?)(?:[\s,.!]+(?:forget\s+(?:it|that)|never\s?mind|thanks|thx|lol|pls|please))*[\s.!]*$`)
-	reasonRe      = regexp.MustCompile(`(?i)^(?:i'?m|i\s+am|we'?re|we\s+are|i'?ll\s+be|we'?ll\s+be|i'?ve|we'?ve|i\s+have|we\s+have|too|because|since|it'?s\s+too)\b`)
+	reasonRe      = regexp.MustCompile(`(?i)^(?:i'?m|i\s+am|we'?re|we\s+are|i'?ll\s+be|we'?ll\s+be|i'?ve|we'?ve|i\s+have|we\s+have|i\s+(?:already|just|took|did|had|got|ate|went|made|was|finished|forgot)|we\s+(?:already|just|did|had|were)|too|because|since|it'?s\s+too)\b`)
 )
 
 // asideRe: where a reason or a comment joins a change ("stop it, too
