@@ -19,6 +19,11 @@ func compileRecurring(w when, hm [][2]int, now time.Time, zone string, loc *time
 		// the day is the day's
 		w.domOnce = false
 	}
+	if d := w.date; d != nil && d.y == 0 && w.unit == "year" && w.n <= 1 && len(w.months) == 0 && len(w.doms) == 0 && len(w.dows) == 0 && len(w.dates) == 0 && !w.hasDay {
+		// "on march 14 at 9am …, every year": a yearly date said before
+		// its recurrence, as "every year on march 14" is
+		w.months, w.doms, w.date = []int{d.m}, []int{d.d}, nil
+	}
 	if w.date != nil || w.hasDay || w.domOnce && !w.multiOnce {
 		return ask("Should that repeat, or happen once on that day? Say “every …” to repeat.")
 	}
