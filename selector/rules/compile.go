@@ -45,6 +45,18 @@ func compile(w when, now time.Time, zone string) outcome {
 		// Monday (decision 10)
 		w.vague, w.vagueQ, w.wdNext = "", "", true
 	}
+	if (w.vague == "next month" || w.vague == "this month") && w.domOnce && len(w.doms) == 1 && w.doms[0] > 0 && !w.rec && w.date == nil && !w.hasDay && len(w.dows) == 0 {
+		// "next month on the 1st": that day of that month
+		first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+		if w.vague == "next month" {
+			first = first.AddDate(0, 1, 0)
+		}
+		if w.doms[0] > daysIn(int(first.Month()), first.Year()) {
+			return refuse("%s has no day %d.", first.Month(), w.doms[0])
+		}
+		w.date = &ymd{y: first.Year(), m: int(first.Month()), d: w.doms[0]}
+		w.vague, w.vagueQ, w.domOnce, w.doms, w.dateAny = "", "", false, nil, true
+	}
 	if w.vague != "" {
 		if w.vagueQ != "" {
 			return ask("%s", w.vagueQ)
