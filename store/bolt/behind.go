@@ -9,14 +9,18 @@ import (
 	"github.com/schedbot/schedbot/store"
 )
 
-// While JobsDue's fn runs, the runs, job statuses and incoming triggers
-// it writes are encoded on another goroutine and put in their buckets
-// when JobsDue returns: encoding them was a seventh of a burst's time on
-// the transaction's goroutine, the only one that may write, and the
-// other core had time to spare. Nothing can tell: a get of a record
-// still behind, or any other use of its bucket (t.bucket), puts what is
-// behind first, in the order it was written. A record is copied when
-// written, so a caller may change it after, as it may after a put.
+// While JobsDue's fn runs, the runs, job statuses, incoming triggers and
+// audit events it writes are encoded (the events chained) on another
+// goroutine and put in their buckets when JobsDue returns: encoding them
+// was a seventh of a burst's time on the transaction's goroutine, the
+// only one that may write, and the other core had time to spare. Reads
+// cannot tell: a get of a record still behind, or any other use of its
+// bucket (t.bucket), puts what is behind first, in the order written. A
+// record is copied when written, so a caller may change it after, as it
+// may after a put. Two things differ from writing at once, both within
+// the store's contract: an audit event gets its hashes at drain (by
+// commit), and a record that cannot be encoded fails JobsDue and the
+// commit rather than its write.
 
 // behindBuckets are the buckets a burst writes a record a job to, in the
 // order drain puts them.

@@ -30,7 +30,9 @@ type Rows interface {
 	// comes, and one no longer due by then is passed over. A due job
 	// whose record cannot be read is passed over too; JobsDue goes on,
 	// then returns a *store.UnreadableJobsError naming those. In a write
-	// transaction a job another transaction holds is passed over.
+	// transaction a job another transaction holds is passed over. A
+	// record fn writes that cannot be stored may fail JobsDue (and the
+	// transaction) rather than the write itself.
 	JobsDue(t time.Time, limit int, fn func(*store.Job) error) error
 	// JobStatusPut writes only the status of a stored job (the fields
 	// its runs change) and keeps its indexes in step.
